@@ -1,0 +1,24 @@
+"""The rule sets by name. Each module defines ``RULESET``, an instance of its Ruleset."""
+
+from __future__ import annotations
+
+import importlib
+
+from ..errors import InvalidScenario
+from .base import Ruleset
+
+_MODULES = {
+    "city": "resolver.rulesets.city",
+    "classic": "resolver.rulesets.classic",
+    "power": "resolver.rulesets.power",
+    "forum": "resolver.rulesets.forum",
+}
+
+NAMES: tuple[str, ...] = tuple(_MODULES)
+
+
+def get_ruleset(name: object, where: str = "$.ruleset") -> Ruleset:
+    """The rule set called ``name``, or InvalidScenario naming the known ones."""
+    if not isinstance(name, str) or name not in _MODULES:
+        raise InvalidScenario(f"Unknown rule set {name!r}; use one of {', '.join(NAMES)}.", where)
+    return importlib.import_module(_MODULES[name]).RULESET

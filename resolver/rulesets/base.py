@@ -1,0 +1,320 @@
+"""What every rule set shares: role and ability data, flag data, and input checks.
+
+A rule set is a ``Ruleset`` subclass holding its roles, abilities and flags as data and
+overriding ``resolve_night``, ``resolve_day`` and ``check_winner``. The checks here turn
+raw scenario JSON into ``Action`` and ``DayVotes`` values or raise ``InvalidScenario``;
+rule sets add their own restrictions through ``check_action``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ..errors import InvalidScenario
+from ..model import SKIP, Action, DayOutcome, DayVotes, GameState, NightOutcome, Player, Verdict
+
+# How an ability may target its user.
+NEVER, ALLOWED, ONLY = "never", "allowed", "only"
+
+
+@dataclass(frozen=True)
+class AbilitySpec:
+    """One active night ability, as data.
+
+    ``targets``: how many player names it takes. ``self_target``: NEVER, ALLOWED or ONLY.
+    ``factional``: the faction's shared kill (one per faction per night, last one stands).
+    ``uses``: how many nights it can be used (None: every night). ``extra``: required extra
+    fields of the action, e.g. ``("role",)`` for the forger.
+    """
+
+    slug: str
+    targets: int = 1
+    self_target: str = NEVER
+    factional: bool = False
+    uses: int | None = None
+    extra: tuple[str, ...] = ()
+    dead_targets: bool = False  # may name a dead player (a no-op) instead of being invalid
+
+
+@dataclass(frozen=True)
+class RoleSpec:
+    """A role: its default alignment, its active abilities and a one-line description."""
+
+    slug: str
+    alignment: str
+    abilities: tuple[AbilitySpec, ...] = ()
+    description: str = ""
+    factional_kill: bool = False  # may use the faction's shared kill
+    cop_like: bool = False  # takes a ``sanity``
+
+    def ability(self, slug: str) -> AbilitySpec | None:
+        return next((a for a in self.abilities if a.slug == slug), None)
+
+
+@dataclass(frozen=True)
+class FlagSpec:
+    """A house-rule switch: its default and, for non-boolean flags, the allowed values."""
+
+    name: str
+    default: Any
+    help: str
+    choices: tuple[Any, ...] = field(default=(True, False))
+
+    def check(self, value: Any, where: str) -> Any:
+        # bool is an int in Python: compare types too, so 1 is not taken for True.
+        if not any(value == c and type(value) is type(c) for c in self.choices):
+            allowed = ", ".join(map(_json_word, self.choices))
+            raise InvalidScenario(
+                f"Flag {self.name} takes one of {allowed}, not {_json_word(value)}.", where
+            )
+        return value
+
+
+def _json_word(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def names(items: Sequence[str]) -> str:
+    """English list: ``['A', 'B', 'C']`` -> ``'A, B and C'``."""
+    items = list(items)
+    if not items:
+        return "nobody"
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+class Ruleset:
+    """Base of every rule set. Subclasses fill the class attributes and the three hooks."""
+
+    name: ClassVar[str]
+    methods: ClassVar[tuple[str, ...]]  # the first is the default
+    roles: ClassVar[Mapping[str, RoleSpec]]
+    modifiers: ClassVar[Mapping[str, str]] = {}  # slug -> description
+    flags: ClassVar[Mapping[str, FlagSpec]] = {}
+    sanities: ClassVar[tuple[str, ...]] = ("sane",)
+    alignments: ClassVar[tuple[str, ...]] = ("town", "mafia")
+    factional_kill: ClassVar[AbilitySpec | None] = None
+    dead_may_act: ClassVar[bool] = False
+    uses_nominations: ClassVar[bool] = False
+    uses_immunity_card: ClassVar[bool] = False
+    uses_executioner_target: ClassVar[bool] = False
+
+    # -- setup -------------------------------------------------------------------------
+    def default_flags(self) -> dict[str, Any]:
+        return {name: spec.default for name, spec in self.flags.items()}
+
+    def check_flags(self, raw: Any, where: str) -> dict[str, Any]:
+        if raw is None:
+            raw = {}
+        if not isinstance(raw, dict):
+            raise InvalidScenario("Flags must be an object of flag names to values.", where)
+        flags = self.default_flags()
+        for name, value in raw.items():
+            spec = self.flags.get(name)
+            if spec is None:
+                known = ", ".join(sorted(self.flags)) or "none"
+                raise InvalidScenario(
+                    f"Unknown flag {name!r} for the {self.name} rule set (known flags: {known}).",
+                    f"{where}.{name}",
+                )
+            flags[name] = spec.check(value, f"{where}.{name}")
+        return flags
+
+    def role(self, slug: str) -> RoleSpec:
+        return self.roles[slug]
+
+    def check_player(self, player: Player, where: str) -> None:
+        """Rule-set-specific checks of one seat; the default accepts what parsing accepted."""
+
+    # -- night -------------------------------------------------------------------------
+    def abilities_of(self, state: GameState, player: Player) -> tuple[AbilitySpec, ...]:
+        """The active abilities this player has tonight (own ones, then the faction's kill)."""
+        spec = self.roles[player.role]
+        own = tuple(a for a in spec.abilities if not self._spent(state, player.name, a))
+        if self.factional_kill is not None and self.may_use_factional_kill(state, player):
+            return (*own, self.factional_kill)
+        return own
+
+    def may_use_factional_kill(self, state: GameState, player: Player) -> bool:
+        return self.roles[player.role].factional_kill or player.alignment == "mafia"
+
+    def _spent(self, state: GameState, actor: str, ability: AbilitySpec) -> bool:
+        if ability.uses is None:
+            return False
+        used = state.memory.get("uses", {}).get(actor, {}).get(ability.slug, 0)
+        return used >= ability.uses
+
+    def parse_night(self, state: GameState, raw: Any, where: str) -> tuple[Action, ...]:
+        if not isinstance(raw, list):
+            raise InvalidScenario("A night must be a list of actions.", where)
+        return tuple(
+            self.parse_action(state, item, f"{where}[{i}]", i) for i, item in enumerate(raw)
+        )
+
+    def parse_action(self, state: GameState, raw: Any, where: str, index: int) -> Action:
+        if not isinstance(raw, dict):
+            raise InvalidScenario("An action must be an object with actor and targets.", where)
+        actor_name = raw.get("actor")
+        if not isinstance(actor_name, str) or not state.has_player(actor_name):
+            raise InvalidScenario(
+                f"The action's actor {actor_name!r} is not a player in this game.",
+                f"{where}.actor",
+            )
+        actor = state.player(actor_name)
+        if not actor.alive and not self.dead_may_act:
+            raise InvalidScenario(f"{actor_name} is dead and cannot act.", f"{where}.actor")
+        ability = self._pick_ability(state, actor, raw.get("ability"), where)
+        targets = raw.get("targets")
+        if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
+            raise InvalidScenario(
+                "An action's targets must be a list of player names.", f"{where}.targets"
+            )
+        if targets and len(targets) != ability.targets:
+            raise InvalidScenario(
+                f"{actor_name}'s {ability.slug} takes {ability.targets} target"
+                f"{'s' if ability.targets != 1 else ''}, not {len(targets)}.",
+                f"{where}.targets",
+            )
+        for i, target in enumerate(targets):
+            self._check_target(state, actor, ability, target, f"{where}.targets[{i}]")
+        extra = {}
+        for key in ability.extra:
+            if not isinstance(raw.get(key), str) or not raw.get(key):
+                raise InvalidScenario(
+                    f"{actor_name}'s {ability.slug} needs a {key!r} field.", f"{where}.{key}"
+                )
+            extra[key] = raw[key]
+        action = Action(actor_name, ability.slug, tuple(targets), index, extra)
+        if targets:
+            self.check_action(state, action, where)
+        return action
+
+    def _pick_ability(self, state: GameState, actor: Player, slug: Any, where: str) -> AbilitySpec:
+        available = self.abilities_of(state, actor)
+        if slug is None:
+            own = [a for a in available if not a.factional]
+            if len(own) == 1:
+                return own[0]
+            if not own and len(available) == 1:
+                return available[0]
+            if not available:
+                raise InvalidScenario(
+                    f"{actor.name} ({actor.role}) has no night ability to use.", f"{where}.actor"
+                )
+            raise InvalidScenario(
+                f"{actor.name} ({actor.role}) has several abilities "
+                f"({', '.join(a.slug for a in available)}); say which one.",
+                f"{where}.ability",
+            )
+        for ability in available:
+            if ability.slug == slug:
+                return ability
+        spec = self.roles[actor.role].ability(slug) if isinstance(slug, str) else None
+        if spec is not None:
+            raise InvalidScenario(
+                f"{actor.name} has already used up the one-shot {slug} ability.",
+                f"{where}.ability",
+            )
+        raise InvalidScenario(
+            f"{actor.name} ({actor.role}) has no {slug!r} ability in the {self.name} rule set.",
+            f"{where}.ability",
+        )
+
+    def _check_target(
+        self, state: GameState, actor: Player, ability: AbilitySpec, target: str, where: str
+    ) -> None:
+        if not state.has_player(target):
+            raise InvalidScenario(f"The target {target!r} is not a player in this game.", where)
+        if not state.is_alive(target) and not ability.dead_targets:
+            raise InvalidScenario(f"{actor.name} cannot target {target}: {target} is dead.", where)
+        is_self = target == actor.name
+        if (
+            ability.self_target == NEVER
+            and is_self
+            and not self.self_target_allowed(state, ability)
+        ):
+            raise InvalidScenario(
+                f"{actor.name} cannot use {ability.slug} on themself in the {self.name} rules.",
+                where,
+            )
+        if ability.self_target == ONLY and not is_self:
+            raise InvalidScenario(f"{actor.name}'s {ability.slug} can only target themself.", where)
+
+    def self_target_allowed(self, state: GameState, ability: AbilitySpec) -> bool:
+        """Hook: a flag may lift the self-targeting ban (forum house rules)."""
+        return False
+
+    def check_action(self, state: GameState, action: Action, where: str) -> None:
+        """Hook for rule-set-specific forbidden targets; raise InvalidScenario."""
+
+    def resolve_night(self, state: GameState, actions: tuple[Action, ...]) -> NightOutcome:
+        raise NotImplementedError
+
+    # -- day ---------------------------------------------------------------------------
+    def parse_day(self, state: GameState, raw: Any, where: str) -> DayVotes:
+        if not isinstance(raw, dict):
+            raise InvalidScenario("A day must be an object with votes.", where)
+        unknown = set(raw) - {"votes", "nominations", "revote"}
+        if unknown:
+            raise InvalidScenario(
+                f"A day has no field {sorted(unknown)[0]!r}.", f"{where}.{sorted(unknown)[0]}"
+            )
+        nominations = None
+        if "nominations" in raw:
+            if not self.uses_nominations:
+                raise InvalidScenario(
+                    f"The {self.name} rule set has no nominations.", f"{where}.nominations"
+                )
+            nominations = self._ballots(state, raw["nominations"], f"{where}.nominations")
+        votes = self._ballots(state, raw.get("votes", {}), f"{where}.votes")
+        revote = None
+        if "revote" in raw:
+            revote = self._ballots(state, raw["revote"], f"{where}.revote")
+        day = DayVotes(votes, nominations, revote)
+        self.check_day(state, day, where)
+        return day
+
+    def _ballots(self, state: GameState, raw: Any, where: str) -> dict[str, str]:
+        if not isinstance(raw, dict):
+            raise InvalidScenario("Votes must be an object of voter to target.", where)
+        ballots = {}
+        for voter, target in raw.items():
+            if not state.has_player(voter):
+                raise InvalidScenario(f"The voter {voter!r} is not a player in this game.", where)
+            if not state.is_alive(voter):
+                raise InvalidScenario(f"{voter} is dead and cannot vote.", f"{where}.{voter}")
+            if not isinstance(target, str):
+                raise InvalidScenario(
+                    f'{voter}\'s vote must be a player name or "skip".', f"{where}.{voter}"
+                )
+            if target != SKIP:
+                if not state.has_player(target):
+                    raise InvalidScenario(
+                        f"{voter} votes for {target!r}, who is not a player in this game.",
+                        f"{where}.{voter}",
+                    )
+                if not state.is_alive(target):
+                    raise InvalidScenario(
+                        f"{voter} votes for {target}, who is dead.", f"{where}.{voter}"
+                    )
+            ballots[voter] = target
+        return ballots
+
+    def check_day(self, state: GameState, day: DayVotes, where: str) -> None:
+        """Hook for rule-set-specific day checks (classic: votes only for nominees)."""
+
+    def resolve_day(self, state: GameState, day: DayVotes) -> DayOutcome:
+        raise NotImplementedError
+
+    # -- outside the resolver's phases -------------------------------------------------
+    def remove_player(self, state: GameState, name: str) -> GameState:
+        """A modkill or a replacement-less removal: the player simply dies."""
+        return state.with_dead([name])
+
+    def check_winner(self, state: GameState) -> Verdict:
+        raise NotImplementedError
