@@ -54,6 +54,7 @@ def new_game(
                 f"$.players[{i}].target",
             )
         rules.check_player(player, f"$.players[{i}]")
+    rules.check_setup(state)
     return state
 
 

@@ -131,6 +131,9 @@ class Ruleset:
     def check_player(self, player: Player, where: str) -> None:
         """Rule-set-specific checks of one seat; the default accepts what parsing accepted."""
 
+    def check_setup(self, state: GameState) -> None:
+        """Checks that need the whole table (e.g. an executioner's target); default: none."""
+
     # -- night -------------------------------------------------------------------------
     def abilities_of(self, state: GameState, player: Player) -> tuple[AbilitySpec, ...]:
         """The active abilities this player has tonight (own ones, then the faction's kill)."""
