@@ -1,0 +1,56 @@
+"""City mafia (городская мафия) as the DC Cartel graph model describes it.
+
+Roles, abilities and house-rule flags are data in ``roles``; the night's override lattice
+lives in ``night``, the day vote in ``day`` and the corrected win predicate in ``win``. The
+source document is city-mafia-graph-model.txt (docs/rules/city.md has the player's version).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import InvalidScenario
+from ...model import Action, DayOutcome, DayVotes, GameState, NightOutcome, Verdict
+from ..base import Ruleset
+from . import day, night, win
+from .roles import FACTION_KILL, FLAGS, ROLES
+
+
+class CityRuleset(Ruleset):
+    name = "city"
+    methods = ("city",)
+    roles = ROLES
+    flags = FLAGS
+    alignments = ("town", "mafia", "maniac")  # town is the red team
+    factional_kill = FACTION_KILL
+    uses_immunity_card = True
+
+    def parse_night(self, state: GameState, raw: Any, where: str) -> tuple[Action, ...]:
+        actions = super().parse_night(state, raw, where)
+        seen: set[tuple[str, str]] = set()
+        for action in actions:
+            key = (action.actor, action.ability)
+            # The faction kill may be resubmitted (the last one stands); a role's own
+            # ability is used once a night.
+            if key in seen and not night.is_faction_kill(state, action):
+                raise InvalidScenario(
+                    f"{action.actor} already uses {action.ability} tonight; one per night.",
+                    f"{where}[{action.index}]",
+                )
+            seen.add(key)
+        return actions
+
+    def resolve_night(self, state: GameState, actions: tuple[Action, ...]) -> NightOutcome:
+        return night.resolve(state, actions)
+
+    def check_day(self, state: GameState, votes: DayVotes, where: str) -> None:
+        day.check(state, votes, where)
+
+    def resolve_day(self, state: GameState, votes: DayVotes) -> DayOutcome:
+        return day.resolve(state, votes)
+
+    def check_winner(self, state: GameState) -> Verdict:
+        return win.check_winner(state)
+
+
+RULESET = CityRuleset()
