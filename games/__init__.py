@@ -1,0 +1,1 @@
+"""The games app: hosting, playing and watching forum-style Mafia games."""

@@ -1,0 +1,424 @@
+"""The game's records: games, slots, phases, the thread, votes, night actions, the event log.
+
+Models guard their own invariants (unique seats, one action per ability per night, post
+numbers per thread) with database constraints; every state *change* goes through
+``games.services``, which holds the row locks and writes the ``GameEvent`` log.
+
+Posts are never edited once made (forum rule 3: "Editing a post you made in game, for any
+reason will result in a mod kill"). There is no edit path anywhere: a post's ``body`` and
+``html`` are written once by ``services.submit_post``; a correction is a new post.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import models
+
+
+def new_seed() -> int:
+    """A random 63-bit seed, stored with the game so the deal can be replayed."""
+    return secrets.randbits(63)
+
+
+def resolver_name(seat: int) -> str:
+    """The stable name a slot has inside the resolver: replacements keep it."""
+    return f"P{seat}"
+
+
+class Ruleset(models.TextChoices):
+    CITY = "city", "City mafia"
+    CLASSIC = "classic", "Classic ten-player"
+    POWER = "power", "Power roles"
+    FORUM = "forum", "Forum (mafiascum-style)"
+
+
+class StartsWith(models.TextChoices):
+    DAY = "day", "Day"
+    NIGHT = "night", "Night"
+
+
+class VoteRule(models.TextChoices):
+    MAJORITY_HAMMER = "majority_hammer", "Majority, hammer ends the day"
+    MAJORITY_LOCK = "majority_lock", "Majority, one more vote locks the wagon"
+    PLURALITY = "plurality", "Plurality at the deadline"
+
+
+class InactivityAction(models.TextChoices):
+    REPLACE = "replace", "Replace the player"
+    MODKILL = "modkill", "Modkill the player"
+
+
+class GameStatus(models.TextChoices):
+    SIGNUPS = "signups", "Sign-ups"
+    RUNNING = "running", "Running"
+    FINISHED = "finished", "Finished"
+
+
+class PhaseKind(models.TextChoices):
+    DAY = "day", "Day"
+    NIGHT = "night", "Night"
+
+
+class DeathCause(models.TextChoices):
+    NIGHT = "night", "Killed at night"
+    DAY = "day", "Eliminated by the vote"
+    MODKILL = "modkill", "Modkilled"
+
+
+class Thread(models.TextChoices):
+    PUBLIC = "public", "Game thread"
+    MAFIA = "mafia", "Mafia chat"
+    DEAD = "dead", "Dead thread"
+    MASONS = "masons", "Masons' thread"
+
+
+class Game(models.Model):
+    """One game, from sign-ups to the archive."""
+
+    title = models.CharField(max_length=200)
+    host = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hosted_games"
+    )
+    setup = models.CharField(
+        max_length=50, blank=True, help_text="Slug of the ready-made setup it started from."
+    )
+    ruleset = models.CharField(max_length=20, choices=Ruleset.choices)
+    method = models.CharField(
+        max_length=20, blank=True, help_text="Night resolution method; blank = the rule set's."
+    )
+    flags = models.JSONField(default=dict, blank=True)
+    role_list = models.JSONField(
+        default=list,
+        help_text='[{"role": "cop", "count": 1, "modifiers": [], "alignment": "town"}, ...]',
+    )
+    day_length = models.DurationField(default=timedelta(hours=24))
+    night_length = models.DurationField(default=timedelta(hours=12))
+    player_cap = models.PositiveSmallIntegerField()
+    starts_with = models.CharField(max_length=5, choices=StartsWith.choices, default="day")
+    vote_rule = models.CharField(max_length=20, choices=VoteRule.choices, default="plurality")
+    no_night_posting = models.BooleanField(default=True)
+    self_vote_allowed = models.BooleanField(default=False)
+    skip_vote_allowed = models.BooleanField(
+        default=True, help_text='Players may vote "no elimination".'
+    )
+    min_posts_per_day = models.PositiveSmallIntegerField(default=0, help_text="0 = off")
+    inactivity_action = models.CharField(
+        max_length=10, choices=InactivityAction.choices, default="replace"
+    )
+    status = models.CharField(max_length=10, choices=GameStatus.choices, default="signups")
+    seed = models.BigIntegerField(default=new_seed)
+    phase_number = models.PositiveIntegerField(default=0, help_text="The current phase; 0 before.")
+    winner = models.CharField(max_length=30, blank=True)
+    win_reason = models.TextField(blank=True)
+    co_winners = models.JSONField(default=list, blank=True)
+    resolver_state = models.JSONField(
+        null=True, blank=True, help_text="resolver GameState.to_dict() after the last phase."
+    )
+    event_seq = models.PositiveBigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "-created_at"])]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def is_signups(self) -> bool:
+        return self.status == GameStatus.SIGNUPS
+
+    @property
+    def is_running(self) -> bool:
+        return self.status == GameStatus.RUNNING
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status == GameStatus.FINISHED
+
+    @property
+    def uses_majority(self) -> bool:
+        return self.vote_rule in (VoteRule.MAJORITY_HAMMER, VoteRule.MAJORITY_LOCK)
+
+    @property
+    def role_count(self) -> int:
+        return sum(int(entry.get("count", 1)) for entry in self.role_list)
+
+    def current_phase(self) -> Phase | None:
+        if not self.phase_number:
+            return None
+        return self.phases.filter(number=self.phase_number).first()
+
+    def phase_length(self, kind: str) -> timedelta:
+        return self.day_length if kind == PhaseKind.DAY else self.night_length
+
+
+class Slot(models.Model):
+    """A seat in a game (the forum's "slot"): a replacement takes over the same slot.
+
+    ``user`` is the current occupant. Role fields are blank during sign-ups and are dealt
+    at the start; they are hidden information until the game ends.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="slots")
+    seat = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="slots"
+    )
+    role = models.CharField(max_length=40, blank=True)
+    alignment = models.CharField(max_length=20, blank=True)
+    modifiers = models.JSONField(default=list, blank=True)
+    sanity = models.CharField(max_length=20, default="sane")
+    immune = models.BooleanField(default=False, help_text="City: holds an immunity card.")
+    executioner_target = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    alive = models.BooleanField(default=True)
+    died_in_phase = models.PositiveIntegerField(null=True, blank=True)
+    death_cause = models.CharField(max_length=10, choices=DeathCause.choices, blank=True)
+    revealed_role = models.CharField(
+        max_length=40,
+        blank=True,
+        help_text="The role shown publicly at death ('unknown' if cleaned).",
+    )
+    prods = models.PositiveSmallIntegerField(default=0, help_text="Inactivity prods received.")
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], name="slot_unique_seat"),
+            models.UniqueConstraint(fields=["game", "user"], name="slot_unique_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.display_name} (seat {self.seat})"
+
+    @property
+    def resolver_name(self) -> str:
+        return resolver_name(self.seat)
+
+    @property
+    def display_name(self) -> str:
+        return self.user.get_username()
+
+    @property
+    def is_mafia(self) -> bool:
+        return self.alignment == "mafia"
+
+    @property
+    def is_mason(self) -> bool:
+        return self.role == "mason"
+
+
+class Replacement(models.Model):
+    """History of who held a slot: the forum's "X replaces Y"."""
+
+    slot = models.ForeignKey(Slot, on_delete=models.CASCADE, related_name="replacements")
+    old_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    new_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    phase_number = models.PositiveIntegerField(null=True, blank=True)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+
+
+class Phase(models.Model):
+    """A day or a night. ``report`` is the resolver's phase report, in resolver names."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="phases")
+    number = models.PositiveIntegerField()
+    kind = models.CharField(max_length=5, choices=PhaseKind.choices)
+    started_at = models.DateTimeField()
+    deadline = models.DateTimeField(null=True, blank=True, help_text="None while paused.")
+    paused_remaining = models.DurationField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    resolved = models.BooleanField(default=False)
+    report = models.JSONField(null=True, blank=True)
+    revote = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Classic: slot ids of the tied players while the day is in its revote.",
+    )
+
+    class Meta:
+        ordering = ["game", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="phase_unique_number"),
+        ]
+        indexes = [models.Index(fields=["resolved", "deadline"])]
+
+    def __str__(self) -> str:
+        return f"{self.label} of {self.game}"
+
+    @property
+    def is_day(self) -> bool:
+        return self.kind == PhaseKind.DAY
+
+    @property
+    def is_night(self) -> bool:
+        return self.kind == PhaseKind.NIGHT
+
+    @property
+    def is_paused(self) -> bool:
+        return self.paused_remaining is not None
+
+    @property
+    def in_revote(self) -> bool:
+        return self.revote is not None
+
+    @property
+    def label(self) -> str:
+        """Forum style: "Day 1", "Night 2" (counting days and nights separately)."""
+        same_kind = self.game.phases.filter(kind=self.kind, number__lte=self.number).count()
+        return f"{self.get_kind_display()} {same_kind}"
+
+
+class Post(models.Model):
+    """One post in a thread. Never edited (forum rule 3); see the module docstring."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="posts")
+    thread = models.CharField(max_length=10, choices=Thread.choices, default="public")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="game_posts"
+    )
+    slot = models.ForeignKey(
+        Slot, null=True, blank=True, on_delete=models.PROTECT, related_name="posts"
+    )
+    phase = models.ForeignKey(
+        Phase, null=True, blank=True, on_delete=models.PROTECT, related_name="posts"
+    )
+    number = models.PositiveIntegerField()
+    body = models.TextField()
+    html = models.TextField()
+    is_host = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "thread", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "thread", "number"], name="post_unique_number"),
+        ]
+        indexes = [models.Index(fields=["game", "thread", "slot"])]
+
+    def __str__(self) -> str:
+        return f"#{self.number} in {self.thread} of {self.game_id}"
+
+
+class VoteKind(models.TextChoices):
+    VOTE = "vote", "Vote"
+    UNVOTE = "unvote", "Unvote"
+
+
+class Vote(models.Model):
+    """The vote log: a voter's current vote is their latest row of the day (or revote).
+
+    ``target`` None on a ``vote`` row means "no elimination" (skip).
+    """
+
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="votes")
+    voter = models.ForeignKey(Slot, on_delete=models.CASCADE, related_name="votes_cast")
+    target = models.ForeignKey(
+        Slot, null=True, blank=True, on_delete=models.CASCADE, related_name="votes_received"
+    )
+    kind = models.CharField(max_length=6, choices=VoteKind.choices, default="vote")
+    post = models.ForeignKey(
+        Post, null=True, blank=True, on_delete=models.SET_NULL, related_name="votes"
+    )
+    revote = models.BooleanField(default=False, help_text="Cast in the classic revote.")
+    locked = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["phase", "id"]
+        indexes = [models.Index(fields=["phase", "voter", "id"])]
+
+    @property
+    def is_skip(self) -> bool:
+        return self.kind == VoteKind.VOTE and self.target_id is None
+
+
+class Nomination(models.Model):
+    """Classic: a player puts another (or "skip") on the ballot; one per player per day."""
+
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="nominations")
+    nominator = models.ForeignKey(Slot, on_delete=models.CASCADE, related_name="nominations")
+    target = models.ForeignKey(
+        Slot, null=True, blank=True, on_delete=models.CASCADE, related_name="nominated_in"
+    )
+    post = models.ForeignKey(
+        Post, null=True, blank=True, on_delete=models.SET_NULL, related_name="nominations"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["phase", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["phase", "nominator"], name="nomination_once"),
+        ]
+
+
+class NightAction(models.Model):
+    """A submitted night action; changeable until the deadline. Targets are slot ids."""
+
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="night_actions")
+    actor = models.ForeignKey(Slot, on_delete=models.CASCADE, related_name="night_actions")
+    ability = models.CharField(max_length=30)
+    targets = models.JSONField(default=list)
+    extra = models.JSONField(default=dict, blank=True)
+    submitted_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        # The resolver lets the last of several faction kills stand: keep submission order.
+        ordering = ["phase", "updated_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["phase", "actor", "ability"], name="night_action_once"),
+        ]
+
+
+class PrivateResult(models.Model):
+    """A player's own feedback from a night (an investigation, a track...)."""
+
+    slot = models.ForeignKey(Slot, on_delete=models.CASCADE, related_name="private_results")
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="private_results")
+    payload = models.JSONField(help_text="The resolver's result object (resolver names).")
+    text = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["phase", "id"]
+
+
+class GameEvent(models.Model):
+    """The game's event log: every state change appends here in its own transaction.
+
+    ``audience`` says who may see it: "public", "host", "slot:<id>", "mafia", "dead",
+    "masons". The host may see every audience; after the game ends everyone may.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveBigIntegerField()
+    kind = models.CharField(max_length=40)
+    audience = models.CharField(max_length=30, default="public")
+    payload = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seq"], name="event_unique_seq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game_id}#{self.seq} {self.kind} -> {self.audience}"

@@ -1,0 +1,40 @@
+"""Resolver names ("P3") to the people who hold the slots now.
+
+Inside the resolver a slot is called ``P<seat>`` for the whole game, so a replacement keeps
+the slot's history. Text for people is rendered with the current occupants' names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+RESOLVER_NAME = re.compile(r"\bP(\d+)\b")
+
+
+def seat_names(slots: Iterable[Any]) -> dict[int, str]:
+    """Seat number -> display name, from slots (anything with ``seat`` and ``display_name``)."""
+    return {slot.seat: slot.display_name for slot in slots}
+
+
+def render(text: str, names: Mapping[int, str]) -> str:
+    """Replace every ``P<seat>`` with the slot's display name (unknown seats stay as they are)."""
+    return RESOLVER_NAME.sub(lambda m: names.get(int(m.group(1)), m.group(0)), text)
+
+
+def render_value(value: Any, names: Mapping[int, str]) -> Any:
+    """``render`` applied through a JSON-shaped value (reports, result payloads)."""
+    if isinstance(value, str):
+        return render(value, names)
+    if isinstance(value, Mapping):
+        return {render(str(k), names): render_value(v, names) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [render_value(v, names) for v in value]
+    return value
+
+
+def seat_of(name: str) -> int | None:
+    """The seat of a resolver name, or None if it is not one ("skip")."""
+    match = RESOLVER_NAME.fullmatch(name)
+    return int(match.group(1)) if match else None
