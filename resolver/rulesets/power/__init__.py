@@ -18,8 +18,8 @@ from . import night
 from .roles import FACTION_KILL, MAFIA, NEUTRAL, ROLES, TOWN
 
 FLAGS = {
-    "block_priority": FlagSpec(
-        "block_priority",
+    "blockPriority": FlagSpec(
+        "blockPriority",
         False,
         "Off: a block landing on a blocker always stops their block (pure chains). On: a "
         "block only stops a blocker of equal or lower priority (jailkeeper 3 > roleblocker 2 "
@@ -87,7 +87,7 @@ class Power(Ruleset):
             )
 
     def resolve_night(self, state: GameState, actions: tuple[Action, ...]) -> NightOutcome:
-        return night.resolve(state, actions, bool(state.flags.get("block_priority")))
+        return night.resolve(state, actions, bool(state.flags.get("blockPriority")))
 
     # -- day ---------------------------------------------------------------------------
     def check_day(self, state: GameState, day: DayVotes, where: str) -> None:

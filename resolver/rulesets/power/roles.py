@@ -56,5 +56,5 @@ ROLES: Mapping[str, RoleSpec] = {
     )
 }
 
-# Who wins a clash of blocks when the block_priority flag is on (see blocks.py).
+# Who wins a clash of blocks when the blockPriority flag is on (see blocks.py).
 BLOCK_PRIORITY: Mapping[str, int] = {"jailkeeper": 3, "roleblocker": 2, "mafia_roleblocker": 1}
