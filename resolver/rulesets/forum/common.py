@@ -1,0 +1,223 @@
+"""Night helpers both forum night methods (RAR in rar.py, NAR in nar.py) share.
+
+Small, stable functions over the tables of roles.py: what each ability does (its
+components), the mafia's "last kill stands" rule, one-shot vests in ``state.memory``,
+cop results, result objects, public reveals (a janitor's ``unknown``) and building the
+``NightOutcome``. Nothing here decides an action resolution order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ...model import Action, GameState, NightOutcome, Player, frozen_map
+from .roles import INVESTIGATION_IMMUNE, MAFIA, ROLES, VISITING_ABILITIES, cop_result
+
+# -- what an ability does -------------------------------------------------------------
+# Components (RAR's "basic components") of each ability, besides the visit itself.
+# A jail is a roleblock plus a protection: one action, so one link in a RAR chain.
+COMPONENTS: Mapping[str, frozenset[str]] = {
+    "kill": frozenset({"kill"}),
+    "protect": frozenset({"protect"}),
+    "investigate": frozenset({"investigate"}),
+    "block": frozenset({"block"}),
+    "jail": frozenset({"block", "protect"}),
+    "track": frozenset({"track"}),
+    "watch": frozenset({"watch"}),
+    "swap": frozenset({"swap"}),
+    "redirect": frozenset({"redirect"}),
+    "frame": frozenset({"frame"}),
+    "clean": frozenset({"clean"}),
+}
+
+# Abilities that move other actions' effects instead of landing on a player themselves.
+REDIRECTING = frozenset({"swap", "redirect"})
+
+# Passive roles, never blocked, redirected or tracked.
+PARANOID_GUN_OWNERS = frozenset({"paranoid_gun_owner"})
+
+# memory key: names of players whose one-shot vest is used up
+VESTS_SPENT = "vests_spent"
+
+
+def components(ability: str) -> frozenset[str]:
+    """The effects an ability produces (``kill``, ``protect``, ``block``...)."""
+    return COMPONENTS.get(ability, frozenset())
+
+
+def is_visit(ability: str) -> bool:
+    """Whether using the ability visits its target (trackers and watchers see it, a
+    paranoid gun owner shoots the visitor)."""
+    return ability in VISITING_ABILITIES
+
+
+def is_factional_kill(state: GameState, action: Action) -> bool:
+    """A ``kill`` that is the faction's shared kill rather than the actor's own gun."""
+    if action.ability != "kill":
+        return False
+    return ROLES[state.player(action.actor).role].ability("kill") is None
+
+
+def last_kill_stands(
+    state: GameState, actions: Sequence[Action]
+) -> tuple[tuple[Action, ...], tuple[str, ...]]:
+    """Drop the factional kills a later member of the same faction replaced.
+
+    Only actions with targets count: ``[]`` is "no action", not "the faction holds
+    fire". Returns the kept actions (in their order) and one line per dropped kill.
+    """
+    last: dict[str, Action] = {}
+    for action in actions:
+        if action.targets and is_factional_kill(state, action):
+            last[state.player(action.actor).alignment] = action
+    kept: list[Action] = []
+    lines: list[str] = []
+    for action in actions:
+        if not action.targets:
+            continue
+        if is_factional_kill(state, action):
+            final = last[state.player(action.actor).alignment]
+            if final is not action:
+                lines.append(
+                    f"{action.actor}'s mafia kill on {action.target} is replaced by "
+                    f"{final.actor}'s on {final.target}: the last kill submitted stands."
+                )
+                continue
+        kept.append(action)
+    return tuple(kept), tuple(lines)
+
+
+def action_name(state: GameState, action: Action) -> str:
+    """The action in a player's words, without its target: "Bob's shot"."""
+    if action.ability == "kill" and is_factional_kill(state, action):
+        return f"{action.actor}'s mafia kill"
+    return f"{action.actor}'s {ABILITY_NOUNS.get(action.ability, action.ability)}"
+
+
+def action_phrase(state: GameState, action: Action) -> str:
+    """The action with its target: "Cat's roleblock on Bob", "Dan's swap of Ann and Eve"."""
+    if action.ability == "swap":
+        return f"{action_name(state, action)} of {action.targets[0]} and {action.targets[1]}"
+    if action.ability == "redirect":
+        return (
+            f"{action_name(state, action)} of {action.targets[0]}'s actions "
+            f"onto {action.targets[1]}"
+        )
+    word = "of" if action.ability in ("investigate", "track") else "on"
+    return f"{action_name(state, action)} {word} {action.target}"
+
+
+ABILITY_NOUNS: Mapping[str, str] = {
+    "kill": "shot",
+    "protect": "protection",
+    "investigate": "investigation",
+    "block": "roleblock",
+    "jail": "jail",
+    "track": "tracking",
+    "watch": "watch",
+    "swap": "swap",
+    "redirect": "redirection",
+    "frame": "frame",
+    "clean": "cleaning",
+}
+
+
+# -- modifiers --------------------------------------------------------------------------
+def is_bulletproof(player: Player) -> bool:
+    return player.has("bulletproof")
+
+
+def is_strong_willed(player: Player) -> bool:
+    return player.has("strong_willed")
+
+
+def is_paranoid_gun_owner(player: Player) -> bool:
+    return player.role in PARANOID_GUN_OWNERS
+
+
+def has_vest(state: GameState, name: str) -> bool:
+    """Whether the player still has an unspent one-shot vest."""
+    player = state.player(name)
+    return player.has("one_shot_bulletproof") and name not in state.memory.get(VESTS_SPENT, ())
+
+
+def with_vests_spent(state: GameState, names: Iterable[str]) -> GameState:
+    """The state with these players' vests used up (kept sorted in memory)."""
+    new = set(names)
+    if not new:
+        return state
+    spent = sorted(set(state.memory.get(VESTS_SPENT, ())) | new)
+    return state.with_memory(**{VESTS_SPENT: spent})
+
+
+# -- results ----------------------------------------------------------------------------
+def looks_mafia(player: Player, framed: bool) -> bool:
+    """What a sane cop would see: a frame reads mafia (it beats a godfather's immunity);
+    otherwise the godfather reads innocent and everyone else their alignment."""
+    if framed:
+        return True
+    if player.role in INVESTIGATION_IMMUNE:
+        return False
+    return player.alignment == MAFIA
+
+
+def investigation_result(
+    state: GameState, cop: str, target: str, framed: bool = False, landed_on: str | None = None
+) -> dict[str, Any]:
+    """``{"kind": "investigation", "target", "result"}`` after frames and sanity.
+
+    ``target`` is the player the cop chose; when the investigation was redirected the
+    result is about ``landed_on`` (also given, as ``landed_on``)."""
+    seen = state.player(landed_on or target)
+    result = cop_result(state.player(cop).sanity, looks_mafia(seen, framed))
+    return _result("investigation", target, landed_on, result=result)
+
+
+def track_result(target: str, visited: Iterable[str], landed_on: str | None = None) -> dict:
+    """``{"kind": "track", "target", "visited": [...]}`` (``[]``: went nowhere)."""
+    return _result("track", target, landed_on, visited=sorted(set(visited)))
+
+
+def watch_result(target: str, visitors: Iterable[str], landed_on: str | None = None) -> dict:
+    """``{"kind": "watch", "target", "visitors": [...]}``."""
+    return _result("watch", target, landed_on, visitors=sorted(set(visitors)))
+
+
+def clean_result(target: str, role: str) -> dict[str, Any]:
+    """The janitor learns the role of the player they cleaned."""
+    return {"kind": "clean", "target": target, "role": role}
+
+
+def _result(kind: str, target: str, landed_on: str | None, **fields: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {"kind": kind, "target": target, **fields}
+    if landed_on is not None and landed_on != target:
+        data["landed_on"] = landed_on
+    return data
+
+
+def reveals(state: GameState, dead: Iterable[str], cleaned: Iterable[str]) -> dict[str, str]:
+    """The role shown for each player who died; ``unknown`` for a cleaned one."""
+    hidden = set(cleaned)
+    return {n: "unknown" if n in hidden else state.player(n).role for n in sorted(set(dead))}
+
+
+def finish_night(
+    state: GameState,
+    dead: Iterable[str],
+    results: Mapping[str, Sequence[Mapping[str, Any]]],
+    cleaned: Iterable[str],
+    explanation: Sequence[str],
+    vests_spent: Iterable[str] = (),
+) -> NightOutcome:
+    """The NightOutcome: deaths applied, vests spent, reveals built, results sorted."""
+    dead = tuple(sorted(set(dead)))
+    after = with_vests_spent(state.with_dead(dead), vests_spent)
+    return NightOutcome(
+        dead=dead,
+        results=frozen_map({k: tuple(v) for k, v in sorted(results.items()) if v}),
+        reveals=frozen_map(reveals(state, dead, cleaned)),
+        vote_immunity=(),
+        explanation=tuple(explanation),
+        state=after,
+    )

@@ -1,0 +1,616 @@
+"""Reasonable Action Resolution (mafiascum's RAR) for forum nights.
+
+RAR never asks whether "an action" worked; it asks of each end-of-night effect (does X
+die, what is the cop told, whom does the tracker see) whether some reason for it holds.
+A reason is backed by actions; it holds unless a counter-reason holds, recursively:
+
+- an action is stopped by a roleblock or jail landing on its user (not strong-willed);
+- a kill is stopped by a protection or jail landing on its target, by bulletproof, or by
+  a one-shot vest (spent only when nothing else stopped the kill);
+- an effect is moved from a player by a bus driver's swap, or at its original target by a
+  redirector; two moves that apply at one place cancel each other ("you can't redirect
+  an effect that's already been redirected elsewhere").
+
+Every question carries its ``chain``: the ids (night-list indexes) of the actions already
+in the dependency chain. A counter-reason whose action is in the chain is skipped (rule
+#4), which ends every loop. Answers are memoised together with the chain members they
+looked at, so an answer is reused in any chain that agrees on those members; this keeps a
+dense 100-player night to milliseconds (benchmarks/resolver_bench.py).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...model import Action, GameState, NightOutcome
+from ..base import Ruleset, names
+from .common import (
+    REDIRECTING,
+    action_name,
+    action_phrase,
+    clean_result,
+    components,
+    finish_night,
+    has_vest,
+    investigation_result,
+    is_bulletproof,
+    is_paranoid_gun_owner,
+    is_strong_willed,
+    is_visit,
+    last_kill_stands,
+    track_result,
+    watch_result,
+)
+
+Chain = frozenset[int]
+Path = tuple["Move", ...]
+ONCE = "an action appears once in a chain"
+
+
+@dataclass(frozen=True)
+class Move:
+    """A swap or redirection that can move an effect away from one position."""
+
+    action: Action
+    dest: str
+
+    @property
+    def id(self) -> int:
+        return self.action.index
+
+
+@dataclass(frozen=True)
+class Landing:
+    """Where an action's effect ends up, and the moves that took it there."""
+
+    where: str
+    path: Path = ()
+
+    def chain(self, base: Chain) -> Chain:
+        return base | {m.id for m in self.path}
+
+
+@dataclass
+class Attempt:
+    """One reason a player might die: a kill landing on them, or a visit of theirs that
+    landed on a paranoid gun owner. ``stands`` ignores protection; ``protections`` are
+    the protections that hold against it."""
+
+    source: Action
+    landing: Landing
+    chain: Chain
+    gun_owner: str | None = None
+    acted: bool = True
+    protections: tuple[Action, ...] = ()
+
+    @property
+    def stands(self) -> bool:
+        return self.acted and not self.protections
+
+
+def resolve_rar(rules: Ruleset, state: GameState, actions: tuple[Action, ...]) -> NightOutcome:
+    """Resolve one forum night by RAR."""
+    kept, lines = last_kill_stands(state, actions)
+    night = _Night(state, kept)
+    limit = sys.getrecursionlimit()
+    # Chains can be as long as the night's action list; each link costs a few frames.
+    sys.setrecursionlimit(max(limit, 2000 + 30 * len(kept)))
+    try:
+        return night.resolve(list(lines))
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+class _Night:
+    def __init__(self, state: GameState, actions: Sequence[Action]) -> None:
+        self.state = state
+        self.actions = tuple(actions)
+        self.swaps_at: dict[str, list[Move]] = {}
+        self.redirects_of: dict[str, list[Move]] = {}  # by the player redirected
+        self.visits_by: dict[str, list[Action]] = {}
+        for a in self.actions:
+            if a.ability == "swap" and a.targets[0] != a.targets[1]:
+                x, y = a.targets
+                self.swaps_at.setdefault(x, []).append(Move(a, y))
+                self.swaps_at.setdefault(y, []).append(Move(a, x))
+            elif a.ability == "redirect":
+                self.redirects_of.setdefault(a.targets[0], []).append(Move(a, a.targets[1]))
+            if is_visit(a.ability):
+                self.visits_by.setdefault(a.actor, []).append(a)
+        self._group = self._swap_groups()
+        # component -> position -> actions whose effect could land there
+        self.reach: dict[str, dict[str, list[Action]]] = {}
+        self.visit_reach: dict[str, list[Action]] = {}
+        for a in self.actions:
+            if a.ability in REDIRECTING:
+                continue
+            for pos in self._reachable(a):
+                for comp in components(a.ability):
+                    self.reach.setdefault(comp, {}).setdefault(pos, []).append(a)
+                if is_visit(a.ability):
+                    self.visit_reach.setdefault(pos, []).append(a)
+        self._cache: dict[Hashable, list[tuple[frozenset[int], frozenset[int], Any]]] = {}
+        self._tested: list[set[int]] = [set()]
+
+    # -- indexes ---------------------------------------------------------------------
+    def _swap_groups(self) -> dict[str, frozenset[str]]:
+        """Players linked by swaps: an effect can only travel inside its group."""
+        parent: dict[str, str] = {}
+
+        def find(p: str) -> str:
+            while parent.setdefault(p, p) != p:
+                parent[p] = parent[parent[p]]
+                p = parent[p]
+            return p
+
+        for pos, moves in self.swaps_at.items():
+            for m in moves:
+                parent[find(pos)] = find(m.dest)
+        groups: dict[str, set[str]] = {}
+        for p in list(parent):
+            groups.setdefault(find(p), set()).add(p)
+        return {p: frozenset(groups[find(p)]) for p in parent}
+
+    def _reachable(self, action: Action) -> set[str]:
+        starts = {action.target, *(m.dest for m in self.redirects_of.get(action.actor, ()))}
+        out: set[str] = set()
+        for s in starts:
+            out |= self._group.get(s, {s})
+        return out
+
+    def _moves(self, pos: str, actor: str, first: bool) -> list[Move]:
+        """Moves that apply to ``actor``'s effect at ``pos``: swaps of ``pos`` anywhere on
+        the path, redirections of ``actor`` only at the original target."""
+        moves = self.swaps_at.get(pos, [])
+        if first and actor in self.redirects_of:
+            return [*moves, *self.redirects_of[actor]]
+        return moves
+
+    # -- memo ------------------------------------------------------------------------
+    def _skip(self, action_id: int, chain: Chain) -> bool:
+        """Rule #4: an action already in the chain has no effect. Recorded for the memo."""
+        self._tested[-1].add(action_id)
+        return action_id in chain
+
+    def _memo(self, key: Hashable, chain: Chain, compute: Callable[[], Any]) -> Any:
+        # An answer depends on the chain only through the chain tests it made: reuse it
+        # in any chain that answers those tests the same way.
+        for tested, hit, value in self._cache.get(key, ()):
+            if tested & chain == hit:
+                self._tested[-1] |= tested
+                return value
+        self._tested.append(set())
+        try:
+            value = compute()
+        finally:
+            tested = frozenset(self._tested.pop())
+        self._cache.setdefault(key, []).append((tested, tested & chain, value))
+        self._tested[-1] |= tested
+        return value
+
+    # -- the questions -------------------------------------------------------------------
+    def acts(self, actor: str, chain: Chain) -> bool:
+        """Do ``actor``'s actions take effect, or does a roleblock (or jail) stop them?"""
+        if is_strong_willed(self.state.player(actor)):
+            return True
+        return self._memo(("acts", actor), chain, lambda: self.blocker(actor, chain) is None)
+
+    def blocker(self, actor: str, chain: Chain) -> tuple[Action, Chain] | None:
+        """The first roleblock or jail that lands on ``actor`` and holds, if any."""
+        if is_strong_willed(self.state.player(actor)):
+            return None
+        for b in self.reach.get("block", {}).get(actor, ()):
+            hit = self.lands_on(b, actor, chain)
+            if hit is not None:
+                return b, hit
+        return None
+
+    def lands_on(self, action: Action, player: str, chain: Chain) -> Chain | None:
+        """The chain of a holding reason for ``action``'s effect landing on ``player``
+        (``action`` not in ``chain``, its user not blocked), else None."""
+        if self._skip(action.index, chain):
+            return None
+        base = chain | {action.index}
+        for landing in self.landings(action, base):
+            if landing.where == player:
+                full = landing.chain(base)
+                if self.acts(action.actor, full):
+                    return full
+        return None
+
+    def landings(self, action: Action, chain: Chain) -> tuple[Landing, ...]:
+        """Where the effect of ``action`` (already in ``chain``) ends up after moves."""
+        return self._memo(
+            ("land", action.actor, action.target),
+            chain,
+            lambda: tuple(self._walk(action.actor, action.target, chain, True)),  # type: ignore[arg-type]
+        )
+
+    def _walk(
+        self, actor: str, pos: str, chain: Chain, first: bool, path: frozenset[int] = frozenset()
+    ) -> list[Landing]:
+        # A move is skipped only when it already moved this very effect (``path``): the
+        # chain's rule #4 does not stop a swap that helped a kill from also moving the
+        # protection aimed at the kill's new target (Method 1's swapped doctor).
+        live = [
+            m
+            for m in self._moves(pos, actor, first)
+            if m.id not in path and self.move_holds(m, pos, actor, first, chain, path)
+        ]
+        if not live:
+            return [Landing(pos)]
+        out = []
+        for m in live:
+            for rest in self._walk(actor, m.dest, chain | {m.id}, False, path | {m.id}):
+                out.append(Landing(rest.where, (m, *rest.path)))
+        return out
+
+    def move_holds(
+        self, move: Move, pos: str, actor: str, first: bool, chain: Chain, seen: frozenset[int]
+    ) -> bool:
+        """Does ``move`` take the effect away from ``pos``? Only if its user is not blocked
+        and no other move at ``pos`` holds (an effect is moved one way at most); ``seen``:
+        moves already weighed for this effect, which cannot count again."""
+        inner = seen | {move.id}
+        key = ("move", move.id, pos, actor if first else None, inner)
+
+        def compute() -> bool:
+            if not self.acts(move.action.actor, chain | {move.id}):
+                return False
+            return not any(
+                other.id not in inner and self.move_holds(other, pos, actor, first, chain, inner)
+                for other in self._moves(pos, actor, first)
+            )
+
+        return self._memo(key, chain, compute)
+
+    def protections(self, player: str, chain: Chain) -> tuple[Action, ...]:
+        """The protections (doctor, jail) that land on ``player`` and hold."""
+
+        def compute() -> tuple[Action, ...]:
+            return tuple(
+                p
+                for p in self.reach.get("protect", {}).get(player, ())
+                if self.lands_on(p, player, chain) is not None
+            )
+
+        return self._memo(("protect", player), chain, compute)
+
+    def effect_on(self, component: str, player: str, chain: Chain) -> Action | None:
+        """The first action with this component (frame, clean) that lands and holds."""
+        for a in self.reach.get(component, {}).get(player, ()):
+            if self.lands_on(a, player, chain) is not None:
+                return a
+        return None
+
+    # -- the night ---------------------------------------------------------------------
+    def resolve(self, lines: list[str]) -> NightOutcome:
+        state = self.state
+        dead: list[str] = []
+        vests: list[str] = []
+        for player in state.players:
+            attempts = self.attempts_on(player.name)
+            if not attempts:
+                continue
+            dies, vest, line = self.judge(player.name, attempts)
+            lines.append(line)
+            if dies:
+                dead.append(player.name)
+            if vest:
+                vests.append(player.name)
+        results: dict[str, list[dict[str, Any]]] = {}
+        cleaned: list[str] = []
+        for a in self.actions:
+            for result, line in self.results_of(a, set(dead), cleaned):
+                if result is not None:
+                    results.setdefault(a.actor, []).append(result)
+                if line:
+                    lines.append(line)
+        return finish_night(state, dead, results, cleaned, lines, vests)
+
+    # -- deaths ----------------------------------------------------------------------------
+    def attempts_on(self, name: str) -> list[Attempt]:
+        """Every kill that was aimed at or landed on ``name``, and every visit of theirs
+        that landed on a paranoid gun owner."""
+        out: list[Attempt] = []
+        for k in self.reach.get("kill", {}).get(name, ()):
+            base = frozenset({k.index})
+            for landing in self.landings(k, base):
+                if landing.where == name or k.target == name:
+                    out.append(self._attempt(k, landing, base, name))
+        for v in self.visits_by.get(name, ()):
+            base = frozenset({v.index})
+            for landing in self.landings(v, base):
+                owner = self.state.player(landing.where)
+                if is_paranoid_gun_owner(owner) and landing.where != name:
+                    out.append(self._attempt(v, landing, base, name, owner.name))
+        return out
+
+    def _attempt(
+        self, source: Action, landing: Landing, base: Chain, name: str, owner: str | None = None
+    ) -> Attempt:
+        chain = landing.chain(base)
+        attempt = Attempt(source, landing, chain, owner)
+        if landing.where != name and owner is None:
+            attempt.acted = False  # moved away: explained, never a death
+            return attempt
+        attempt.acted = self.acts(source.actor, chain)
+        if attempt.acted:
+            attempt.protections = self.protections(name, chain)
+        return attempt
+
+    def judge(self, name: str, attempts: list[Attempt]) -> tuple[bool, bool, str]:
+        """Does ``name`` die; is their vest spent; and the line saying why."""
+        player = self.state.player(name)
+        live = [a for a in attempts if a.acted]
+        if live and is_bulletproof(player):
+            shots = names([self._kill_name(a) for a in live])
+            return False, False, f"{name} survives: {name} is bulletproof, so {shots} fails."
+        if self.state.flags.get("protectionStopsAllKills", True):
+            standing = [a for a in live if a.stands]
+            note = ""
+        else:
+            standing, note = self._one_kill_each(name, live)
+        # A vest is one more protection: it stops every kill that night, or one kill
+        # when protectionStopsAllKills is false. Kills already stopped never spend it.
+        vest = (
+            bool(standing)
+            and has_vest(self.state, name)
+            and (len(standing) == 1 or self.state.flags.get("protectionStopsAllKills", True))
+        )
+        dies = bool(standing) and not vest
+        clauses = [self._attempt_clause(name, a) for a in attempts]
+        if vest:
+            shots = names([self._kill_name(a) for a in standing])
+            clauses.append(f"{name}'s one-shot vest stops {shots} (the vest is now used up)")
+        elif dies and player.has("one_shot_bulletproof"):
+            clauses.append(f"{name}'s one-shot vest was already used up")
+        text = "; ".join(c for c in [*clauses, note] if c)
+        return dies, vest, f"{name} {'dies' if dies else 'survives'}: {text}."
+
+    def _one_kill_each(self, name: str, live: list[Attempt]) -> tuple[list[Attempt], str]:
+        """protectionStopsAllKills=false: match each holding protection to one kill it
+        holds against (maximum matching; kills in night-list order, protections by their
+        order), and the kills left over stand."""
+        owner: dict[int, Attempt] = {}  # protection index -> the kill it stops
+
+        def assign(attempt: Attempt, seen: set[int]) -> bool:
+            for p in attempt.protections:
+                if p.index in seen:
+                    continue
+                seen.add(p.index)
+                if p.index not in owner or assign(owner[p.index], seen):
+                    owner[p.index] = attempt
+                    return True
+            return False
+
+        stopped = {id(a) for a in live if a.protections and assign(a, set())}
+        standing = [a for a in live if id(a) not in stopped]
+        note = ""
+        if any(a.protections for a in standing):
+            note = "one protection stops only one kill in this game"
+        for a in live:  # a protection that did not stop this kill is explained as unused
+            if id(a) not in stopped:
+                a.protections = ()
+            else:
+                a.protections = tuple(
+                    self.actions_by_index(p) for p, owner_a in owner.items() if owner_a is a
+                )
+        return standing, note
+
+    def actions_by_index(self, index: int) -> Action:
+        return next(a for a in self.actions if a.index == index)
+
+    def _kill_name(self, attempt: Attempt) -> str:
+        if attempt.gun_owner is not None:
+            return f"{attempt.gun_owner}'s paranoid gun"
+        return action_name(self.state, attempt.source)
+
+    def _attempt_clause(self, name: str, a: Attempt) -> str:
+        kill = self._kill_name(a)
+        if a.gun_owner is not None:
+            kill = (
+                f"{a.gun_owner}'s paranoid gun (fired at {name} for visiting "
+                f"with {action_name(self.state, a.source)})"
+            )
+        moved = self._path_text(a.source, a.landing)
+        if a.landing.where != name and a.gun_owner is None:
+            return f"{action_name(self.state, a.source)} on {name} was {moved}"
+        if moved and a.landing.path:
+            kill = f"{kill} ({moved})"
+        if not a.acted:
+            return f"{kill} fails: {self._stopped(a.source.actor, a.chain)}"
+        if a.protections:
+            p = a.protections[0]
+            why = self._goes_ahead(p.actor, self.lands_on(p, name, a.chain) or a.chain)
+            return f"{kill} was countered by {action_name(self.state, p)}" + _then(why)
+        parts = [f"{kill} stands"]
+        if moved and not a.landing.path:
+            parts.append(moved)  # moves that cancelled each other
+        parts += self._goes_ahead(a.source.actor, a.chain)
+        for p in self.reach.get("protect", {}).get(name, ()):
+            parts.append(self._failed_protection(p, name, a.chain))
+        return "; ".join(x for x in parts if x)
+
+    def _failed_protection(self, p: Action, name: str, chain: Chain) -> str:
+        label = action_name(self.state, p)
+        if p.index in chain:
+            return f"{label} cannot protect {name} again ({ONCE})"
+        base = chain | {p.index}
+        for landing in self.landings(p, base):
+            if landing.where != name:
+                if p.target == name:
+                    return f"{label} on {name} was {self._path_text(p, landing)}"
+                continue
+            inner = landing.chain(base)
+            if self.acts(p.actor, inner):
+                return f"{label} already stops another kill"
+            return f"{label} would have protected {name}, but {self._stopped(p.actor, inner)}"
+        return ""
+
+    # -- why an action goes ahead or is stopped ------------------------------------------------
+    def _stopped(self, actor: str, chain: Chain, depth: int = 3) -> str:
+        """'Cat's roleblock on Bob stops it (...)' for an actor who is blocked."""
+        found = self.blocker(actor, chain)
+        if found is None:
+            return "it has no effect"
+        block, inner = found
+        text = f"{action_phrase(self.state, block)} stops it"
+        why = self._goes_ahead(block.actor, inner, depth - 1) if depth > 0 else []
+        return text + (f" ({'; '.join(why)})" if why else "")
+
+    def _goes_ahead(self, actor: str, chain: Chain, depth: int = 3) -> list[str]:
+        """Why each roleblock aimed at ``actor`` failed, in the text's words."""
+        if depth < 0 or is_strong_willed(self.state.player(actor)):
+            return (
+                [f"{actor} is strong-willed, so roleblocks and jails do not stop them"]
+                if depth >= 0 and self.reach.get("block", {}).get(actor)
+                else []
+            )
+        out = []
+        for b in self.reach.get("block", {}).get(actor, ()):
+            label = action_phrase(self.state, b)
+            if b.index in chain:
+                if b.target == actor:
+                    out.append(f"{action_name(self.state, b)} cannot counter it again: {ONCE}")
+                continue
+            base = chain | {b.index}
+            for landing in self.landings(b, base):
+                if landing.where != actor:
+                    if b.target == actor:
+                        out.append(f"{label} was {self._path_text(b, landing)}")
+                    continue
+                inner = landing.chain(base)
+                found = self.blocker(b.actor, inner)
+                if found is None:
+                    continue
+                counter, deeper = found
+                text = f"{label} was countered by {action_phrase(self.state, counter)}"
+                why = self._goes_ahead(counter.actor, deeper, depth - 1)
+                out.append(text + (f" ({'; '.join(why)})" if why else ""))
+        return out
+
+    def _path_text(self, action: Action, landing: Landing) -> str:
+        """'swapped onto B by Bea's swap' / '' when the effect was not moved."""
+        if not landing.path:
+            conflict = self._conflict_at(action, landing.where)
+            return conflict
+        steps = []
+        for i, move in enumerate(landing.path):
+            verb = "swapped" if move.action.ability == "swap" else "redirected"
+            step = f"{verb} onto {move.dest} by {action_name(self.state, move.action)}"
+            steps.append(step if i == 0 else f"then {step}")
+        return ", ".join(steps)
+
+    def _conflict_at(self, action: Action, pos: str) -> str:
+        moves = self._moves(pos, action.actor, True)
+        if len(moves) < 2:
+            return ""
+        acting = [m for m in moves if self.acts(m.action.actor, frozenset({m.id}))]
+        if len(acting) < 2:
+            return ""
+        who = names([action_name(self.state, m.action) for m in acting])
+        return f"{who} cancel each other at {pos}: an effect cannot be moved two ways"
+
+    # -- results -------------------------------------------------------------------------------
+    def results_of(
+        self, a: Action, dead: set[str], cleaned: list[str]
+    ) -> list[tuple[dict[str, Any] | None, str]]:
+        """The private results of one action and the lines explaining them."""
+        kind = next(
+            (c for c in ("investigate", "track", "watch", "clean") if c in components(a.ability)),
+            None,
+        )
+        if kind is None:
+            return []
+        base = frozenset({a.index})
+        landings = self.landings(a, base)
+        out: list[tuple[dict[str, Any] | None, str]] = []
+        for landing in landings:
+            chain = landing.chain(base)
+            where = landing.where
+            moved = self._path_text(a, landing) if landing.path else ""
+            label = action_phrase(self.state, a) + (f" ({moved})" if moved else "")
+            if not self.acts(a.actor, chain):
+                if kind != "clean":
+                    out.append(
+                        (None, f"{a.actor} gets no result: {self._stopped(a.actor, chain)}.")
+                    )
+                continue
+            if kind == "investigate":
+                frame = self.effect_on("frame", where, chain)
+                result = investigation_result(
+                    self.state,
+                    a.actor,
+                    a.target,
+                    frame is not None,
+                    where,  # type: ignore[arg-type]
+                )
+                out.append(
+                    (
+                        result,
+                        label + ": " + self._why_reading(a.actor, where, frame, result["result"]),
+                    )
+                )
+            elif kind == "track":
+                visited = self._visited(where, chain)
+                seen = f"{where} visited {names(visited)}" if visited else f"{where} went nowhere"
+                out.append((track_result(a.target, visited, where), f"{label}: {seen}."))  # type: ignore[arg-type]
+            elif kind == "watch":
+                visitors = self._visitors(where, a.actor, chain)
+                seen = (
+                    f"{names(visitors)} visited {where}" if visitors else f"nobody visited {where}"
+                )
+                out.append((watch_result(a.target, visitors, where), f"{label}: {seen}."))  # type: ignore[arg-type]
+            elif where in dead and where not in cleaned:
+                cleaned.append(where)
+                role = self.state.player(where).role
+                out.append(
+                    (
+                        clean_result(where, role),
+                        f"{label}: {where} dies and is revealed as unknown; {a.actor} learns "
+                        f"{where} was a {role}.",
+                    )
+                )
+        return out
+
+    def _why_reading(self, cop: str, target: str, frame: Action | None, result: str) -> str:
+        player = self.state.player(target)
+        notes = []
+        if frame is not None:
+            notes.append(f"{target} was framed by {frame.actor}")
+        elif player.role == "godfather":
+            notes.append("a godfather reads innocent")
+        sanity = self.state.player(cop).sanity
+        if sanity != "sane":
+            notes.append(f"{cop} is {'an' if sanity[0] in 'aeiou' else 'a'} {sanity} cop")
+        return f"{target} reads {result}" + (f" ({'; '.join(notes)})" if notes else "") + "."
+
+    def _visited(self, tracked: str, chain: Chain) -> list[str]:
+        """Where ``tracked``'s visits landed and held (rule #3: track and visit both)."""
+        visited = []
+        for v in self.visits_by.get(tracked, ()):
+            if self._skip(v.index, chain):
+                continue
+            base = chain | {v.index}
+            for landing in self.landings(v, base):
+                if self.acts(tracked, landing.chain(base)):
+                    visited.append(landing.where)
+        return sorted(set(visited))
+
+    def _visitors(self, watched: str, watcher: str, chain: Chain) -> list[str]:
+        """Who visited ``watched`` (the watcher does not see their own visit)."""
+        return sorted(
+            {
+                v.actor
+                for v in self.visit_reach.get(watched, ())
+                if v.actor != watcher and self.lands_on(v, watched, chain) is not None
+            }
+        )
+
+
+def _then(clauses: list[str]) -> str:
+    return "".join(f"; {c}" for c in clauses)
