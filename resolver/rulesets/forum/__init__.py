@@ -43,6 +43,14 @@ FLAGS = {
             "One protection stops every kill on its target that night (RAR's reading); "
             "false: it stops one kill.",
         ),
+        FlagSpec(
+            "narSharedSwaps",
+            "compose",
+            "NAR only: two bus swaps sharing a player apply one after the other in "
+            "resolution order (compose), or cancel out for actions on the shared player, "
+            "moving each action at most once (cancel, RAR's reading).",
+            ("compose", "cancel"),
+        ),
     )
 }
 
