@@ -1,0 +1,135 @@
+"""Votes in posts, read the way a forum moderator reads them.
+
+Only text wholly inside bold (``<strong>``/``<b>``) counts, and never inside a quote
+(``<blockquote>``): quoting someone's vote is not voting. ``Vote: Name`` / ``Vote Name``
+casts a vote, ``Unvote`` / ``Un Vote`` withdraws one (case-insensitive, optional colon);
+``V: Name``, ``UV`` and unbolded votes count for nothing (forum rule 6). The last vote or
+unvote in a post stands. Parsing works on the rendered, sanitised HTML, so what counts is
+exactly what readers see in bold.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+BOLD_TAGS = {"strong", "b"}
+QUOTE_TAGS = {"blockquote"}
+SKIP_WORDS = {"no elimination", "no lynch", "nolynch", "no-lynch", "skip", "no vote", "nobody"}
+
+_UNVOTE = re.compile(r"^un\s?vote\b\s*:?", re.IGNORECASE)
+_VOTE = re.compile(r"^vote\b\s*:?\s*(?P<name>.*)$", re.IGNORECASE | re.DOTALL)
+_TRAILING = re.compile(r"[\s.,;!?]+$")
+
+
+class _BoldText(HTMLParser):
+    """Collects the text of each outermost bold element outside quotes, in order."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.segments: list[str] = []
+        self._bold_depth = 0
+        self._quote_depth = 0
+        self._current: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in QUOTE_TAGS:
+            self._quote_depth += 1
+        elif tag in BOLD_TAGS:
+            self._bold_depth += 1
+        elif tag == "br" and self._bold_depth:
+            self._current.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in QUOTE_TAGS:
+            self._quote_depth = max(0, self._quote_depth - 1)
+        elif tag in BOLD_TAGS and self._bold_depth:
+            self._bold_depth -= 1
+            if self._bold_depth == 0:
+                if self._quote_depth == 0:
+                    self.segments.append("".join(self._current))
+                self._current = []
+
+    def handle_data(self, data: str) -> None:
+        if self._bold_depth:
+            self._current.append(data)
+
+
+@dataclass(frozen=True)
+class VoteIntent:
+    """What a post asks for: ``kind`` "vote" (with ``name`` as written) or "unvote"."""
+
+    kind: str
+    name: str = ""
+
+
+def bold_segments(html: str) -> list[str]:
+    parser = _BoldText()
+    parser.feed(html)
+    parser.close()
+    return [" ".join(s.split()) for s in parser.segments]
+
+
+def find_vote(html: str) -> VoteIntent | None:
+    """The vote or unvote that stands in a post (the last one), or None."""
+    found: VoteIntent | None = None
+    for segment in bold_segments(html):
+        for line in segment.split("\n"):
+            intent = _parse_segment(line.strip())
+            if intent is not None:
+                found = intent
+    return found
+
+
+def _parse_segment(text: str) -> VoteIntent | None:
+    if _UNVOTE.match(text):
+        return VoteIntent("unvote")
+    match = _VOTE.match(text)
+    if match:
+        return VoteIntent("vote", _TRAILING.sub("", match.group("name")).strip())
+    return None
+
+
+@dataclass(frozen=True)
+class NameMatch:
+    """A name resolved against the living players: ``key`` of the match, or ``error``."""
+
+    key: object | None = None
+    skip: bool = False
+    error: str = ""
+
+
+def match_name(
+    written: str,
+    living: dict[str, object],
+    *,
+    dead: Iterable[str] = (),
+    skip_allowed: bool = True,
+) -> NameMatch:
+    """Resolve a written name: exact (case-insensitive), then "no elimination", then prefix.
+
+    ``living`` maps display names to keys (slot ids). The error messages only use public
+    facts (who is alive or dead, who the players are).
+    """
+    wanted = written.strip().lstrip("@").casefold()
+    if not wanted:
+        return NameMatch(error="Your vote names nobody: write **Vote: Name**.")
+    for name, key in living.items():
+        if name.casefold() == wanted:
+            return NameMatch(key=key)
+    if wanted in SKIP_WORDS:
+        if skip_allowed:
+            return NameMatch(skip=True)
+        return NameMatch(error='This game has no "no elimination" vote.')
+    for name in dead:
+        if name.casefold() == wanted:
+            return NameMatch(error=f"{name} is dead and cannot be voted for.")
+    candidates = [(n, k) for n, k in living.items() if n.casefold().startswith(wanted)]
+    if len(candidates) == 1:
+        return NameMatch(key=candidates[0][1])
+    if candidates:
+        options = ", ".join(sorted(n for n, _ in candidates))
+        return NameMatch(error=f'"{written}" could mean {options}: write the name in full.')
+    return NameMatch(error=f'No living player is called "{written}".')

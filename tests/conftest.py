@@ -1,0 +1,50 @@
+"""Shared fixtures: users, and games created, filled and started through the services."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.factories import UserFactory
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings: Any) -> None:
+    # The default PBKDF2 hasher costs ~0.3 s a user; tests make hundreds of users.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def host(db: Any) -> Any:
+    return UserFactory(username="host")
+
+
+@pytest.fixture
+def make_users(db: Any) -> Callable[..., list[Any]]:
+    def make(n: int, prefix: str = "player") -> list[Any]:
+        return [UserFactory(username=f"{prefix}{i}") for i in range(1, n + 1)]
+
+    return make
+
+
+@pytest.fixture
+def make_game(db: Any, host: Any, make_users: Callable[..., list[Any]]) -> Callable[..., Any]:
+    """``make_game("forum-vanilla", start=True, **overrides)``: a game from a ready-made
+    setup, every seat filled by player1..playerN, started if asked."""
+    from games import services
+    from games.setups import SETUPS
+
+    def make(setup: str = "forum-vanilla", *, start: bool = True, seed: int = 7, **overrides: Any):
+        kwargs = SETUPS[setup].game_kwargs()
+        kwargs.update(overrides)
+        game = services.create_game(host, title=f"Test {setup}", seed=seed, **kwargs)
+        for user in make_users(game.player_cap):
+            services.join_game(user, game.pk)
+        if start:
+            services.start_game(host, game.pk)
+        game.refresh_from_db()
+        return game
+
+    return make
