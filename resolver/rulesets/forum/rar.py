@@ -25,7 +25,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...model import Action, GameState, NightOutcome
+from ...model import Action, GameState, NightOutcome, Player
 from ..base import Ruleset, names
 from .common import (
     REDIRECTING,
@@ -48,6 +48,7 @@ from .common import (
 Chain = frozenset[int]
 Path = tuple["Move", ...]
 ONCE = "an action appears once in a chain"
+MEMO_SPECIFIC = 4  # chain-specific answers kept per question
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,7 @@ class _Night:
     def __init__(self, state: GameState, actions: Sequence[Action]) -> None:
         self.state = state
         self.actions = tuple(actions)
+        self._players = {p.name: p for p in state.players}
         self.swaps_at: dict[str, list[Move]] = {}
         self.redirects_of: dict[str, list[Move]] = {}  # by the player redirected
         self.visits_by: dict[str, list[Action]] = {}
@@ -136,6 +138,9 @@ class _Night:
         self._tested: list[set[int]] = [set()]
 
     # -- indexes ---------------------------------------------------------------------
+    def player(self, name: str) -> Player:
+        return self._players[name]
+
     def _swap_groups(self) -> dict[str, frozenset[str]]:
         """Players linked by swaps: an effect can only travel inside its group."""
         parent: dict[str, str] = {}
@@ -177,30 +182,42 @@ class _Night:
 
     def _memo(self, key: Hashable, chain: Chain, compute: Callable[[], Any]) -> Any:
         # An answer depends on the chain only through the chain tests it made: reuse it
-        # in any chain that answers those tests the same way.
-        for tested, hit, value in self._cache.get(key, ()):
-            if tested & chain == hit:
-                self._tested[-1] |= tested
-                return value
+        # in any chain that answers those tests the same way. Answers that hit no chain
+        # member (the common case) are kept for good; chain-specific ones only a few per
+        # question, so a long loop does not make every look-up scan a long list.
+        entries = self._cache.get(key)
+        if entries:
+            for tested, hit, value in entries:
+                if hit <= chain and len(tested & chain) == len(hit):
+                    self._tested[-1] |= tested
+                    return value
         self._tested.append(set())
         try:
             value = compute()
         finally:
             tested = frozenset(self._tested.pop())
-        self._cache.setdefault(key, []).append((tested, tested & chain, value))
+        hit = tested & chain
+        entries = self._cache.setdefault(key, [])
+        if hit:
+            specific = [i for i, e in enumerate(entries) if e[1]]
+            if len(specific) >= MEMO_SPECIFIC:
+                del entries[specific[0]]
+            entries.append((tested, hit, value))
+        else:
+            entries.insert(0, (tested, hit, value))
         self._tested[-1] |= tested
         return value
 
     # -- the questions -------------------------------------------------------------------
     def acts(self, actor: str, chain: Chain) -> bool:
         """Do ``actor``'s actions take effect, or does a roleblock (or jail) stop them?"""
-        if is_strong_willed(self.state.player(actor)):
+        if is_strong_willed(self.player(actor)):
             return True
         return self._memo(("acts", actor), chain, lambda: self.blocker(actor, chain) is None)
 
     def blocker(self, actor: str, chain: Chain) -> tuple[Action, Chain] | None:
         """The first roleblock or jail that lands on ``actor`` and holds, if any."""
-        if is_strong_willed(self.state.player(actor)):
+        if is_strong_willed(self.player(actor)):
             return None
         for b in self.reach.get("block", {}).get(actor, ()):
             hit = self.lands_on(b, actor, chain)
@@ -223,8 +240,10 @@ class _Night:
 
     def landings(self, action: Action, chain: Chain) -> tuple[Landing, ...]:
         """Where the effect of ``action`` (already in ``chain``) ends up after moves."""
+        # The actor matters only to redirections: leave it out of the key otherwise.
+        redirected = action.actor if action.actor in self.redirects_of else None
         return self._memo(
-            ("land", action.actor, action.target),
+            ("land", redirected, action.target),
             chain,
             lambda: tuple(self._walk(action.actor, action.target, chain, True)),  # type: ignore[arg-type]
         )
@@ -249,23 +268,19 @@ class _Night:
         return out
 
     def move_holds(
-        self, move: Move, pos: str, actor: str, first: bool, chain: Chain, seen: frozenset[int]
+        self, move: Move, pos: str, actor: str, first: bool, chain: Chain, path: frozenset[int]
     ) -> bool:
         """Does ``move`` take the effect away from ``pos``? Only if its user is not blocked
-        and no other move at ``pos`` holds (an effect is moved one way at most); ``seen``:
-        moves already weighed for this effect, which cannot count again."""
-        inner = seen | {move.id}
-        key = ("move", move.id, pos, actor if first else None, inner)
-
-        def compute() -> bool:
-            if not self.acts(move.action.actor, chain | {move.id}):
-                return False
-            return not any(
-                other.id not in inner and self.move_holds(other, pos, actor, first, chain, inner)
-                for other in self._moves(pos, actor, first)
-            )
-
-        return self._memo(key, chain, compute)
+        and no other move that applies at ``pos`` (and has not already moved this effect)
+        goes ahead too: moves at one place cancel each other, however many there are."""
+        if not self.acts(move.action.actor, chain | {move.id}):
+            return False
+        return not any(
+            other.id != move.id
+            and other.id not in path
+            and self.acts(other.action.actor, chain | {other.id})
+            for other in self._moves(pos, actor, first)
+        )
 
     def protections(self, player: str, chain: Chain) -> tuple[Action, ...]:
         """The protections (doctor, jail) that land on ``player`` and hold."""
@@ -324,7 +339,7 @@ class _Night:
         for v in self.visits_by.get(name, ()):
             base = frozenset({v.index})
             for landing in self.landings(v, base):
-                owner = self.state.player(landing.where)
+                owner = self.player(landing.where)
                 if is_paranoid_gun_owner(owner) and landing.where != name:
                     out.append(self._attempt(v, landing, base, name, owner.name))
         return out
@@ -344,7 +359,7 @@ class _Night:
 
     def judge(self, name: str, attempts: list[Attempt]) -> tuple[bool, bool, str]:
         """Does ``name`` die; is their vest spent; and the line saying why."""
-        player = self.state.player(name)
+        player = self.player(name)
         live = [a for a in attempts if a.acted]
         if live and is_bulletproof(player):
             shots = names([self._kill_name(a) for a in live])
@@ -464,7 +479,7 @@ class _Night:
 
     def _goes_ahead(self, actor: str, chain: Chain, depth: int = 3) -> list[str]:
         """Why each roleblock aimed at ``actor`` failed, in the text's words."""
-        if depth < 0 or is_strong_willed(self.state.player(actor)):
+        if depth < 0 or is_strong_willed(self.player(actor)):
             return (
                 [f"{actor} is strong-willed, so roleblocks and jails do not stop them"]
                 if depth >= 0 and self.reach.get("block", {}).get(actor)
@@ -567,7 +582,7 @@ class _Night:
                 out.append((watch_result(a.target, visitors, where), f"{label}: {seen}."))  # type: ignore[arg-type]
             elif where in dead and where not in cleaned:
                 cleaned.append(where)
-                role = self.state.player(where).role
+                role = self.player(where).role
                 out.append(
                     (
                         clean_result(where, role),
@@ -578,13 +593,13 @@ class _Night:
         return out
 
     def _why_reading(self, cop: str, target: str, frame: Action | None, result: str) -> str:
-        player = self.state.player(target)
+        player = self.player(target)
         notes = []
         if frame is not None:
             notes.append(f"{target} was framed by {frame.actor}")
         elif player.role == "godfather":
             notes.append("a godfather reads innocent")
-        sanity = self.state.player(cop).sanity
+        sanity = self.player(cop).sanity
         if sanity != "sane":
             notes.append(f"{cop} is {'an' if sanity[0] in 'aeiou' else 'a'} {sanity} cop")
         return f"{target} reads {result}" + (f" ({'; '.join(notes)})" if notes else "") + "."
