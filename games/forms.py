@@ -1,0 +1,323 @@
+"""Forms of the web pages. They check the shape of input; the rules are checked by the
+services (and, through them, the resolver), whose errors are put back on these forms."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import UserCreationForm
+from django.forms import formset_factory
+
+from resolver.rulesets import get_ruleset
+from resolver.rulesets.base import FlagSpec
+from resolver.rulesets.base import Ruleset as ResolverRuleset
+
+from .errors import GameRuleError
+from .models import InactivityAction, Ruleset, StartsWith, Thread, VoteRule
+
+UNITS = {"minutes": timedelta(minutes=1), "hours": timedelta(hours=1), "days": timedelta(days=1)}
+UNIT_CHOICES = [(u, u) for u in UNITS]
+# Flags the site sets from its own fields (vote rule, self-vote, skip vote): not shown twice.
+SITE_FLAGS = {"dayVote", "selfVote", "noEliminationVote"}
+
+
+class SignUpForm(UserCreationForm):
+    class Meta(UserCreationForm.Meta):
+        model = get_user_model()
+        fields = ("username",)
+
+
+def split_length(length: timedelta) -> tuple[int, str]:
+    """The largest unit that expresses ``length`` exactly: (amount, unit)."""
+    for unit in ("days", "hours", "minutes"):
+        amount, rest = divmod(length, UNITS[unit])
+        if not rest and amount:
+            return int(amount), unit
+    return max(int(length / UNITS["minutes"]), 1), "minutes"
+
+
+def join_length(amount: int, unit: str) -> timedelta:
+    return amount * UNITS[unit]
+
+
+def flag_field_name(name: str) -> str:
+    return f"flag_{name}"
+
+
+def _flag_field(spec: FlagSpec) -> forms.Field:
+    if set(spec.choices) == {True, False}:
+        return forms.BooleanField(
+            required=False, initial=spec.default, label=spec.name, help_text=spec.help
+        )
+    return forms.ChoiceField(
+        choices=[(str(c), str(c)) for c in spec.choices],
+        initial=str(spec.default),
+        label=spec.name,
+        help_text=spec.help,
+    )
+
+
+def shown_flags(rules: ResolverRuleset) -> list[FlagSpec]:
+    return [spec for name, spec in rules.flags.items() if name not in SITE_FLAGS]
+
+
+class GameForm(forms.Form):
+    """Everything about a new game except its role list (a formset beside it).
+
+    Built for one rule set at a time, so the flag fields, methods and vote rules offered
+    are exactly that rule set's.
+    """
+
+    title = forms.CharField(max_length=200)
+    ruleset = forms.ChoiceField(choices=Ruleset.choices, widget=forms.HiddenInput)
+    setup = forms.CharField(required=False, widget=forms.HiddenInput)
+    method = forms.ChoiceField(label="Night resolution method")
+    vote_rule = forms.ChoiceField(choices=VoteRule.choices)
+    starts_with = forms.ChoiceField(choices=StartsWith.choices, label="The game starts with")
+    no_night_posting = forms.BooleanField(
+        required=False, initial=True, label="No posting in the game thread at night"
+    )
+    self_vote_allowed = forms.BooleanField(required=False, label="Players may vote for themselves")
+    skip_vote_allowed = forms.BooleanField(
+        required=False, initial=True, label='Players may vote "no elimination"'
+    )
+    day_length = forms.IntegerField(min_value=1, initial=24)
+    day_unit = forms.ChoiceField(choices=UNIT_CHOICES, initial="hours", label="Day length unit")
+    night_length = forms.IntegerField(min_value=1, initial=12)
+    night_unit = forms.ChoiceField(choices=UNIT_CHOICES, initial="hours", label="Night length unit")
+    player_cap = forms.IntegerField(
+        min_value=3,
+        max_value=50,
+        required=False,
+        help_text="Blank: as many players as there are roles.",
+    )
+    min_posts_per_day = forms.IntegerField(
+        min_value=0, initial=0, label="Minimum posts per day", help_text="0 turns the check off."
+    )
+    inactivity_action = forms.ChoiceField(
+        choices=InactivityAction.choices, label="When a player is inactive"
+    )
+
+    def __init__(self, *args: Any, ruleset: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.rules = get_ruleset(ruleset)
+        self.ruleset_name = ruleset
+        self.fields["method"].choices = [(m, m.upper()) for m in self.rules.methods]
+        self.fields["method"].initial = self.rules.methods[0]
+        if len(self.rules.methods) == 1:
+            self.fields["method"].widget = forms.HiddenInput()
+        if ruleset != Ruleset.FORUM:
+            self.fields["vote_rule"].choices = [(VoteRule.PLURALITY, VoteRule.PLURALITY.label)]
+        for spec in shown_flags(self.rules):
+            self.fields[flag_field_name(spec.name)] = _flag_field(spec)
+
+    def flag_fields(self) -> list[forms.BoundField]:
+        return [self[flag_field_name(spec.name)] for spec in shown_flags(self.rules)]
+
+    def clean_ruleset(self) -> str:
+        if self.cleaned_data["ruleset"] != self.ruleset_name:
+            raise forms.ValidationError("The rule set changed; reload the page.")
+        return self.ruleset_name
+
+    def flags(self) -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        for spec in shown_flags(self.rules):
+            raw = self.cleaned_data[flag_field_name(spec.name)]
+            if isinstance(raw, bool):
+                values[spec.name] = raw
+            else:  # choice values come back as text: map to the spec's own value
+                values[spec.name] = next(c for c in spec.choices if str(c) == raw)
+        return values
+
+    def service_kwargs(self, role_list: list[dict[str, Any]]) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "title": data["title"],
+            "ruleset": self.ruleset_name,
+            "setup": data.get("setup") or "",
+            "method": data["method"],
+            "flags": self.flags(),
+            "role_list": role_list,
+            "vote_rule": data["vote_rule"],
+            "starts_with": data["starts_with"],
+            "no_night_posting": data["no_night_posting"],
+            "self_vote_allowed": data["self_vote_allowed"],
+            "skip_vote_allowed": data["skip_vote_allowed"],
+            "day_length": join_length(data["day_length"], data["day_unit"]),
+            "night_length": join_length(data["night_length"], data["night_unit"]),
+            "player_cap": data.get("player_cap"),
+            "min_posts_per_day": data["min_posts_per_day"],
+            "inactivity_action": data["inactivity_action"],
+        }
+
+
+class BaseRoleFormSet(forms.BaseFormSet):
+    def role_list(self) -> list[dict[str, Any]]:
+        entries = []
+        for form in self.forms:
+            data = getattr(form, "cleaned_data", None) or {}
+            if not data.get("role") or data.get("DELETE"):
+                continue
+            entry: dict[str, Any] = {"role": data["role"], "count": data["count"] or 1}
+            if data.get("modifiers"):
+                entry["modifiers"] = list(data["modifiers"])
+            if data.get("sanity"):
+                entry["sanity"] = data["sanity"]
+            entries.append(entry)
+        return entries
+
+    def clean(self) -> None:
+        if any(self.errors):
+            return
+        if not self.role_list():
+            raise forms.ValidationError("Add at least one role to the role list.")
+
+
+def role_formset(ruleset: str, entries: int = 0) -> type[forms.BaseFormSet]:
+    """A role list formset whose choices are the rule set's own role and modifier table."""
+    rules = get_ruleset(ruleset)
+
+    class RoleEntryForm(forms.Form):
+        role = forms.ChoiceField(
+            required=False,
+            choices=[("", "—")]
+            + [(slug, f"{slug} ({spec.alignment})") for slug, spec in rules.roles.items()],
+        )
+        count = forms.IntegerField(min_value=1, max_value=50, required=False, initial=1)
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            if rules.modifiers:
+                self.fields["modifiers"] = forms.MultipleChoiceField(
+                    required=False,
+                    choices=[(m, m) for m in rules.modifiers],
+                    widget=forms.CheckboxSelectMultiple,
+                )
+            if len(rules.sanities) > 1:
+                self.fields["sanity"] = forms.ChoiceField(
+                    required=False,
+                    choices=[("", "sane (default)")] + [(s, s) for s in rules.sanities[1:]],
+                    help_text="Cops only.",
+                )
+
+        def clean(self) -> dict[str, Any]:
+            data = super().clean()
+            role = data.get("role")
+            if data.get("sanity") and role and not rules.roles[role].cop_like:
+                self.add_error("sanity", "Only investigative roles have a sanity.")
+            return data
+
+    return formset_factory(RoleEntryForm, formset=BaseRoleFormSet, extra=max(3, 12 - entries))
+
+
+def apply_service_error(
+    exc: GameRuleError, form: forms.Form, formset: forms.BaseFormSet | None = None
+) -> None:
+    """Put a service error on the field it names, else on the form as a whole."""
+    field = exc.field or ""
+    if formset is not None and field.startswith("role_list"):
+        formset._non_form_errors = formset.error_class([exc.message])
+        return
+    aliases = {"min_posts": "min_posts_per_day"}
+    field = aliases.get(field, field)
+    form.add_error(field if field in form.fields else None, exc.message)
+
+
+# -- in the game --------------------------------------------------------------------------
+class PostForm(forms.Form):
+    body = forms.CharField(
+        label="Reply",
+        max_length=20_000,
+        widget=forms.Textarea(attrs={"id": "reply-body", "rows": 8}),
+        help_text="Markdown or BBCode. Vote with a bold **Vote: Name**; withdraw with "
+        "**Unvote**. Posts cannot be edited.",
+    )
+
+
+class HostPostForm(forms.Form):
+    thread = forms.ChoiceField(choices=Thread.choices, initial=Thread.PUBLIC)
+    body = forms.CharField(max_length=20_000, widget=forms.Textarea(attrs={"rows": 5}))
+
+
+class ExtendForm(forms.Form):
+    amount = forms.IntegerField(min_value=1, initial=1)
+    unit = forms.ChoiceField(choices=UNIT_CHOICES, initial="hours")
+
+    def length(self) -> timedelta:
+        return join_length(self.cleaned_data["amount"], self.cleaned_data["unit"])
+
+
+class SlotChoiceForm(forms.Form):
+    """Pick a living player (modkill) or any player (replace) of the game."""
+
+    slot = forms.TypedChoiceField(coerce=int, label="Player")
+
+    def __init__(self, *args: Any, slots: list[Any], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["slot"].choices = [(s.pk, f"{s.display_name} (seat {s.seat})") for s in slots]
+
+
+class ModkillForm(SlotChoiceForm):
+    reason = forms.CharField(max_length=200, required=False)
+
+
+class ReplaceForm(SlotChoiceForm):
+    username = forms.CharField(max_length=150, label="Replacement (username)")
+
+    def clean_username(self) -> Any:
+        name = self.cleaned_data["username"].strip()
+        user = get_user_model().objects.filter(username__iexact=name).first()
+        if user is None:
+            raise forms.ValidationError(f'There is no user called "{name}".')
+        return user
+
+
+class NightActionForm(forms.Form):
+    """One ability tonight: its legal targets only, as the services compute them."""
+
+    def __init__(
+        self,
+        *args: Any,
+        option: dict[str, Any],
+        names: dict[int, str],
+        current: Any = None,
+        role_choices: list[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        kwargs.setdefault("prefix", f"act-{option['ability']}")
+        initial: dict[str, Any] = {}
+        if current is not None:
+            for i, target in enumerate(current.targets, start=1):
+                initial[f"target_{i}"] = target
+            initial.update({f"extra_{k}": v for k, v in (current.extra or {}).items()})
+        kwargs.setdefault("initial", initial)
+        super().__init__(*args, **kwargs)
+        self.option = option
+        self.current = current
+        choices = [(pk, names.get(pk, str(pk))) for pk in option["choices"]]
+        count = option["targets"]
+        for i in range(1, count + 1):
+            label = "Target" if count == 1 else f"Target {i}"
+            self.fields[f"target_{i}"] = forms.TypedChoiceField(
+                coerce=int, choices=[("", "— choose —"), *choices], label=label
+            )
+        for key in option["extra"]:
+            if key == "role" and role_choices:  # the forger's shown role: a role of the game
+                self.fields["extra_role"] = forms.ChoiceField(
+                    choices=[(r, r) for r in role_choices], label="Role to show"
+                )
+            else:
+                self.fields[f"extra_{key}"] = forms.CharField(max_length=40, label=key.capitalize())
+
+    @property
+    def ability(self) -> str:
+        return self.option["ability"]
+
+    def targets(self) -> list[int]:
+        return [self.cleaned_data[f"target_{i}"] for i in range(1, self.option["targets"] + 1)]
+
+    def extra(self) -> dict[str, str]:
+        return {key: self.cleaned_data[f"extra_{key}"] for key in self.option["extra"]}

@@ -1,0 +1,161 @@
+"""Who may see what: the one place the web pages and the API ask.
+
+Hidden information is decided here and nowhere else in the web layer: which threads a
+person may read, whether they may see roles, night actions and private results. Services
+decide who may *change* what; this module only decides who may *look*.
+
+- Anyone (even anonymous) reads the game thread, the vote count and public deaths.
+- A player reads their own role PM, results and the private threads of their team while
+  alive (mafia chat: living mafia; masons' thread: living masons), the dead thread once dead.
+- The host reads everything. After the game ends everyone reads everything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import Http404
+
+from ..models import Game, Slot, Thread
+
+THREAD_LABELS = dict(Thread.choices)
+PRIVATE_THREADS = (Thread.MAFIA, Thread.MASONS, Thread.DEAD)
+
+
+@dataclass
+class Viewer:
+    """A person looking at one game: their slot (if any) and what that lets them see."""
+
+    game: Game
+    user: Any
+    slot: Slot | None
+
+    @classmethod
+    def of(cls, game: Game, user: Any) -> Viewer:
+        slot = None
+        if getattr(user, "is_authenticated", False):
+            slot = game.slots.select_related("user").filter(user=user).first()
+        return cls(game, user, slot)
+
+    # -- who ----------------------------------------------------------------------------
+    @property
+    def is_authenticated(self) -> bool:
+        return bool(getattr(self.user, "is_authenticated", False))
+
+    @property
+    def is_host(self) -> bool:
+        return self.is_authenticated and self.user.pk == self.game.host_id
+
+    @property
+    def is_player(self) -> bool:
+        return self.slot is not None
+
+    @property
+    def is_alive_player(self) -> bool:
+        return self.slot is not None and self.slot.alive
+
+    @property
+    def is_dead_player(self) -> bool:
+        return self.slot is not None and not self.slot.alive and not self.game.is_signups
+
+    @property
+    def sees_everything(self) -> bool:
+        """The host during the game; everybody once the game is over."""
+        return self.is_host or self.game.is_finished
+
+    @property
+    def has_role(self) -> bool:
+        return self.slot is not None and bool(self.slot.role) and not self.game.is_signups
+
+    # -- threads -------------------------------------------------------------------------
+    def thread_exists(self, thread: str) -> bool:
+        """Private threads exist only where the game has the team (or, for the dead, once
+        anyone can be dead)."""
+        if thread == Thread.PUBLIC:
+            return True
+        if self.game.is_signups:
+            return False
+        if thread == Thread.DEAD:
+            return True
+        if thread == Thread.MAFIA:
+            return self.game.slots.filter(alignment="mafia").exists()
+        if thread == Thread.MASONS:
+            return self.game.slots.filter(role="mason").exists()
+        return False
+
+    def can_read(self, thread: str) -> bool:
+        if thread not in THREAD_LABELS or not self.thread_exists(thread):
+            return False
+        if thread == Thread.PUBLIC or self.sees_everything:
+            return True
+        slot = self.slot
+        if slot is None or not self.game.is_running:
+            return False
+        if thread == Thread.MAFIA:
+            return slot.alive and slot.is_mafia
+        if thread == Thread.MASONS:
+            return slot.alive and slot.is_mason
+        if thread == Thread.DEAD:
+            return not slot.alive
+        return False
+
+    def readable_threads(self) -> list[tuple[str, str]]:
+        return [(t, THREAD_LABELS[t]) for t in THREAD_LABELS if self.can_read(t)]
+
+    def require_read(self, thread: str) -> None:
+        """404, not 403: a non-member must not even learn that the thread has posts."""
+        if not self.can_read(thread):
+            raise Http404("No such thread.")
+
+    def posting_block(self, thread: str) -> str:
+        """Why this viewer cannot post here now ("" if they can). Services are the
+        authority; this only decides whether to show the reply box."""
+        game = self.game
+        if not self.is_authenticated:
+            return "Log in to post."
+        if self.is_host:
+            return ""
+        slot = self.slot
+        if slot is None:
+            return "Only the players and the host post in this game."
+        if game.is_finished and thread != Thread.PUBLIC:
+            return "The game is over: its private threads are closed."
+        if thread == Thread.PUBLIC and game.is_running:
+            if not slot.alive:
+                return "Dead players cannot post in the game thread; use the dead thread."
+            phase = game.current_phase()
+            if game.no_night_posting and phase is not None and phase.is_night:
+                return "Nobody but the host posts in the game thread at night."
+        if thread == Thread.DEAD and slot.alive:
+            return "Only dead players post in the dead thread."
+        if thread in (Thread.MAFIA, Thread.MASONS) and not self.can_read(thread):
+            return "You cannot post in this thread."
+        return ""
+
+    # -- roles ---------------------------------------------------------------------------
+    def public_role(self, slot: Slot) -> str:
+        """The role this viewer may see for ``slot`` in public lists ("" = hidden)."""
+        if self.sees_everything:
+            return slot.role
+        if not slot.alive and slot.revealed_role:
+            return slot.revealed_role
+        return ""
+
+    def partner_ids(self) -> set[int]:
+        """Slots whose alignment this viewer knows from their role PM (mafia, masons)."""
+        slot = self.slot
+        if slot is None or not self.has_role:
+            return set()
+        if slot.is_mafia:
+            return set(self.game.slots.filter(alignment="mafia").values_list("pk", flat=True))
+        if slot.is_mason:
+            return set(self.game.slots.filter(role="mason").values_list("pk", flat=True))
+        return {slot.pk}
+
+
+def get_game(game_id: int) -> Game:
+    try:
+        return Game.objects.select_related("host").get(pk=game_id)
+    except Game.DoesNotExist:
+        raise Http404("No such game.") from None

@@ -1,0 +1,176 @@
+"""The host's dashboard (everything, host only) and the host's actions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from .. import naming, services
+from ..errors import GameRuleError
+from ..forms import ExtendForm, HostPostForm, ModkillForm, ReplaceForm
+from ..models import Game, NightAction, Phase, PrivateResult, Slot
+from .access import Viewer, get_game
+
+
+def phase_records(game: Game, slots: list[Slot], *, include_open: bool) -> list[dict[str, Any]]:
+    """Every phase with its night actions, private results and the resolver's explanation,
+    rendered with the current display names (host dashboard and archive only)."""
+    names = naming.seat_names(slots)
+    by_id = {s.pk: s for s in slots}
+    phases = game.phases.order_by("number")
+    if not include_open:
+        phases = phases.filter(resolved=True)
+    actions: dict[int, list[NightAction]] = {}
+    for action in NightAction.objects.filter(phase__game=game).order_by("updated_at", "id"):
+        actions.setdefault(action.phase_id, []).append(action)
+    results: dict[int, list[PrivateResult]] = {}
+    for result in PrivateResult.objects.filter(phase__game=game).order_by("id"):
+        results.setdefault(result.phase_id, []).append(result)
+    records = []
+    day = night = 0
+    for phase in phases:
+        if phase.is_day:
+            day += 1
+            label = f"Day {day}"
+        else:
+            night += 1
+            label = f"Night {night}"
+        report = phase.report or {}
+        records.append(
+            {
+                "phase": phase,
+                "label": label,
+                "explanation": [
+                    naming.render(line, names) for line in report.get("explanation", [])
+                ],
+                "notes": [naming.render(line, names) for line in report.get("site_notes", [])],
+                "actions": [
+                    {
+                        "actor": by_id[a.actor_id].display_name if a.actor_id in by_id else "?",
+                        "ability": a.ability,
+                        "targets": [
+                            by_id[t].display_name if t in by_id else "?" for t in a.targets
+                        ],
+                        "extra": a.extra,
+                        "at": a.updated_at,
+                    }
+                    for a in actions.get(phase.pk, [])
+                ],
+                "results": [
+                    {"slot": by_id.get(r.slot_id), "text": r.text}
+                    for r in results.get(phase.pk, [])
+                ],
+            }
+        )
+    return records
+
+
+def _require_host(game: Game, user: Any) -> Viewer:
+    viewer = Viewer.of(game, user)
+    if not viewer.is_host:
+        raise Http404("Only the host sees the host's page.")
+    return viewer
+
+
+@login_required
+def dashboard(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_game(game_id)
+    viewer = _require_host(game, request.user)
+    slots = list(
+        game.slots.select_related("user", "executioner_target__user")
+        .prefetch_related("replacements__old_user", "replacements__new_user")
+        .order_by("seat")
+    )
+    phase: Phase | None = game.current_phase() if game.is_running else None
+    living = [s for s in slots if s.alive]
+    context = {
+        "game": game,
+        "viewer": viewer,
+        "threads": viewer.readable_threads(),
+        "slots": slots,
+        "phase": phase,
+        "records": list(reversed(phase_records(game, slots, include_open=True))),
+        "extend_form": ExtendForm(),
+        "modkill_form": ModkillForm(slots=living),
+        "replace_form": ReplaceForm(slots=slots),
+        "post_form": HostPostForm(),
+        "vote_count": services.vote_count(phase) if phase is not None and phase.is_day else None,
+    }
+    return render(request, "games/host.html", context)
+
+
+def _host_op(request: HttpRequest, game: Game, op: str) -> str:
+    """Run one host action; return the success message. Raises GameRuleError."""
+    user, gid = request.user, game.pk
+    slots = list(game.slots.select_related("user"))
+    if op == "extend":
+        form = ExtendForm(request.POST)
+        if not form.is_valid():
+            return _form_error(form)
+        services.extend_deadline(user, gid, by=form.length())
+        return "The deadline was extended."
+    if op == "cut":
+        services.cut_deadline_now(user, gid)
+        return "The phase was ended now."
+    if op == "pause":
+        services.pause_game(user, gid)
+        return "The game is paused."
+    if op == "resume":
+        services.resume_game(user, gid)
+        return "The game has resumed."
+    if op == "modkill":
+        form = ModkillForm(request.POST, slots=[s for s in slots if s.alive])
+        if not form.is_valid():
+            return _form_error(form)
+        slot = services.modkill(
+            user, gid, form.cleaned_data["slot"], reason=form.cleaned_data["reason"]
+        )
+        return f"{slot.display_name} was modkilled."
+    if op == "replace":
+        form = ReplaceForm(request.POST, slots=slots)
+        if not form.is_valid():
+            return _form_error(form)
+        slot = services.replace_player(
+            user, gid, form.cleaned_data["slot"], form.cleaned_data["username"]
+        )
+        return f"{slot.display_name} now plays seat {slot.seat}."
+    if op == "post":
+        form = HostPostForm(request.POST)
+        if not form.is_valid():
+            return _form_error(form)
+        services.host_post(
+            user, gid, body=form.cleaned_data["body"], thread=form.cleaned_data["thread"]
+        )
+        return "Posted."
+    raise Http404("No such host action.")
+
+
+class _FormError(Exception):
+    pass
+
+
+def _form_error(form: Any) -> str:
+    errors = [
+        f"{k}: {' '.join(v)}" if k != "__all__" else " ".join(v) for k, v in form.errors.items()
+    ]
+    raise _FormError("; ".join(errors))
+
+
+@login_required
+@require_POST
+def host_action(request: HttpRequest, game_id: int, op: str) -> HttpResponse:
+    game = get_game(game_id)
+    _require_host(game, request.user)
+    try:
+        message = _host_op(request, game, op)
+    except (GameRuleError, _FormError) as exc:
+        messages.error(request, getattr(exc, "message", str(exc)))
+    else:
+        messages.success(request, message)
+    return HttpResponseRedirect(reverse("games:host", args=[game_id]))
