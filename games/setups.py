@@ -83,6 +83,7 @@ SETUPS: dict[str, Setup] = {
             ruleset="classic",
             role_list=_roles(("mafia", 3), ("detective", 1), ("doctor", 1), ("town", 5)),
             vote_rule="plurality",
+            self_vote_allowed=True,  # "including themselves if they were nominated"
         ),
         Setup(
             slug="power-nine",

@@ -48,3 +48,17 @@ def make_game(db: Any, host: Any, make_users: Callable[..., list[Any]]) -> Calla
         return game
 
     return make
+
+
+def slot_of(game: Any, role: str, n: int = 0) -> Any:
+    """The n-th slot (by seat) dealt ``role``."""
+    return list(game.slots.filter(role=role).order_by("seat").select_related("user"))[n]
+
+
+def slots_of(game: Any, role: str) -> list[Any]:
+    return list(game.slots.filter(role=role).order_by("seat").select_related("user"))
+
+
+def current_phase(game: Any) -> Any:
+    game.refresh_from_db()
+    return game.current_phase()
