@@ -5,3 +5,9 @@ class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "games"
     verbose_name = "Mafia games"
+
+    def ready(self) -> None:
+        # Deadlines: a phase opened or moved schedules its short-range task after commit.
+        from . import scheduling
+
+        scheduling.connect()

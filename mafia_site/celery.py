@@ -1,4 +1,21 @@
-"""The Celery app: configured from Django settings (``CELERY_*``), tasks found in the apps."""
+"""The Celery app: configured from Django settings (``CELERY_*``), tasks found in the apps.
+
+Deadlines run on two layers (see ``games.scheduling``):
+
+* beat runs ``games.tasks.advance_due_phases`` every ``DEADLINE_SCAN_SECONDS`` (default 15 s):
+  it finds every running game whose current phase is past its deadline and queues one small
+  ``advance_phase_task`` per game. This is the layer that can be trusted with day-long
+  phases.
+* when a phase opens or its deadline changes and the deadline is near (within
+  ``games.scheduling.SHORT_RANGE``), an ``advance_phase_task`` is queued with that ETA, so a
+  short phase ends on the second instead of up to one scan late.
+
+ETA tasks stay short-range on purpose: with the Redis broker a worker holds an ETA task
+unacknowledged until it runs, and Redis hands any message unacknowledged for longer than the
+visibility timeout to another worker. A three-day countdown would be redelivered every hour
+(duplicates) and is lost with the worker's memory if Redis is flushed; the beat scan has
+neither problem. Ten minutes sits far below the one-hour visibility timeout set here.
+"""
 
 import os
 
@@ -9,3 +26,26 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mafia_site.settings")
 app = Celery("mafia_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+DEADLINE_SCAN_SECONDS = float(os.environ.get("DEADLINE_SCAN_SECONDS", "15"))
+
+app.conf.beat_schedule = {
+    "advance-due-phases": {
+        "task": "games.tasks.advance_due_phases",
+        "schedule": DEADLINE_SCAN_SECONDS,
+        # A scan that waited longer than one interval is stale: the next one replaces it.
+        "options": {"expires": max(DEADLINE_SCAN_SECONDS, 5.0)},
+    },
+}
+# Messages unacknowledged this long go to another worker; every ETA task we send is due
+# well within it (games.scheduling.SHORT_RANGE), so no task is duplicated by redelivery.
+app.conf.broker_transport_options = {
+    "visibility_timeout": float(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))
+}
+# Several sites (or test runs) can share one Redis by giving each its own queue.
+app.conf.task_default_queue = os.environ.get("CELERY_QUEUE", "celery")
+# Never lose a deadline task with a worker killed mid-task: it is acknowledged only after
+# it ran and re-queued if the worker process died under it.
+app.conf.task_acks_late = True
+app.conf.task_reject_on_worker_lost = True
+app.conf.broker_connection_retry_on_startup = True
