@@ -1,0 +1,13 @@
+# One image for web, worker and beat (docker-compose.yml picks the command).
+FROM python:3.12-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY resolver resolver
+COPY mafia_site mafia_site
+COPY games games
+RUN pip install --no-cache-dir .
+COPY . .
+RUN DJANGO_SECRET_KEY=build python manage.py collectstatic --noinput
+EXPOSE 8000
+CMD ["sh", "-c", "uvicorn mafia_site.asgi:application --host 0.0.0.0 --port 8000 --workers ${WEB_CONCURRENCY:-$(nproc)}"]
