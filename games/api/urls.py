@@ -1,3 +1,45 @@
-from django.urls import path  # noqa: F401
+"""/api/v1/: the JSON API, its OpenAPI document and a Swagger UI page."""
 
-urlpatterns: list = []
+from django.urls import path
+from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
+
+from . import views
+
+urlpatterns = [
+    path("openapi.json", SpectacularJSONAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("auth/token/", views.TokenView.as_view(), name="api-token"),
+    path("rulesets/", views.RulesetsView.as_view(), name="api-rulesets"),
+    path("setups/", views.SetupsView.as_view(), name="api-setups"),
+    path("games/", views.GameListView.as_view(), name="api-games"),
+    path("games/<int:game_id>/", views.GameDetailView.as_view(), name="api-game"),
+    path("games/<int:game_id>/join/", views.JoinView.as_view(), name="api-join"),
+    path("games/<int:game_id>/leave/", views.LeaveView.as_view(), name="api-leave"),
+    path("games/<int:game_id>/start/", views.StartView.as_view(), name="api-start"),
+    path("games/<int:game_id>/posts/", views.PostsView.as_view(), name="api-posts"),
+    path("games/<int:game_id>/vote-count/", views.VoteCountView.as_view(), name="api-vote-count"),
+    path("games/<int:game_id>/vote/", views.VoteView.as_view(), name="api-vote"),
+    path("games/<int:game_id>/unvote/", views.UnvoteView.as_view(), name="api-unvote"),
+    path("games/<int:game_id>/nominate/", views.NominateView.as_view(), name="api-nominate"),
+    path("games/<int:game_id>/role/", views.RoleView.as_view(), name="api-role"),
+    path("games/<int:game_id>/actions/", views.ActionsView.as_view(), name="api-actions"),
+    path(
+        "games/<int:game_id>/actions/<str:ability>/",
+        views.ActionDetailView.as_view(),
+        name="api-action",
+    ),
+    path("games/<int:game_id>/host/", views.HostView.as_view(), name="api-host"),
+    path("games/<int:game_id>/host/extend/", views.ExtendView.as_view(), name="api-extend"),
+    path("games/<int:game_id>/host/cut/", views.CutView.as_view(), name="api-cut"),
+    path("games/<int:game_id>/host/pause/", views.PauseView.as_view(), name="api-pause"),
+    path("games/<int:game_id>/host/resume/", views.ResumeView.as_view(), name="api-resume"),
+    path("games/<int:game_id>/host/modkill/", views.ModkillView.as_view(), name="api-modkill"),
+    path("games/<int:game_id>/host/replace/", views.ReplaceView.as_view(), name="api-replace"),
+    path(
+        "games/<int:game_id>/host/remove-signup/",
+        views.RemoveSignupView.as_view(),
+        name="api-remove-signup",
+    ),
+    path("games/<int:game_id>/host/post/", views.HostPostView.as_view(), name="api-host-post"),
+    path("games/<int:game_id>/archive/", views.ArchiveView.as_view(), name="api-archive"),
+]

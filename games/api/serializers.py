@@ -1,0 +1,415 @@
+"""API serializers, one per audience.
+
+``GameSerializer``, ``PlayerSerializer``, ``PostSerializer`` and ``VoteCountSerializer``
+carry public facts only (a dead player's role only if it was revealed, everything once
+the game is over). Roles, actions and results appear only in ``RolePMSerializer`` (the
+player's own), ``HostViewSerializer`` (the host) and ``ArchiveSerializer`` (after the end).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from ..models import InactivityAction, Ruleset, StartsWith, Thread, VoteRule
+from ..views.access import Viewer
+
+
+# -- small shared shapes --------------------------------------------------------------------
+class SlotRefSerializer(serializers.Serializer):
+    slot_id = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class PhaseSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    kind = serializers.CharField()
+    label = serializers.CharField()
+    deadline = serializers.DateTimeField(allow_null=True)
+    paused = serializers.BooleanField()
+    in_revote = serializers.BooleanField()
+    resolved = serializers.BooleanField()
+
+
+def phase_data(phase: Any) -> dict[str, Any] | None:
+    if phase is None:
+        return None
+    return {
+        "number": phase.number,
+        "kind": phase.kind,
+        "label": phase.label,
+        "deadline": phase.deadline,
+        "paused": phase.is_paused,
+        "in_revote": phase.in_revote,
+        "resolved": phase.resolved,
+    }
+
+
+class PlayerSerializer(serializers.Serializer):
+    """A seat as everyone sees it."""
+
+    slot_id = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    name = serializers.CharField()
+    alive = serializers.BooleanField()
+    death_cause = serializers.CharField(allow_blank=True)
+    role = serializers.CharField(
+        allow_blank=True, help_text="Only when revealed at death, or after the game ends."
+    )
+    alignment = serializers.CharField(allow_blank=True, help_text="Only after the game ends.")
+
+
+def player_data(slot: Any, viewer: Viewer) -> dict[str, Any]:
+    return {
+        "slot_id": slot.pk,
+        "seat": slot.seat,
+        "name": slot.display_name,
+        "alive": slot.alive,
+        "death_cause": slot.death_cause if not slot.alive else "",
+        "role": viewer.public_role(slot) if viewer.game.is_finished or not slot.alive else "",
+        "alignment": slot.alignment if viewer.game.is_finished else "",
+    }
+
+
+# -- games ------------------------------------------------------------------------------
+class GameSerializer(serializers.Serializer):
+    """A game's public facts."""
+
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+    host = serializers.CharField()
+    status = serializers.CharField()
+    ruleset = serializers.CharField()
+    method = serializers.CharField(allow_blank=True)
+    flags = serializers.DictField()
+    vote_rule = serializers.CharField()
+    starts_with = serializers.CharField()
+    no_night_posting = serializers.BooleanField()
+    self_vote_allowed = serializers.BooleanField()
+    skip_vote_allowed = serializers.BooleanField()
+    day_length_seconds = serializers.IntegerField()
+    night_length_seconds = serializers.IntegerField()
+    player_cap = serializers.IntegerField()
+    signed_up = serializers.IntegerField()
+    min_posts_per_day = serializers.IntegerField()
+    inactivity_action = serializers.CharField()
+    phase = PhaseSerializer(allow_null=True)
+    players = PlayerSerializer(many=True)
+    threads = serializers.ListField(
+        child=serializers.CharField(), help_text="Threads the caller may read."
+    )
+    role_list = serializers.ListField(
+        child=serializers.DictField(),
+        allow_null=True,
+        help_text="The setup: only for the host, and for everyone after the game ends.",
+    )
+    winner = serializers.CharField(allow_blank=True)
+    win_reason = serializers.CharField(allow_blank=True)
+    event_seq = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+def game_data(game: Any, viewer: Viewer, *, players: bool = True) -> dict[str, Any]:
+    phase = game.current_phase() if game.is_running else None
+    slots = list(game.slots.select_related("user").order_by("seat")) if players else []
+    return {
+        "id": game.pk,
+        "title": game.title,
+        "host": game.host.get_username(),
+        "status": game.status,
+        "ruleset": game.ruleset,
+        "method": game.method,
+        "flags": game.flags,
+        "vote_rule": game.vote_rule,
+        "starts_with": game.starts_with,
+        "no_night_posting": game.no_night_posting,
+        "self_vote_allowed": game.self_vote_allowed,
+        "skip_vote_allowed": game.skip_vote_allowed,
+        "day_length_seconds": int(game.day_length.total_seconds()),
+        "night_length_seconds": int(game.night_length.total_seconds()),
+        "player_cap": game.player_cap,
+        "signed_up": len(slots) if players else game.slots.count(),
+        "min_posts_per_day": game.min_posts_per_day,
+        "inactivity_action": game.inactivity_action,
+        "phase": phase_data(phase),
+        "players": [player_data(s, viewer) for s in slots],
+        "threads": [t for t, _ in viewer.readable_threads()],
+        "role_list": game.role_list if viewer.sees_everything else None,
+        "winner": game.winner,
+        "win_reason": game.win_reason,
+        "event_seq": game.event_seq,
+        "created_at": game.created_at,
+        "started_at": game.started_at,
+        "finished_at": game.finished_at,
+    }
+
+
+class RoleEntrySerializer(serializers.Serializer):
+    role = serializers.CharField()
+    count = serializers.IntegerField(min_value=1, default=1)
+    modifiers = serializers.ListField(child=serializers.CharField(), required=False)
+    sanity = serializers.CharField(required=False)
+    alignment = serializers.CharField(required=False)
+
+
+class GameCreateSerializer(serializers.Serializer):
+    """A new game. The setup is checked against the rule set by the resolver."""
+
+    title = serializers.CharField(max_length=200)
+    setup = serializers.CharField(
+        required=False, allow_blank=True, help_text="Start from a ready-made setup (slug)."
+    )
+    ruleset = serializers.ChoiceField(choices=Ruleset.choices, required=False)
+    method = serializers.CharField(required=False, allow_blank=True)
+    role_list = RoleEntrySerializer(many=True, required=False)
+    flags = serializers.DictField(required=False)
+    vote_rule = serializers.ChoiceField(choices=VoteRule.choices, required=False)
+    starts_with = serializers.ChoiceField(choices=StartsWith.choices, required=False)
+    no_night_posting = serializers.BooleanField(required=False)
+    self_vote_allowed = serializers.BooleanField(required=False)
+    skip_vote_allowed = serializers.BooleanField(required=False)
+    day_length_minutes = serializers.IntegerField(min_value=1, required=False)
+    night_length_minutes = serializers.IntegerField(min_value=1, required=False)
+    player_cap = serializers.IntegerField(min_value=3, required=False)
+    min_posts_per_day = serializers.IntegerField(min_value=0, required=False)
+    inactivity_action = serializers.ChoiceField(choices=InactivityAction.choices, required=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if not attrs.get("setup") and (not attrs.get("ruleset") or not attrs.get("role_list")):
+            raise serializers.ValidationError(
+                {"ruleset": "Give a ready-made setup, or a rule set and a role list."}
+            )
+        return attrs
+
+
+# -- posts --------------------------------------------------------------------------------
+class PostSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    thread = serializers.CharField()
+    author = serializers.CharField()
+    slot_id = serializers.IntegerField(allow_null=True)
+    seat = serializers.IntegerField(allow_null=True)
+    is_host = serializers.BooleanField()
+    phase = serializers.IntegerField(allow_null=True)
+    body = serializers.CharField(help_text="The source text (Markdown/BBCode).")
+    html = serializers.CharField(help_text="The rendered, sanitised HTML.")
+    created_at = serializers.DateTimeField()
+
+
+def post_data(post: Any) -> dict[str, Any]:
+    return {
+        "id": post.pk,
+        "number": post.number,
+        "thread": post.thread,
+        "author": post.author.get_username(),
+        "slot_id": post.slot_id,
+        "seat": post.slot.seat if post.slot_id else None,
+        "is_host": post.is_host,
+        "phase": post.phase.number if post.phase_id else None,
+        "body": post.body,
+        "html": post.html,
+        "created_at": post.created_at,
+    }
+
+
+class IsoCountSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    name = serializers.CharField()
+    posts = serializers.IntegerField()
+
+
+class PostPageSerializer(serializers.Serializer):
+    thread = serializers.CharField()
+    page = serializers.IntegerField()
+    num_pages = serializers.IntegerField()
+    count = serializers.IntegerField()
+    iso = serializers.ListField(child=serializers.IntegerField())
+    iso_counts = IsoCountSerializer(many=True)
+    results = PostSerializer(many=True)
+
+
+class PostCreateSerializer(serializers.Serializer):
+    body = serializers.CharField(max_length=20_000)
+    thread = serializers.ChoiceField(choices=Thread.choices, default=Thread.PUBLIC)
+
+
+class PostResultSerializer(serializers.Serializer):
+    post = PostSerializer()
+    vote_message = serializers.CharField(
+        allow_blank=True, help_text="Why a vote in the post counted for nothing, if it did."
+    )
+    day_ended = serializers.BooleanField()
+
+
+# -- votes --------------------------------------------------------------------------------
+class TargetSerializer(serializers.Serializer):
+    target = serializers.IntegerField(
+        allow_null=True, help_text='A slot id, or null for "no elimination" (skip).'
+    )
+
+
+class VoterSerializer(SlotRefSerializer):
+    post_id = serializers.IntegerField(allow_null=True)
+    post_number = serializers.IntegerField(allow_null=True)
+    locked = serializers.BooleanField()
+
+
+class WagonSerializer(serializers.Serializer):
+    target = SlotRefSerializer(allow_null=True)
+    name = serializers.CharField()
+    count = serializers.IntegerField()
+    l_minus = serializers.IntegerField()
+    locked = serializers.BooleanField()
+    voters = VoterSerializer(many=True)
+
+
+class DeadSerializer(SlotRefSerializer):
+    role = serializers.CharField(allow_null=True)
+    cause = serializers.CharField(allow_blank=True)
+
+
+class VoteCountSerializer(serializers.Serializer):
+    phase = serializers.IntegerField()
+    kind = serializers.CharField()
+    label = serializers.CharField()
+    vote_rule = serializers.CharField()
+    in_revote = serializers.BooleanField()
+    revote_options = SlotRefSerializer(many=True)
+    alive_count = serializers.IntegerField()
+    majority = serializers.IntegerField()
+    majority_text = serializers.CharField()
+    wagons = WagonSerializer(many=True)
+    not_voting = SlotRefSerializer(many=True)
+    alive = SlotRefSerializer(many=True)
+    dead = DeadSerializer(many=True)
+    nominated = SlotRefSerializer(many=True, required=False, allow_null=True)
+    deadline = serializers.DateTimeField(allow_null=True)
+    paused_remaining = serializers.FloatField(allow_null=True)
+    resolved = serializers.BooleanField()
+
+
+class VoteResultSerializer(serializers.Serializer):
+    post = PostSerializer()
+    day_ended = serializers.BooleanField()
+    vote_count = VoteCountSerializer(allow_null=True)
+
+
+# -- role PM and night actions --------------------------------------------------------------
+class AbilitySerializer(serializers.Serializer):
+    ability = serializers.CharField()
+    targets = serializers.IntegerField(help_text="How many targets the ability takes.")
+    factional = serializers.BooleanField(help_text="The team's shared kill.")
+    extra = serializers.ListField(child=serializers.CharField())
+    choices = SlotRefSerializer(many=True, help_text="The legal targets tonight.")
+
+
+class ActionSerializer(serializers.Serializer):
+    ability = serializers.CharField()
+    actor = SlotRefSerializer()
+    targets = SlotRefSerializer(many=True)
+    extra = serializers.DictField()
+    phase = serializers.IntegerField()
+
+
+class ResultSerializer(serializers.Serializer):
+    phase = serializers.IntegerField()
+    label = serializers.CharField()
+    text = serializers.CharField()
+    result = serializers.DictField()
+
+
+class RolePMSerializer(serializers.Serializer):
+    """The caller's own role PM."""
+
+    slot_id = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    name = serializers.CharField()
+    alive = serializers.BooleanField()
+    role = serializers.CharField()
+    alignment = serializers.CharField()
+    modifiers = serializers.ListField(child=serializers.CharField())
+    description = serializers.CharField(allow_blank=True)
+    partners = SlotRefSerializer(many=True)
+    executioner_target = SlotRefSerializer(required=False, allow_null=True)
+    phase = PhaseSerializer(allow_null=True)
+    night_open = serializers.BooleanField()
+    abilities = AbilitySerializer(many=True)
+    my_actions = ActionSerializer(many=True, help_text="Tonight's actions, changeable.")
+    team_actions = ActionSerializer(many=True, help_text="Mafia: tonight's kill orders.")
+    past_actions = ActionSerializer(many=True)
+    results = ResultSerializer(many=True)
+
+
+class NightActionSerializer(serializers.Serializer):
+    ability = serializers.CharField()
+    targets = serializers.ListField(child=serializers.IntegerField(), min_length=1)
+    extra = serializers.DictField(child=serializers.CharField(), required=False)
+
+
+# -- host and archive ---------------------------------------------------------------------
+class SlotRolesSerializer(PlayerSerializer):
+    modifiers = serializers.ListField(child=serializers.CharField())
+    sanity = serializers.CharField()
+    prods = serializers.IntegerField()
+
+
+class PhaseRecordSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    kind = serializers.CharField()
+    label = serializers.CharField()
+    resolved = serializers.BooleanField()
+    actions = ActionSerializer(many=True)
+    results = serializers.ListField(child=serializers.DictField())
+    explanation = serializers.ListField(child=serializers.CharField())
+    notes = serializers.ListField(child=serializers.CharField())
+
+
+class HostViewSerializer(serializers.Serializer):
+    game = GameSerializer()
+    slots = SlotRolesSerializer(many=True)
+    phases = PhaseRecordSerializer(many=True)
+
+
+class ArchiveSerializer(HostViewSerializer):
+    co_winners = SlotRefSerializer(many=True)
+
+
+class ExtendSerializer(serializers.Serializer):
+    minutes = serializers.IntegerField(min_value=1, max_value=14 * 24 * 60)
+
+
+class SlotIdSerializer(serializers.Serializer):
+    slot_id = serializers.IntegerField()
+
+
+class ModkillSerializer(SlotIdSerializer):
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+
+class ReplaceSerializer(SlotIdSerializer):
+    username = serializers.CharField(max_length=150)
+
+
+class TokenRequestSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    password = serializers.CharField(style={"input_type": "password"})
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField()
+
+
+class OkSerializer(serializers.Serializer):
+    ok = serializers.BooleanField()
+    game = GameSerializer(required=False)
+
+
+class ErrorSerializer(serializers.Serializer):
+    error = serializers.CharField()
+    code = serializers.CharField()
+    field = serializers.CharField(allow_null=True)

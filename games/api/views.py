@@ -1,0 +1,633 @@
+"""The JSON API: what a player or host does on the site, for programs.
+
+Every state change is one call of ``games.services`` (one transaction: nothing is
+half-applied); every read goes through ``games.views.access`` so the API shows exactly
+what the pages show each person. Errors: ``{"error", "code", "field"}`` with a 4xx status.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth import authenticate, get_user_model
+from django.core.paginator import Paginator
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.authtoken.models import Token
+from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from resolver.rulesets import NAMES as RULESET_NAMES
+from resolver.rulesets import get_ruleset
+
+from .. import naming, services
+from ..errors import InvalidInput
+from ..models import Game, GameStatus, NightAction, PrivateResult, Slot, Thread
+from ..setups import SETUPS
+from ..views.access import Viewer, get_game
+from ..views.game import iso_counts, parse_iso, pick_page, thread_posts
+from ..views.partials import POSTS_PER_PAGE, counted_phase
+from ..views.role import open_night, team_kill_actions
+from . import serializers as s
+from .errors import api_exception_handler
+
+ERRORS = {400: s.ErrorSerializer, 401: s.ErrorSerializer, 403: s.ErrorSerializer,
+          404: s.ErrorSerializer, 409: s.ErrorSerializer}  # fmt: skip
+
+
+def _responses(ok: Any, code: int = 200) -> dict[int, Any]:
+    return {code: ok, **ERRORS}
+
+
+class GameAPIView(APIView):
+    """Base: our error shape, and the game and viewer of the URL."""
+
+    def get_exception_handler(self) -> Any:
+        return api_exception_handler
+
+    def game(self, game_id: int) -> Game:
+        return get_game(game_id)
+
+    def viewer(self, game: Game) -> Viewer:
+        return Viewer.of(game, self.request.user)
+
+
+def _valid(serializer_class: type, request: Request) -> dict[str, Any]:
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+def _ref(slot: Slot | None) -> dict[str, Any] | None:
+    if slot is None:
+        return None
+    return {"slot_id": slot.pk, "seat": slot.seat, "name": slot.display_name}
+
+
+def _action(action: NightAction, by_id: dict[int, Slot]) -> dict[str, Any]:
+    return {
+        "ability": action.ability,
+        "actor": _ref(by_id.get(action.actor_id)),
+        "targets": [_ref(by_id[t]) for t in action.targets if t in by_id],
+        "extra": action.extra,
+        "phase": action.phase.number,
+    }
+
+
+def _slots(game: Game) -> list[Slot]:
+    return list(game.slots.select_related("user").order_by("seat"))
+
+
+# -- auth ---------------------------------------------------------------------------------
+class TokenView(GameAPIView):
+    """Exchange a username and password for an API token (send it as
+    ``Authorization: Token <token>``)."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(request=s.TokenRequestSerializer, responses=_responses(s.TokenSerializer))
+    def post(self, request: Request) -> Response:
+        data = _valid(s.TokenRequestSerializer, request)
+        user = authenticate(request, username=data["username"], password=data["password"])
+        if user is None:
+            raise InvalidInput("Wrong username or password.", "bad_credentials", "password")
+        token, _ = Token.objects.get_or_create(user=user)
+        return Response({"token": token.key})
+
+
+# -- reference data -------------------------------------------------------------------------
+class RulesetsView(GameAPIView):
+    """The rule sets: methods, roles (with abilities), modifiers and house-rule flags."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request) -> Response:
+        data = []
+        for name in RULESET_NAMES:
+            rules = get_ruleset(name)
+            data.append(
+                {
+                    "name": name,
+                    "methods": list(rules.methods),
+                    "roles": [
+                        {
+                            "slug": r.slug,
+                            "alignment": r.alignment,
+                            "description": r.description,
+                            "abilities": [a.slug for a in r.abilities],
+                        }
+                        for r in rules.roles.values()
+                    ],
+                    "modifiers": dict(rules.modifiers),
+                    "sanities": list(rules.sanities),
+                    "flags": [
+                        {
+                            "name": f.name,
+                            "default": f.default,
+                            "choices": list(f.choices),
+                            "help": f.help,
+                        }
+                        for f in rules.flags.values()
+                    ],
+                    "nominations": rules.uses_nominations,
+                }
+            )
+        return Response(data)
+
+
+class SetupsView(GameAPIView):
+    """The ready-made setups a game can start from."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request) -> Response:
+        return Response(
+            [
+                {
+                    "slug": setup.slug,
+                    "name": setup.name,
+                    "description": setup.description,
+                    "ruleset": setup.ruleset,
+                    "method": setup.method,
+                    "players": setup.player_count,
+                    "role_list": list(setup.role_list),
+                    "vote_rule": setup.vote_rule,
+                }
+                for setup in SETUPS.values()
+            ]
+        )
+
+
+# -- games ----------------------------------------------------------------------------------
+class GameListView(GameAPIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("status", str, enum=list(GameStatus.values), required=False)],
+        responses=_responses(s.GameSerializer(many=True)),
+    )
+    def get(self, request: Request) -> Response:
+        """Every game (newest first), optionally by status."""
+        games = Game.objects.select_related("host").order_by("-created_at")
+        wanted = request.query_params.get("status")
+        if wanted:
+            if wanted not in GameStatus.values:
+                raise InvalidInput(
+                    f"status is one of {', '.join(GameStatus.values)}.", "invalid", "status"
+                )
+            games = games.filter(status=wanted)
+        games = games[:100]
+        return Response([game_data_light(g, request) for g in games])
+
+    @extend_schema(request=s.GameCreateSerializer, responses=_responses(s.GameSerializer, 201))
+    def post(self, request: Request) -> Response:
+        """Host a new game (from a ready-made setup and/or your own settings)."""
+        data = dict(_valid(s.GameCreateSerializer, request))
+        kwargs: dict[str, Any] = {}
+        slug = data.pop("setup", "")
+        if slug:
+            if slug not in SETUPS:
+                raise InvalidInput(f"There is no setup called {slug!r}.", "no_setup", "setup")
+            kwargs.update(SETUPS[slug].game_kwargs())
+        for unit in ("day", "night"):
+            minutes = data.pop(f"{unit}_length_minutes", None)
+            if minutes is not None:
+                kwargs[f"{unit}_length"] = timedelta(minutes=minutes)
+        if "role_list" in data:
+            data["role_list"] = [dict(entry) for entry in data["role_list"]]
+        kwargs.update(data)
+        game = services.create_game(request.user, **kwargs)
+        return Response(
+            s.game_data(game, Viewer.of(game, request.user)), status=status.HTTP_201_CREATED
+        )
+
+
+def game_data_light(game: Game, request: Request) -> dict[str, Any]:
+    return s.game_data(game, Viewer(game, request.user, None), players=False)
+
+
+class GameDetailView(GameAPIView):
+    @extend_schema(responses=_responses(s.GameSerializer))
+    def get(self, request: Request, game_id: int) -> Response:
+        """A game's public facts: settings, phase, players (roles only when public)."""
+        game = self.game(game_id)
+        return Response(s.game_data(game, self.viewer(game)))
+
+
+class _GameOp(GameAPIView):
+    """POST with no body: one service call, then the game's public facts."""
+
+    permission_classes = [IsAuthenticated]
+
+    def run(self, request: Request, game_id: int) -> Any:
+        raise NotImplementedError
+
+    @extend_schema(request=None, responses=_responses(s.OkSerializer))
+    def post(self, request: Request, game_id: int) -> Response:
+        self.run(request, game_id)
+        game = self.game(game_id)
+        return Response({"ok": True, "game": s.game_data(game, self.viewer(game))})
+
+
+class JoinView(_GameOp):
+    """Sign up for a game."""
+
+    def run(self, request: Request, game_id: int) -> Any:
+        return services.join_game(request.user, game_id)
+
+
+class LeaveView(_GameOp):
+    """Withdraw your sign-up."""
+
+    def run(self, request: Request, game_id: int) -> Any:
+        return services.leave_game(request.user, game_id)
+
+
+class StartView(_GameOp):
+    """Host: deal the roles and start."""
+
+    def run(self, request: Request, game_id: int) -> Any:
+        return services.start_game(request.user, game_id)
+
+
+# -- posts ----------------------------------------------------------------------------------
+class PostsView(GameAPIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("thread", str, enum=list(Thread.values), required=False),
+            OpenApiParameter("page", str, required=False, description='A number or "last".'),
+            OpenApiParameter(
+                "iso", int, many=True, required=False, description="Seats to filter to."
+            ),
+        ],
+        responses=_responses(s.PostPageSerializer),
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        """A page of a thread (25 posts), optionally filtered to some players (ISO)."""
+        game = self.game(game_id)
+        thread = request.query_params.get("thread", Thread.PUBLIC)
+        viewer = self.viewer(game)
+        if not viewer.can_read(thread):
+            raise NotFound("There is no such thread.")
+        iso = parse_iso(request.query_params.getlist("iso"))
+        posts = thread_posts(game, thread, iso).select_related("slot", "phase")
+        paginator = Paginator(posts, POSTS_PER_PAGE, allow_empty_first_page=True)
+        page = pick_page(paginator, request.query_params.get("page"))
+        counts = [
+            {"seat": c["seat"], "name": c["name"], "posts": c["posts"]}
+            for c in iso_counts(game, thread, iso)
+        ]
+        return Response(
+            {
+                "thread": thread,
+                "page": page.number,
+                "num_pages": paginator.num_pages,
+                "count": paginator.count,
+                "iso": iso,
+                "iso_counts": counts,
+                "results": [s.post_data(p) for p in page.object_list],
+            }
+        )
+
+    @extend_schema(
+        request=s.PostCreateSerializer, responses=_responses(s.PostResultSerializer, 201)
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        """Post in a thread. A bold **Vote: Name** in a public day post votes."""
+        data = _valid(s.PostCreateSerializer, request)
+        game = self.game(game_id)
+        if not self.viewer(game).can_read(data["thread"]):
+            raise NotFound("There is no such thread.")
+        result = services.submit_post(
+            request.user, game_id, body=data["body"], thread=data["thread"]
+        )
+        return Response(
+            {
+                "post": s.post_data(result.post),
+                "vote_message": result.vote_message,
+                "day_ended": result.day_ended,
+            },
+            status=status.HTTP_201_CREATED,
+        )
+
+
+# -- votes ----------------------------------------------------------------------------------
+def _vote_count(game: Game) -> dict[str, Any] | None:
+    phase = counted_phase(game)
+    return services.vote_count(phase) if phase is not None else None
+
+
+class VoteCountView(GameAPIView):
+    @extend_schema(responses=_responses(s.VoteCountSerializer))
+    def get(self, request: Request, game_id: int) -> Response:
+        """Today's vote count (by night: the last day's final count)."""
+        game = self.game(game_id)
+        vc = _vote_count(game)
+        if vc is None:
+            raise NotFound("No day has started yet.")
+        return Response(vc)
+
+
+class VoteView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=s.TargetSerializer, responses=_responses(s.VoteResultSerializer))
+    def post(self, request: Request, game_id: int) -> Response:
+        """Vote for a player (slot id), or null for "no elimination"."""
+        data = _valid(s.TargetSerializer, request)
+        result = services.cast_vote(request.user, game_id, data["target"])
+        return Response(
+            {
+                "post": s.post_data(result.post),
+                "day_ended": result.day_ended,
+                "vote_count": _vote_count(self.game(game_id)),
+            }
+        )
+
+
+class UnvoteView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses=_responses(s.VoteResultSerializer))
+    def post(self, request: Request, game_id: int) -> Response:
+        """Withdraw your vote."""
+        result = services.unvote(request.user, game_id)
+        return Response(
+            {
+                "post": s.post_data(result.post),
+                "day_ended": False,
+                "vote_count": _vote_count(self.game(game_id)),
+            }
+        )
+
+
+class NominateView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=s.TargetSerializer, responses=_responses(s.VoteCountSerializer))
+    def post(self, request: Request, game_id: int) -> Response:
+        """Classic: nominate a player (or null: skip, day 1 only)."""
+        data = _valid(s.TargetSerializer, request)
+        services.nominate(request.user, game_id, data["target"])
+        return Response(_vote_count(self.game(game_id)))
+
+
+# -- role PM and night actions ----------------------------------------------------------------
+def role_pm_data(game: Game, slot: Slot) -> dict[str, Any]:
+    rules = get_ruleset(game.ruleset)
+    slots = _slots(game)
+    by_id = {x.pk: x for x in slots}
+    names = naming.seat_names(slots)
+    pm = services.role_pm(slot, slots)
+    phase = open_night(game)
+    options = services.night_options(game, slot) if phase is not None else []
+    spec = rules.roles.get(slot.role)
+    mine = NightAction.objects.filter(actor=slot).select_related("phase")
+    return {
+        "slot_id": slot.pk,
+        "seat": slot.seat,
+        "name": slot.display_name,
+        "alive": slot.alive,
+        "role": slot.role,
+        "alignment": slot.alignment,
+        "modifiers": list(slot.modifiers),
+        "description": spec.description if spec else "",
+        "partners": pm["partners"],
+        "executioner_target": pm.get("executioner_target"),
+        "phase": s.phase_data(game.current_phase() if game.is_running else None),
+        "night_open": phase is not None,
+        "abilities": [
+            {**o, "choices": [_ref(by_id[c]) for c in o["choices"] if c in by_id]} for o in options
+        ],
+        "my_actions": [
+            _action(a, by_id) for a in mine if phase is not None and a.phase_id == phase.pk
+        ],
+        "team_actions": [_action(a, by_id) for a in team_kill_actions(game, slot, phase)],
+        "past_actions": [_action(a, by_id) for a in mine.filter(phase__resolved=True)],
+        "results": [
+            {
+                "phase": r.phase.number,
+                "label": r.phase.label,
+                "text": r.text,
+                "result": naming.render_value(r.payload, names),
+            }
+            for r in PrivateResult.objects.filter(slot=slot).select_related("phase")
+        ],
+    }
+
+
+def _player_slot(game: Game, user: Any) -> Slot:
+    viewer = Viewer.of(game, user)
+    if not viewer.has_role:
+        raise NotFound("You have no role in this game.")
+    return viewer.slot
+
+
+class RoleView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=_responses(s.RolePMSerializer))
+    def get(self, request: Request, game_id: int) -> Response:
+        """Your role PM: role, partners, tonight's abilities with legal targets, your
+        actions and your private results."""
+        game = self.game(game_id)
+        return Response(role_pm_data(game, _player_slot(game, request.user)))
+
+
+class ActionsView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=s.NightActionSerializer, responses=_responses(s.RolePMSerializer))
+    def post(self, request: Request, game_id: int) -> Response:
+        """Send (or change) tonight's use of an ability; targets are slot ids."""
+        data = _valid(s.NightActionSerializer, request)
+        services.submit_night_action(
+            request.user,
+            game_id,
+            ability=data["ability"],
+            targets=list(data["targets"]),
+            extra=data.get("extra") or {},
+        )
+        game = self.game(game_id)
+        return Response(role_pm_data(game, _player_slot(game, request.user)))
+
+
+class ActionDetailView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=_responses(s.RolePMSerializer))
+    def delete(self, request: Request, game_id: int, ability: str) -> Response:
+        """Withdraw tonight's use of ``ability``."""
+        services.withdraw_night_action(request.user, game_id, ability=ability)
+        game = self.game(game_id)
+        return Response(role_pm_data(game, _player_slot(game, request.user)))
+
+
+# -- host -------------------------------------------------------------------------------------
+def phases_data(game: Game, slots: list[Slot], *, include_open: bool) -> list[dict[str, Any]]:
+    from ..views.host import phase_records
+
+    by_id = {x.pk: x for x in slots}
+    actions: dict[int, list[NightAction]] = {}
+    for action in NightAction.objects.filter(phase__game=game).select_related("phase"):
+        actions.setdefault(action.phase_id, []).append(action)
+    return [
+        {
+            "number": rec["phase"].number,
+            "kind": rec["phase"].kind,
+            "label": rec["label"],
+            "resolved": rec["phase"].resolved,
+            "actions": [_action(a, by_id) for a in actions.get(rec["phase"].pk, [])],
+            "results": [{"player": _ref(r["slot"]), "text": r["text"]} for r in rec["results"]],
+            "explanation": rec["explanation"],
+            "notes": rec["notes"],
+        }
+        for rec in phase_records(game, slots, include_open=include_open)
+    ]
+
+
+def slot_roles(slot: Slot) -> dict[str, Any]:
+    return {
+        "slot_id": slot.pk,
+        "seat": slot.seat,
+        "name": slot.display_name,
+        "alive": slot.alive,
+        "death_cause": slot.death_cause,
+        "role": slot.role,
+        "alignment": slot.alignment,
+        "modifiers": list(slot.modifiers),
+        "sanity": slot.sanity,
+        "prods": slot.prods,
+    }
+
+
+class _HostOnly(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    def host_game(self, game_id: int) -> Game:
+        game = self.game(game_id)
+        if not self.viewer(game).is_host:
+            raise PermissionDenied("Only the host can do that.")
+        return game
+
+
+class HostView(_HostOnly):
+    @extend_schema(responses=_responses(s.HostViewSerializer))
+    def get(self, request: Request, game_id: int) -> Response:
+        """Host only: every role, every night action as it comes in, every explanation."""
+        game = self.host_game(game_id)
+        slots = _slots(game)
+        return Response(
+            {
+                "game": s.game_data(game, self.viewer(game)),
+                "slots": [slot_roles(x) for x in slots],
+                "phases": phases_data(game, slots, include_open=True),
+            }
+        )
+
+
+class _HostOp(_HostOnly):
+    request_serializer: Any = None
+
+    def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def post(self, request: Request, game_id: int) -> Response:
+        data = _valid(self.request_serializer, request) if self.request_serializer else {}
+        self.run(request, game_id, data)
+        game = self.game(game_id)
+        return Response({"ok": True, "game": s.game_data(game, self.viewer(game))})
+
+
+def _host_op(serializer: Any, doc: str) -> Any:
+    def decorate(cls: type) -> type:
+        cls.request_serializer = serializer
+        cls.post = extend_schema(
+            request=serializer, responses=_responses(s.OkSerializer), description=doc
+        )(cls.post)
+        return cls
+
+    return decorate
+
+
+@_host_op(s.ExtendSerializer, "Push the current deadline back.")
+class ExtendView(_HostOp):
+    def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
+        return services.extend_deadline(
+            request.user, game_id, by=timedelta(minutes=data["minutes"])
+        )
+
+
+@_host_op(None, "End the current phase now.")
+class CutView(_HostOp):
+    def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
+        return services.cut_deadline_now(request.user, game_id)
+
+
+@_host_op(None, "Stop the clock.")
+class PauseView(_HostOp):
+    def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
+        return services.pause_game(request.user, game_id)
+
+
+@_host_op(None, "Restart the clock.")
+class ResumeView(_HostOp):
+    def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
+        return services.resume_game(request.user, game_id)
+
+
+@_host_op(s.ModkillSerializer, "Remove a player from the game.")
+class ModkillView(_HostOp):
+    def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
+        return services.modkill(
+            request.user, game_id, data["slot_id"], reason=data.get("reason", "")
+        )
+
+
+@_host_op(s.ReplaceSerializer, "A new person takes over a slot.")
+class ReplaceView(_HostOp):
+    def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
+        new_user = get_user_model().objects.filter(username__iexact=data["username"]).first()
+        if new_user is None:
+            raise InvalidInput(
+                f"There is no user called {data['username']!r}.", "no_user", "username"
+            )
+        return services.replace_player(request.user, game_id, data["slot_id"], new_user)
+
+
+@_host_op(s.SlotIdSerializer, "Remove a player from the sign-ups.")
+class RemoveSignupView(_HostOp):
+    def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
+        return services.remove_signup(request.user, game_id, data["slot_id"])
+
+
+@_host_op(s.PostCreateSerializer, "Post as the host in any thread.")
+class HostPostView(_HostOp):
+    def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
+        return services.host_post(request.user, game_id, body=data["body"], thread=data["thread"])
+
+
+# -- archive ----------------------------------------------------------------------------------
+class ArchiveView(GameAPIView):
+    @extend_schema(responses=_responses(s.ArchiveSerializer))
+    def get(self, request: Request, game_id: int) -> Response:
+        """After the game ends: every role, action, result and explanation."""
+        game = self.game(game_id)
+        if not game.is_finished:
+            raise NotFound("The archive opens when the game ends.")
+        slots = _slots(game)
+        co = set(game.co_winners or [])
+        return Response(
+            {
+                "game": s.game_data(game, self.viewer(game)),
+                "slots": [slot_roles(x) for x in slots],
+                "phases": phases_data(game, slots, include_open=False),
+                "co_winners": [_ref(x) for x in slots if x.pk in co],
+            }
+        )
