@@ -1,13 +1,195 @@
-"""Pushing game events to live viewers.
+"""Pushing game events to live viewers, in order, after the commit.
 
-``services`` appends ``GameEvent`` rows inside each transaction and calls
-``publish_events(game_id, from_seq)`` on commit. The live layer replaces the body of
-``publish_events`` to fan the events out over the channel layer; until then it is a no-op.
+``services`` appends ``GameEvent`` rows inside each transaction and registers
+``publish_events(game_id, from_seq)`` with ``transaction.on_commit``: a rolled-back change
+never reaches this module, because its callback never runs.
+
+Publishing is ordered per game. Two commits of one game can run their on-commit callbacks
+in different processes in either order, so a per-game publish lock and a "published up to"
+cursor live next to the channel layer (Redis, or this process when the layer is in memory):
+whoever holds the lock publishes every committed event above the cursor, in seq order, and
+a late callback finds nothing left to do. Each event is rendered ONCE for its audience
+(``live.render_event``) and sent as pre-serialized JSON text to that audience's group; the
+per-process hub (``live.Hub``) fans it out to the local sockets.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.conf import settings
+
+log = logging.getLogger(__name__)
+
+# Events that carry state rather than news: a newer one replaces an older one, so they are
+# outside the per-audience ``prev`` chain and may be coalesced on the way to a socket.
+STATE_KINDS = frozenset({"vote_count"})
+
+MAX_BACKLOG = 500  # events one publish call catches up at most
+LOCK_TTL_MS = 10_000  # a publisher that dies holding the lock blocks the game this long
+
+
+def group_name(game_id: int, audience: str) -> str:
+    """The channel-layer group of one audience of one game (group names allow no colon)."""
+    return f"game-{game_id}.{audience.replace(':', '-')}"
+
+
+# ======================================================================================
+# Where the publish cursor, the per-audience heads and the lock live
+# ======================================================================================
+class LocalStore:
+    """For the in-memory channel layer: one process, so a thread lock and dicts do."""
+
+    def __init__(self) -> None:
+        self._locks: dict[int, threading.Lock] = {}
+        self._guard = threading.Lock()
+        self._cursor: dict[int, int] = {}
+        self._heads: dict[int, dict[str, int]] = {}
+
+    @contextmanager
+    def lock(self, game_id: int) -> Iterator[None]:
+        with self._guard:
+            lock = self._locks.setdefault(game_id, threading.Lock())
+        with lock:
+            yield
+
+    def cursor(self, game_id: int) -> int | None:
+        return self._cursor.get(game_id)
+
+    def heads(self, game_id: int) -> dict[str, int]:
+        return dict(self._heads.get(game_id, {}))
+
+    def advance(self, game_id: int, cursor: int, heads: dict[str, int]) -> None:
+        self._cursor[game_id] = cursor
+        self._heads.setdefault(game_id, {}).update(heads)
+
+
+_RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end"
+
+
+class RedisStore:
+    """Shared by every process using the Redis channel layer (same host, same prefix)."""
+
+    def __init__(self, url: str, prefix: str) -> None:
+        import redis
+
+        self.redis = redis.Redis.from_url(url)
+        self.prefix = f"{prefix}:live"
+        self._release = self.redis.register_script(_RELEASE)
+
+    def _key(self, game_id: int, what: str) -> str:
+        return f"{self.prefix}:{game_id}:{what}"
+
+    @contextmanager
+    def lock(self, game_id: int) -> Iterator[None]:
+        key, token = self._key(game_id, "lock"), uuid.uuid4().hex
+        delay = 0.0005
+        while not self.redis.set(key, token, nx=True, px=LOCK_TTL_MS):
+            time.sleep(delay)
+            delay = min(delay * 2, 0.02)
+        try:
+            yield
+        finally:
+            self._release(keys=[key], args=[token])
+
+    def cursor(self, game_id: int) -> int | None:
+        value = self.redis.get(self._key(game_id, "cursor"))
+        return int(value) if value is not None else None
+
+    def heads(self, game_id: int) -> dict[str, int]:
+        raw = self.redis.hgetall(self._key(game_id, "heads"))
+        return {k.decode(): int(v) for k, v in raw.items()}
+
+    def advance(self, game_id: int, cursor: int, heads: dict[str, int]) -> None:
+        pipe = self.redis.pipeline()
+        # Long-lived games keep their cursor; idle ones lose it after a week and rebuild it
+        # from the database (see ``_publish``).
+        pipe.set(self._key(game_id, "cursor"), cursor, ex=7 * 86400)
+        if heads:
+            pipe.hset(self._key(game_id, "heads"), mapping=heads)
+            pipe.expire(self._key(game_id, "heads"), 7 * 86400)
+        pipe.execute()
+
+
+_store: tuple[Any, Any] | None = None
+_store_guard = threading.Lock()
+
+
+def layer_config() -> dict[str, Any]:
+    return settings.CHANNEL_LAYERS.get("default", {})
+
+
+def get_store() -> LocalStore | RedisStore:
+    """The store matching the configured channel layer (rebuilt if the settings change)."""
+    global _store
+    config = layer_config()
+    key = repr(config)
+    with _store_guard:
+        if _store is None or _store[0] != key:
+            backend = config.get("BACKEND", "")
+            if backend.startswith("channels_redis"):
+                options = config.get("CONFIG", {})
+                host = options.get("hosts", ["redis://127.0.0.1:6379/0"])[0]
+                url = host if isinstance(host, str) else host.get("address")
+                _store = (key, RedisStore(url, options.get("prefix", "asgi")))
+            else:
+                _store = (key, LocalStore())
+        return _store[1]
+
+
+# ======================================================================================
+# Publishing
+# ======================================================================================
 def publish_events(game_id: int, from_seq: int) -> None:
-    """Send the game's events with ``seq >= from_seq`` to connected viewers (stub)."""
-    return None
+    """Send the game's committed events from ``from_seq`` on to connected viewers.
+
+    Called from ``transaction.on_commit``. It never raises: a failed push (Redis down) is
+    logged, and viewers catch up from the event log when they resume (every frame carries
+    its seq, so they notice the gap).
+    """
+    try:
+        _publish(game_id, from_seq)
+    except Exception:
+        log.exception("Live push of game %s from event %s failed", game_id, from_seq)
+
+
+def _publish(game_id: int, from_seq: int) -> None:
+    from . import live
+    from .models import GameEvent
+
+    store = get_store()
+    with store.lock(game_id):
+        cursor = store.cursor(game_id)
+        # Everything committed above the cursor: ours, and earlier commits whose callback
+        # has not run yet (a later callback then finds nothing left). No cursor (new game,
+        # Redis restarted) or a hopeless backlog: start at ours; viewers resume the rest.
+        start = from_seq
+        if cursor is not None and from_seq - cursor <= MAX_BACKLOG:
+            start = cursor + 1
+        events = list(GameEvent.objects.filter(game_id=game_id, seq__gte=start).order_by("seq"))
+        if not events:
+            return
+        messages, new_heads = live.build_messages(game_id, events, store.heads(game_id))
+        _send(messages)
+        store.advance(game_id, events[-1].seq, new_heads)
+
+
+def _send(messages: list[tuple[str, dict[str, Any]]]) -> None:
+    if not messages:
+        return
+    layer = get_channel_layer()
+
+    async def send_all() -> None:
+        # In order: the hubs see a game's frames in seq order (one shard, one connection).
+        for group, message in messages:
+            await layer.group_send(group, message)
+
+    async_to_sync(send_all)()

@@ -1,4 +1,9 @@
-"""ASGI entry point: HTTP through Django; the live layer adds the websocket route here."""
+"""ASGI entry point: HTTP through Django, websockets through Channels.
+
+Websockets carry the Django session (``AuthMiddlewareStack``) and are refused unless their
+Origin is one of ALLOWED_HOSTS (``AllowedHostsOriginValidator``): another site's page
+cannot open a socket with a visitor's cookies.
+"""
 
 import os
 
@@ -9,6 +14,17 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mafia_site.settings")
 # Build the Django app before importing anything that touches models.
 django_asgi_app = get_asgi_application()
 
-from channels.routing import ProtocolTypeRouter  # noqa: E402
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-application = ProtocolTypeRouter({"http": django_asgi_app})
+from games.routing import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_asgi_app,
+        "websocket": AllowedHostsOriginValidator(
+            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+        ),
+    }
+)

@@ -1,0 +1,163 @@
+"""One websocket per open game page: ``ws/games/<id>/?since=<seq>``.
+
+On connect the socket's audiences are computed from the database (public always; the
+player's own slot; mafia / masons / dead when the rules give access; everything for the
+host and, after the game, for everyone) and the socket joins those audiences at the
+process's ``live.Hub``, which is the member of the channel-layer groups. The socket then
+catches up from the event log (``since``) before any live frame goes out, so the client
+sees every visible event exactly once and in order; a client too far behind is told to
+reload.
+
+Client -> server messages: ``{"type": "resume", "since": n}`` (after a gap) and
+``{"type": "ping"}``. Server -> client frames are JSON arrays of items (see ``live``) and
+control messages: ``hello``, ``replay``, ``access``, ``resync``, ``reload``, ``pong``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from . import live
+from .models import Slot
+
+
+def _slot_id(game_id: int, user_id: int | None) -> int | None:
+    if user_id is None:
+        return None
+    return (
+        Slot.objects.filter(game_id=game_id, user_id=user_id).values_list("pk", flat=True).first()
+    )
+
+
+class GameConsumer(AsyncWebsocketConsumer):
+    game_id: int
+    user_id: int | None = None
+    slot_id: int | None = None
+    hub: live.Hub | None = None
+    outbox: live.Outbox
+
+    async def connect(self) -> None:
+        self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
+        user = self.scope.get("user")
+        self.user_id = user.pk if getattr(user, "is_authenticated", False) else None
+        access = await database_sync_to_async(live.viewer_audiences)(self.game_id, user)
+        if access is None:
+            await self.close(code=4404)
+            return
+        audiences, seq = access
+        self.access_seq = seq  # access is known to be right as of this event
+        self.slot_id = await database_sync_to_async(_slot_id)(self.game_id, self.user_id)
+        self._rechecks: set[asyncio.Task] = set()
+        await self.accept()
+        self.outbox = live.Outbox(self._send_text)
+        self.outbox.hold()  # live frames wait until the replay is out
+        self.hub = live.get_hub()
+        await self.hub.attach(self, audiences)
+        self.outbox.items.insert(
+            0,
+            (
+                None,
+                live.dumps(
+                    {
+                        "type": "hello",
+                        "game": self.game_id,
+                        "audiences": sorted(audiences),
+                        "server_time": live.server_time(),
+                    }
+                ),
+            ),
+        )
+        await self._replay(_since(self.scope.get("query_string", b"")))
+
+    async def disconnect(self, code: int) -> None:
+        if self.hub is not None:
+            self.outbox.closed = True
+            for task in list(getattr(self, "_rechecks", ())):
+                task.cancel()
+            await self.hub.detach(self)
+            self.hub = None
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        try:
+            message = json.loads(text_data or "")
+        except ValueError:
+            return
+        if not isinstance(message, dict) or self.hub is None:
+            return
+        if message.get("type") == "resume":
+            since = message.get("since")
+            await self._replay(since if isinstance(since, int) else None)
+        elif message.get("type") == "ping":
+            self.outbox.control({"type": "pong", "server_time": live.server_time()})
+
+    async def _send_text(self, text: str) -> None:
+        await self.send(text_data=text)
+
+    async def _replay(self, since: int | None) -> None:
+        """Send what the client missed after ``since``, then let live frames through."""
+        self.outbox.hold()
+        audiences = self.hub.audiences(self)
+        result = await database_sync_to_async(live.replay)(self.game_id, audiences, since)
+        if result.reload:
+            head = {"type": "reload", "reason": "too far behind"}
+            replayed: list[tuple[int | None, str]] = [(None, live.dumps(head))]
+        else:
+            head = {"type": "replay", "since": since, "floor": result.floor}
+            replayed = [(None, live.dumps(head)), *result.items]
+            for seq, text in result.items:
+                if '"kind":"vote_count"' in text:
+                    self.outbox.seen_state("vote_count", seq)
+        self.outbox.release(result.floor, replayed)
+
+    # -- access ------------------------------------------------------------------------------
+    def access_may_have_changed(self, seq: int, meta: dict[str, Any]) -> None:
+        """Called by the hub (which has already revoked what the event takes away)."""
+        kind = meta.get("kind")
+        concerns_me = (
+            kind in ("game_started", "game_finished")
+            or self.slot_id in (meta.get("dead") or ())
+            or (kind == "replaced" and self.user_id is not None)
+        )
+        if not concerns_me:
+            return
+        self.access_seq = max(self.access_seq, seq)
+        task = asyncio.get_running_loop().create_task(self._recheck())
+        self._rechecks.add(task)
+        task.add_done_callback(self._rechecks.discard)
+
+    async def _recheck(self) -> None:
+        user = self.scope.get("user")
+        access = await database_sync_to_async(live.viewer_audiences)(self.game_id, user)
+        if access is None or self.hub is None:
+            return
+        audiences, read_seq = access
+        if read_seq < self.access_seq:
+            return  # read before the event that triggered it; a newer recheck follows
+        self.slot_id = await database_sync_to_async(_slot_id)(self.game_id, self.user_id)
+        old = self.hub.audiences(self)
+        self.hub.set_audiences(self, audiences)
+        if audiences != old:
+            self.outbox.control(
+                {
+                    "type": "access",
+                    "audiences": sorted(audiences),
+                    # New threads or results appear on the page when it is rendered again.
+                    "reload": bool(audiences - old),
+                }
+            )
+
+
+def _since(query_string: bytes) -> int | None:
+    values = parse_qs(query_string.decode("latin-1")).get("since")
+    if not values:
+        return None
+    try:
+        return int(values[0])
+    except ValueError:
+        return None

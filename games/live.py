@@ -1,0 +1,682 @@
+"""The live layer's server side: who hears what, what a frame says, and the fan-out.
+
+Audiences. Every ``GameEvent`` is addressed to one audience: "public", "host",
+"slot:<id>", "mafia", "dead" or "masons". A socket's audiences are computed from the
+database (``viewer_audiences``, the same rules as ``games.views.access.Viewer``): public
+always, the player's own slot, the mafia chat / masons' thread while alive in the team, the
+dead thread once dead; the host and, after the game, everyone: every audience.
+
+Frames. An event is rendered ONCE for its audience (``Renderer``: the HTML of a post via
+``_post.html``, the vote count via ``_vote_count.html``, the phase banner, the players
+list) and serialized to JSON text once. A websocket frame is a JSON array of such items.
+Each item carries ``seq`` and, except for state items, ``prev``: the seq of the previous
+event of the same audience, so a client that sees ``prev`` above what it has knows it
+missed something and resumes. The vote count is state: a newer count replaces an older one
+that has not been sent yet.
+
+Fan-out. ``Hub`` is one per process (per event loop): it is the only member of the
+channel-layer groups, so a group message costs one Redis message per process, not one
+per socket. It routes items to the local sockets whose audiences include the item's,
+batching per game at most every ``len(sockets) / LIVE_FRAME_BUDGET`` seconds (0 for a
+small audience: immediate); each socket's ``Outbox`` sends joined text and, while a send is
+in flight, merges what arrives (dropping superseded vote counts, never posts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import weakref
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import Max
+from django.template import TemplateDoesNotExist
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.html import format_html
+
+from .events import STATE_KINDS, group_name
+from .models import Game, GameEvent, Post, Slot
+
+log = logging.getLogger(__name__)
+
+PRIVATE_AUDIENCES = ("host", "mafia", "dead", "masons")
+TEAM_AUDIENCES = frozenset({"mafia", "masons"})
+
+# Kinds after which the phase banner / players list / deadline are re-rendered.
+BANNER_KINDS = frozenset(
+    {
+        "game_started",
+        "phase_started",
+        "day_ended",
+        "night_ended",
+        "revote_started",
+        "deadline_changed",
+        "paused",
+        "resumed",
+        "hammer",
+        "game_finished",
+    }
+)
+PLAYER_KINDS = frozenset(
+    {"game_started", "day_ended", "night_ended", "modkill", "replaced", "game_finished"}
+)
+# Kinds that change who may see what: the hub re-checks the sockets' access on them.
+ACCESS_KINDS = frozenset(
+    {"game_started", "day_ended", "night_ended", "modkill", "replaced", "game_finished"}
+)
+
+
+def _setting(name: str, default: Any) -> Any:
+    return getattr(settings, name, default)
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), default=str)
+
+
+# ======================================================================================
+# Audiences
+# ======================================================================================
+def everything(game_id: int) -> frozenset[str]:
+    slot_ids = Slot.objects.filter(game_id=game_id).values_list("pk", flat=True)
+    return frozenset({"public", *PRIVATE_AUDIENCES, *(f"slot:{i}" for i in slot_ids)})
+
+
+def viewer_audiences(game_id: int, user: Any) -> tuple[frozenset[str], int] | None:
+    """(audiences, the game's event seq when read), or None if there is no such game.
+
+    The seq is read first, so the audiences reflect at least that point of the game.
+    """
+    game = Game.objects.filter(pk=game_id).only("pk", "status", "host_id", "event_seq").first()
+    if game is None:
+        return None
+    seq = game.event_seq
+    user_id = user.pk if getattr(user, "is_authenticated", False) else None
+    if game.is_finished or (user_id is not None and user_id == game.host_id):
+        return everything(game_id), seq
+    audiences = {"public"}
+    slot = Slot.objects.filter(game_id=game_id, user_id=user_id).first() if user_id else None
+    if slot is not None:
+        audiences.add(f"slot:{slot.pk}")
+        if game.is_running:
+            if slot.alive and slot.is_mafia:
+                audiences.add("mafia")
+            if slot.alive and slot.is_mason:
+                audiences.add("masons")
+            if not slot.alive:
+                audiences.add("dead")
+    return frozenset(audiences), seq
+
+
+def access_meta(event: GameEvent) -> dict[str, Any] | None:
+    """What an access-changing event means for sockets, read from its payload."""
+    if event.kind not in ACCESS_KINDS:
+        return None
+    payload = event.payload or {}
+    meta: dict[str, Any] = {"kind": event.kind}
+    if event.kind == "day_ended" and payload.get("eliminated"):
+        meta["dead"] = [payload["eliminated"]["slot_id"]]
+    elif event.kind == "night_ended":
+        meta["dead"] = [d["slot_id"] for d in payload.get("deaths", [])]
+    elif event.kind == "modkill":
+        meta["dead"] = [payload.get("slot_id")]
+    elif event.kind == "replaced":
+        meta["replaced"] = {"slot_id": payload.get("slot_id"), "old": payload.get("old_user_id")}
+    return meta
+
+
+# ======================================================================================
+# Rendering: once per event and audience
+# ======================================================================================
+def _anonymous_viewer(game: Game) -> Any:
+    try:
+        from .views.access import Viewer
+    except ImportError:  # the web layer is optional for the live layer
+        return None
+    return Viewer(game, AnonymousUser(), None)
+
+
+def _render(template: str, context: dict[str, Any], fallback: Callable[[], str]) -> str:
+    try:
+        return render_to_string(template, context)
+    except TemplateDoesNotExist:
+        return fallback()
+
+
+class Renderer:
+    """Renders the items of one publish (or replay) call, sharing look-ups between them."""
+
+    def __init__(self, game_id: int) -> None:
+        self.game_id = game_id
+        self._game: Game | None = None
+        self._posts: dict[int, Post] = {}
+        self._banner: dict[str, Any] | None = None
+        self._players: str | None = None
+
+    @property
+    def game(self) -> Game:
+        if self._game is None:
+            self._game = Game.objects.select_related("host").get(pk=self.game_id)
+        return self._game
+
+    def prefetch_posts(self, events: Iterable[GameEvent]) -> None:
+        ids = [e.payload.get("id") for e in events if e.kind == "post"]
+        if ids:
+            rows = Post.objects.filter(pk__in=ids).select_related("author", "slot", "phase")
+            self._posts.update({p.pk: p for p in rows})
+
+    def item(self, event: GameEvent) -> dict[str, Any]:
+        item: dict[str, Any] = {"seq": event.seq, "kind": event.kind, "aud": event.audience}
+        payload = event.payload or {}
+        if event.kind == "post":
+            item.update(
+                id=payload.get("id"),
+                thread=payload.get("thread"),
+                number=payload.get("number"),
+                html=self.post_html(payload),
+            )
+        elif event.kind == "vote_count":
+            item.update(
+                html=self.vote_count_html(payload),
+                phase=payload.get("phase"),
+                deadline=payload.get("deadline"),
+                paused_remaining=payload.get("paused_remaining"),
+            )
+        else:
+            item["data"] = payload
+        if event.kind in BANNER_KINDS:
+            item.update(self.banner())
+        if event.kind in PLAYER_KINDS:
+            item["players"] = self.players_html()
+        return item
+
+    # -- partials -------------------------------------------------------------------------
+    def post_html(self, payload: dict[str, Any]) -> str:
+        post = self._posts.get(payload.get("id"))
+        if post is None:
+            post = (
+                Post.objects.filter(pk=payload.get("id"))
+                .select_related("author", "slot", "phase")
+                .first()
+            )
+        if post is None:  # deleted with its game; the payload has what the thread shows
+            return format_html('<article class="post">{}</article>', payload.get("author", ""))
+        context = {"post": post, "game": self.game, "viewer": _anonymous_viewer(self.game)}
+        return _render(
+            "games/_post.html",
+            context,
+            lambda: format_html(
+                '<article class="post" id="post-{}" data-number="{}"><header>#{} {}</header>'
+                "<div>{}</div></article>",
+                post.pk,
+                post.number,
+                post.number,
+                post.author.get_username(),
+                # post.html is markup.render_post output, sanitised by nh3 when posted.
+                _safe(post.html),
+            ),
+        )
+
+    def vote_count_html(self, count: dict[str, Any]) -> str:
+        game = self.game
+        phase = game.phases.filter(number=count.get("phase")).first()
+        context = {"count": count, "game": game, "phase": phase}
+        return _render(
+            "games/_vote_count.html",
+            context,
+            lambda: format_html(
+                '<div class="vote-count" data-seq="{}">{}</div>',
+                count.get("seq", ""),
+                "; ".join(f"{w['name']} ({w['count']})" for w in count.get("wagons", [])),
+            ),
+        )
+
+    def banner(self) -> dict[str, Any]:
+        """The phase banner and the deadline, from the game as it is now."""
+        if self._banner is None:
+            game = self.game
+            phase = game.current_phase()
+            context = {"game": game, "phase": phase, "viewer": _anonymous_viewer(game)}
+            label = phase.label if phase else game.get_status_display()
+            html = _render(
+                "games/_phase_banner.html",
+                context,
+                lambda: format_html('<div class="phase-banner">{}</div>', label),
+            )
+            self._banner = {
+                "banner": html,
+                "deadline": phase.deadline.isoformat() if phase and phase.deadline else None,
+                "paused": bool(phase and phase.is_paused),
+                "status": game.status,
+            }
+        return self._banner
+
+    def players_html(self) -> str:
+        if self._players is None:
+            game = self.game
+            slots = list(game.slots.select_related("user").order_by("seat"))
+            context = {"game": game, "slots": slots, "viewer": _anonymous_viewer(game)}
+            self._players = _render(
+                "games/_players.html",
+                context,
+                lambda: format_html(
+                    "<ul>{}</ul>",
+                    _safe(
+                        "".join(
+                            str(format_html("<li>{}</li>", s.display_name))
+                            for s in slots
+                            if s.alive
+                        )
+                    ),
+                ),
+            )
+        return self._players
+
+
+def _safe(html: str) -> Any:
+    from django.utils.safestring import mark_safe
+
+    return mark_safe(html)
+
+
+# ======================================================================================
+# Publishing: one message per run of same-audience events, in seq order
+# ======================================================================================
+def _db_head(game_id: int, audience: str, below: int) -> int:
+    """The last stream event of ``audience`` before ``below`` (when the store lost it)."""
+    found = (
+        GameEvent.objects.filter(game_id=game_id, audience=audience, seq__lt=below)
+        .exclude(kind__in=STATE_KINDS)
+        .aggregate(m=Max("seq"))["m"]
+    )
+    return found or 0
+
+
+def build_messages(
+    game_id: int, events: list[GameEvent], heads: dict[str, int]
+) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, int]]:
+    """Channel-layer messages for ``events`` (sorted by seq) and the new audience heads."""
+    renderer = Renderer(game_id)
+    renderer.prefetch_posts(events)
+    messages: list[tuple[str, dict[str, Any]]] = []
+    new_heads: dict[str, int] = {}
+    run: list[dict[str, Any]] = []
+    run_audience = None
+    for event in events:
+        audience = event.audience
+        item = renderer.item(event)
+        state = event.kind in STATE_KINDS
+        if state:
+            item["prev"] = None
+        else:
+            if audience in new_heads:
+                prev = new_heads[audience]
+            elif audience in heads:
+                prev = heads[audience]
+            else:
+                prev = _db_head(game_id, audience, event.seq)
+            item["prev"] = prev
+            new_heads[audience] = event.seq
+        entry = {"seq": event.seq, "kind": event.kind, "state": state, "text": dumps(item)}
+        meta = access_meta(event)
+        if meta:
+            entry["meta"] = meta
+        if audience != run_audience and run:
+            messages.append(_message(game_id, run_audience, run))
+            run = []
+        run_audience = audience
+        run.append(entry)
+    if run:
+        messages.append(_message(game_id, run_audience, run))
+    return messages, new_heads
+
+
+def _message(game_id: int, audience: str, items: list[dict[str, Any]]) -> tuple[str, dict]:
+    return group_name(game_id, audience), {
+        "type": "live.batch",
+        "game": game_id,
+        "aud": audience,
+        "items": items,
+    }
+
+
+# ======================================================================================
+# Replay: what a (re)connecting socket missed
+# ======================================================================================
+@dataclass
+class Replay:
+    floor: int  # every visible event up to here is in ``items`` or was already seen
+    items: list[tuple[int, str]] = field(default_factory=list)
+    reload: bool = False
+
+
+def replay(game_id: int, audiences: Iterable[str], since: int | None) -> Replay:
+    """The visible events after ``since``, rendered, or ``reload`` when too far behind."""
+    floor = Game.objects.filter(pk=game_id).values_list("event_seq", flat=True).first() or 0
+    audiences = list(audiences)
+    if since is None or since == floor:
+        return Replay(floor)
+    if since > floor or since < 0:
+        return Replay(floor, reload=True)  # a log this client never came from
+    limit = int(_setting("LIVE_REPLAY_LIMIT", 200))
+    rows = list(
+        GameEvent.objects.filter(
+            game_id=game_id, seq__gt=since, seq__lte=floor, audience__in=audiences
+        )
+        .exclude(kind__in=STATE_KINDS)
+        .order_by("seq")[: limit + 1]
+    )
+    if len(rows) > limit:
+        return Replay(floor, reload=True)
+    # State events: only the newest of each kind matters.
+    for kind in STATE_KINDS:
+        latest = (
+            GameEvent.objects.filter(
+                game_id=game_id, kind=kind, seq__gt=since, seq__lte=floor, audience__in=audiences
+            )
+            .order_by("-seq")
+            .first()
+        )
+        if latest is not None:
+            rows.append(latest)
+    renderer = Renderer(game_id)
+    renderer.prefetch_posts(rows)
+    items = []
+    for event in rows:
+        item = renderer.item(event)
+        item["prev"] = None
+        items.append((event.seq, dumps(item)))
+    return Replay(floor, items)
+
+
+# ======================================================================================
+# Per-socket outbox: join, send, merge while a send is in flight
+# ======================================================================================
+class Outbox:
+    """What is waiting to go out on one socket.
+
+    ``items`` keep their order and are never dropped (posts, deaths, phase changes);
+    ``states`` hold the newest item of each state kind (the vote count), replacing an
+    older one not yet sent. If a socket falls hopelessly behind (its client stopped
+    reading), the backlog is dropped and the client is told to resume from its last seq:
+    nothing is lost silently.
+    """
+
+    def __init__(self, send: Callable[[str], Awaitable[None]]) -> None:
+        self._send = send
+        self.items: list[tuple[int | None, str]] = []
+        self.states: dict[str, tuple[int, str]] = {}
+        self.sent_state_seq: dict[str, int] = {}
+        self.held = False
+        self.sending = False
+        self.closed = False
+        self.limit = int(_setting("LIVE_OUTBOX_LIMIT", 1000))
+        self.frames_sent = 0
+
+    def push(self, items: list[tuple[int, str]], states: dict[str, tuple[int, str]]) -> None:
+        if self.closed:
+            return
+        self.items.extend(items)
+        for kind, (seq, text) in states.items():
+            current = self.states.get(kind)
+            if seq > max(current[0] if current else 0, self.sent_state_seq.get(kind, 0)):
+                self.states[kind] = (seq, text)
+        if len(self.items) > self.limit:
+            self.items = [(None, dumps({"type": "resync", "reason": "backlog"}))]
+            self.states.clear()
+        self._kick()
+
+    def control(self, message: dict[str, Any]) -> None:
+        self.items.append((None, dumps(message)))
+        self._kick()
+
+    def hold(self) -> None:
+        self.held = True
+
+    def release(self, floor: int, replayed: list[tuple[int | None, str]] = ()) -> None:
+        """Resume sending: ``replayed`` (everything visible up to ``floor``) goes first,
+        then what arrived live meanwhile, minus what the replay already covered."""
+        live = [(s, t) for s, t in self.items if s is None or s > floor]
+        self.items = [
+            *live[: self._controls_first(live)],
+            *replayed,
+            *live[self._controls_first(live) :],
+        ]
+        self.states = {k: v for k, v in self.states.items() if v[0] > floor}
+        self.held = False
+        self._kick()
+
+    @staticmethod
+    def _controls_first(items: list[tuple[int | None, str]]) -> int:
+        """How many control messages (hello) lead the queue: they stay in front."""
+        n = 0
+        while n < len(items) and items[n][0] is None:
+            n += 1
+        return n
+
+    def seen_state(self, kind: str, seq: int) -> None:
+        self.sent_state_seq[kind] = max(self.sent_state_seq.get(kind, 0), seq)
+
+    def _kick(self) -> None:
+        if self.held or self.sending or self.closed or not (self.items or self.states):
+            return
+        self.sending = True
+        asyncio.get_running_loop().create_task(self._drain())
+
+    async def _drain(self) -> None:
+        try:
+            while not self.held and not self.closed and (self.items or self.states):
+                texts = [t for _, t in self.items]
+                for kind, (seq, text) in self.states.items():
+                    texts.append(text)
+                    self.sent_state_seq[kind] = seq
+                self.items, self.states = [], {}
+                await self._send("[" + ",".join(texts) + "]")
+                self.frames_sent += 1
+        except Exception:  # the socket went away; the consumer cleans up
+            self.closed = True
+        finally:
+            self.sending = False
+
+
+# ======================================================================================
+# The hub: one per process and event loop
+# ======================================================================================
+class Member:
+    """What the hub needs from a socket (implemented by ``consumers.GameConsumer``)."""
+
+    game_id: int
+    user_id: int | None
+    slot_id: int | None
+    outbox: Outbox
+
+    def access_may_have_changed(self, seq: int, meta: dict[str, Any]) -> None: ...
+
+
+@dataclass(eq=False)
+class Room:
+    game_id: int
+    sockets: dict[Any, frozenset[str]] = field(default_factory=dict)
+    pending: list[tuple[int, str, str]] = field(default_factory=list)
+    states: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)
+    handle: asyncio.Handle | None = None
+    last_flush: float = 0.0
+    groups: set[str] = field(default_factory=set)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class Hub:
+    def __init__(self) -> None:
+        from channels.layers import get_channel_layer
+
+        self.layer = get_channel_layer()
+        self.channel: str | None = None
+        self.rooms: dict[int, Room] = {}
+        self._task: asyncio.Task | None = None
+        self._ready = asyncio.Lock()
+        self.budget = float(_setting("LIVE_FRAME_BUDGET", 4000))
+        self.max_interval = float(_setting("LIVE_MAX_BATCH_INTERVAL", 0.5))
+
+    async def start(self) -> None:
+        async with self._ready:
+            if self.channel is None:
+                self.channel = await self.layer.new_channel("live-hub.")
+                self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None
+
+    # -- membership --------------------------------------------------------------------------
+    async def attach(self, member: Any, audiences: frozenset[str]) -> None:
+        await self.start()
+        room = self.rooms.get(member.game_id)
+        if room is None:
+            room = self.rooms[member.game_id] = Room(member.game_id)
+        room.sockets[member] = audiences
+        await self._sync_groups(room)
+
+    async def detach(self, member: Any) -> None:
+        room = self.rooms.get(member.game_id)
+        if room is None or member not in room.sockets:
+            return
+        del room.sockets[member]
+        await self._sync_groups(room)
+        if not room.sockets and not room.groups and self.rooms.get(room.game_id) is room:
+            if room.handle:
+                room.handle.cancel()
+            del self.rooms[room.game_id]
+
+    def audiences(self, member: Any) -> frozenset[str]:
+        room = self.rooms.get(member.game_id)
+        return room.sockets.get(member, frozenset()) if room else frozenset()
+
+    def set_audiences(self, member: Any, audiences: frozenset[str]) -> None:
+        """Takes effect for routing at once; the group subscriptions follow."""
+        room = self.rooms.get(member.game_id)
+        if room is None or member not in room.sockets:
+            return
+        if room.sockets[member] != audiences:
+            room.sockets[member] = audiences
+            asyncio.get_running_loop().create_task(self._sync_groups(room))
+
+    async def _sync_groups(self, room: Room) -> None:
+        async with room.lock:
+            wanted = {group_name(room.game_id, a) for auds in room.sockets.values() for a in auds}
+            for group in sorted(wanted - room.groups):
+                await self.layer.group_add(group, self.channel)
+                room.groups.add(group)
+            for group in sorted(room.groups - wanted):
+                await self.layer.group_discard(group, self.channel)
+                room.groups.discard(group)
+
+    # -- receiving ---------------------------------------------------------------------------
+    async def _run(self) -> None:
+        while True:
+            try:
+                message = await self.layer.receive(self.channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("Live hub: receiving from the channel layer failed")
+                await asyncio.sleep(0.5)
+                continue
+            try:
+                if message.get("type") == "live.batch":
+                    self.dispatch(message)
+            except Exception:
+                log.exception("Live hub: a message could not be routed")
+
+    def dispatch(self, message: dict[str, Any]) -> None:
+        room = self.rooms.get(message["game"])
+        if room is None:
+            return
+        audience = message["aud"]
+        for entry in message["items"]:
+            if entry["state"]:
+                key = (audience, entry["kind"])
+                current = room.states.get(key)
+                if current is None or entry["seq"] > current[0]:
+                    room.states[key] = (entry["seq"], entry["text"])
+            else:
+                room.pending.append((entry["seq"], audience, entry["text"]))
+            meta = entry.get("meta")
+            if meta:
+                # Deliver everything up to this event under the old access, then change it
+                # before anything later is routed: a dead player's mafia socket gets nothing
+                # posted after the death.
+                self.flush(room)
+                self._apply_access(room, entry["seq"], meta)
+        self._schedule(room)
+
+    def _apply_access(self, room: Room, seq: int, meta: dict[str, Any]) -> None:
+        dead = set(meta.get("dead") or ())
+        replaced = meta.get("replaced")
+        for member, audiences in list(room.sockets.items()):
+            new = audiences
+            if member.slot_id in dead:
+                new = audiences - TEAM_AUDIENCES
+            if (
+                replaced
+                and member.slot_id == replaced.get("slot_id")
+                and member.user_id == replaced.get("old")
+            ):
+                new = frozenset({"public"})
+            if new != audiences:
+                self.set_audiences(member, new)
+            member.access_may_have_changed(seq, meta)
+
+    # -- sending -----------------------------------------------------------------------------
+    def _schedule(self, room: Room) -> None:
+        if room.handle is not None or not (room.pending or room.states):
+            return
+        loop = asyncio.get_running_loop()
+        interval = min(self.max_interval, len(room.sockets) / self.budget)
+        wait = max(0.0, room.last_flush + interval - loop.time())
+        room.handle = loop.call_later(wait, self.flush, room)
+
+    def flush(self, room: Room) -> None:
+        if room.handle is not None:
+            room.handle.cancel()
+            room.handle = None
+        room.last_flush = asyncio.get_running_loop().time()
+        pending = sorted(room.pending)
+        states = room.states
+        room.pending, room.states = [], {}
+        if not (pending or states):
+            return
+        frames: dict[frozenset[str], tuple[list, dict]] = {}
+        for member, audiences in room.sockets.items():
+            frame = frames.get(audiences)
+            if frame is None:
+                items = [(seq, text) for seq, aud, text in pending if aud in audiences]
+                kinds = {k: v for (aud, k), v in states.items() if aud in audiences}
+                frame = frames[audiences] = (items, kinds)
+            if frame[0] or frame[1]:
+                member.outbox.push(frame[0], frame[1])
+
+
+_hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub] = weakref.WeakKeyDictionary()
+
+
+def get_hub() -> Hub:
+    """This process's hub for the running event loop (tests run one loop per test)."""
+    loop = asyncio.get_running_loop()
+    hub = _hubs.get(loop)
+    if hub is None:
+        hub = _hubs[loop] = Hub()
+    return hub
+
+
+def server_time() -> str:
+    return timezone.now().isoformat()

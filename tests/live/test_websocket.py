@@ -1,0 +1,343 @@
+"""The game socket over the REAL Redis channel layer: audiences, seqs, replay, access.
+
+Each test opens sockets through the whole ASGI stack (origin check, session auth) with
+``WebsocketCommunicator`` and changes the game through ``games.services`` in committed
+transactions, so frames only exist if ``publish_events`` ran on commit.
+
+"Never receives" is checked with a sentinel: a later public event every socket gets; a
+private item would have arrived before it (the hub delivers in seq order).
+"""
+
+from __future__ import annotations
+
+import itertools
+from datetime import timedelta
+
+import pytest
+import pytest_asyncio
+from channels.db import database_sync_to_async
+from django.db import connections, transaction
+
+from games import services
+from games.models import GameEvent, Slot
+from tests.live.ws_support import open_socket, redis_layers
+
+pytestmark = [
+    pytest.mark.asyncio,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.timeout(60),
+]
+
+db = database_sync_to_async
+
+
+@pytest_asyncio.fixture(autouse=True)
+async def live_layer(settings):
+    settings.CHANNEL_LAYERS = redis_layers()
+    yield
+    await db(connections.close_all)()
+
+
+def _slots(game) -> list[Slot]:
+    return list(Slot.objects.filter(game=game).select_related("user").order_by("seat"))
+
+
+async def slots_of(game) -> list[Slot]:
+    return await db(_slots)(game)
+
+
+def _mafia_and_town(slots: list[Slot]) -> tuple[list[Slot], list[Slot]]:
+    return [s for s in slots if s.is_mafia], [s for s in slots if not s.is_mafia]
+
+
+async def current_seq(game) -> int:
+    return await db(lambda: type(game).objects.get(pk=game.pk).event_seq)()
+
+
+def is_kind(kind: str, **fields):
+    def match(item: dict) -> bool:
+        return item.get("kind") == kind and all(item.get(k) == v for k, v in fields.items())
+
+    return match
+
+
+def is_post_with(text: str):
+    return lambda item: item.get("kind") == "post" and text in item.get("html", "")
+
+
+def items_before(socket, predicate) -> list[dict]:
+    for index, item in enumerate(socket.items):
+        if predicate(item):
+            return socket.items[:index]
+    raise AssertionError("sentinel not received")
+
+
+# --------------------------------------------------------------------------------------
+async def test_spectator_gets_post_and_vote_count_with_increasing_seq(make_game):
+    game = await db(make_game)("forum-vanilla")
+    slots = await slots_of(game)
+    spectator, ok, _ = await open_socket(game.pk, since=game.event_seq)
+    assert ok
+    await db(services.cast_vote)(slots[0].user, game.pk, slots[1].pk)
+    await db(services.cast_vote)(slots[2].user, game.pk, slots[1].pk)
+    last = await db(
+        lambda: GameEvent.objects.filter(game=game, kind="vote_count").order_by("-seq").first()
+    )()
+    await spectator.wait_for(is_kind("vote_count", seq=last.seq))
+    posts = spectator.of_kind("post")
+    assert len(posts) == 2 and all("Vote" in p["html"] for p in posts)
+    stream = [i for i in spectator.items if "seq" in i]
+    seqs = [i["seq"] for i in stream]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    # The public chain: each stream item names the previous public one.
+    chain = [i for i in stream if i["kind"] != "vote_count"]
+    for before, after in itertools.pairwise(chain):
+        assert after["prev"] == before["seq"]
+    rows = await db(
+        lambda: list(GameEvent.objects.filter(game=game, seq__gt=game.event_seq).order_by("seq"))
+    )()
+    assert (
+        rows[-1].kind == "vote_count" and spectator.of_kind("vote_count")[-1]["seq"] == rows[-1].seq
+    )
+    await spectator.close()
+
+
+async def test_mafia_chat_reaches_mafia_only(make_game, host):
+    game = await db(make_game)("forum-vanilla")
+    mafia, town = _mafia_and_town(await slots_of(game))
+    goon = (await open_socket(game.pk, mafia[0].user, since=game.event_seq))[0]
+    townie = (await open_socket(game.pk, town[0].user, since=game.event_seq))[0]
+    spectator, _ = (await open_socket(game.pk, since=game.event_seq))[:2]
+    host_socket, _ = (await open_socket(game.pk, host, since=game.event_seq))[:2]
+    assert "mafia" in goon.controls("hello")[0]["audiences"]
+    assert townie.controls("hello")[0]["audiences"] == ["public", f"slot:{town[0].pk}"]
+
+    await db(services.submit_post)(mafia[1].user, game.pk, body="kill the cop", thread="mafia")
+    await db(services.host_post)(host, game.pk, body="sentinel one")
+
+    item = await goon.wait_for(is_post_with("kill the cop"))
+    assert item["aud"] == "mafia" and item["thread"] == "mafia"
+    await host_socket.wait_for(is_post_with("kill the cop"))
+    for socket in (townie, spectator):
+        await socket.wait_for(is_post_with("sentinel one"))
+        assert not any("kill the cop" in i.get("html", "") for i in socket.items)
+        assert not any(i.get("aud") == "mafia" for i in socket.items)
+    for socket in (goon, townie, spectator, host_socket):
+        await socket.close()
+
+
+async def test_private_result_reaches_only_its_player(make_game, host):
+    game = await db(make_game)("forum-cop-doctor-nine")
+    slots = await slots_of(game)
+    cop = next(s for s in slots if s.role == "cop")
+    goon = next(s for s in slots if s.is_mafia)
+    other = next(s for s in slots if not s.is_mafia and s.role != "cop")
+    await db(services.cut_deadline_now)(host, game.pk)  # day 1 ends: night 1
+    options = await db(lambda: services.night_options(type(game).objects.get(pk=game.pk), cop))()
+    ability = options[0]["ability"]
+    await db(services.submit_night_action)(cop.user, game.pk, ability=ability, targets=[goon.pk])
+    since = await current_seq(game)
+    cop_socket, _ = (await open_socket(game.pk, cop.user, since=since))[:2]
+    other_socket, _ = (await open_socket(game.pk, other.user, since=since))[:2]
+    spectator, _ = (await open_socket(game.pk, since=since))[:2]
+    await db(services.cut_deadline_now)(host, game.pk)  # night 1 ends
+
+    result = await cop_socket.wait_for(is_kind("private_result"))
+    assert result["aud"] == f"slot:{cop.pk}" and result["data"]["text"]
+    for socket in (other_socket, spectator):
+        await socket.wait_for(is_kind("night_ended"))
+        await socket.wait_for(is_kind("phase_started"))
+        assert not socket.of_kind("private_result")
+        assert not any(
+            i.get("aud", "public") != "public" and i.get("aud") != f"slot:{other.pk}"
+            for i in socket.items
+            if "seq" in i
+        )
+    for socket in (cop_socket, other_socket, spectator):
+        await socket.close()
+
+
+async def test_dead_mafia_socket_stops_receiving_mafia_chat(make_game, host):
+    game = await db(make_game)("forum-vanilla")
+    mafia, town = _mafia_and_town(await slots_of(game))
+    doomed, partner = mafia
+    doomed_socket, _ = (await open_socket(game.pk, doomed.user, since=game.event_seq))[:2]
+    await db(services.submit_post)(partner.user, game.pk, body="before the end", thread="mafia")
+    await doomed_socket.wait_for(is_post_with("before the end"))
+
+    for voter in town[:4]:  # 4 of 7 is majority: the hammer ends the day at once
+        await db(services.cast_vote)(voter.user, game.pk, doomed.pk)
+    await doomed_socket.wait_for(is_kind("day_ended"))
+    await db(services.submit_post)(partner.user, game.pk, body="after the end", thread="mafia")
+    await db(services.host_post)(host, game.pk, body="sentinel two")
+
+    await doomed_socket.wait_for(is_post_with("sentinel two"))
+    assert not any("after the end" in i.get("html", "") for i in doomed_socket.items)
+    # The re-check gives the dead player the dead thread and takes the mafia chat away.
+    access = await doomed_socket.wait_for(lambda i: i.get("type") == "access")
+    assert "dead" in access["audiences"] and "mafia" not in access["audiences"]
+    await db(services.submit_post)(partner.user, game.pk, body="still after", thread="mafia")
+    await db(services.host_post)(host, game.pk, body="sentinel three")
+    await doomed_socket.wait_for(is_post_with("sentinel three"))
+    assert not any(
+        "after" in i.get("html", "") and i.get("aud") == "mafia" for i in doomed_socket.items
+    )
+    await doomed_socket.close()
+
+
+async def test_game_end_opens_everything(make_game, host):
+    game = await db(make_game)("forum-vanilla")
+    mafia, town = _mafia_and_town(await slots_of(game))
+    spectator, _ = (await open_socket(game.pk, since=game.event_seq))[:2]
+    assert spectator.controls("hello")[0]["audiences"] == ["public"]
+    for townie in town:
+        finished = await db(lambda: type(game).objects.get(pk=game.pk).is_finished)()
+        if finished:
+            break
+        await db(services.modkill)(host, game.pk, townie.pk)
+    end = await spectator.wait_for(is_kind("game_finished"))
+    assert end["data"]["winner"]
+    access = await spectator.wait_for(lambda i: i.get("type") == "access")
+    assert {"host", "mafia", f"slot:{mafia[0].pk}"} <= set(access["audiences"])
+    assert access["reload"] is True
+    # A socket opened after the end replays the whole game, private threads included.
+    late, _ = (await open_socket(game.pk, since=0))[:2]
+    assert any(i.get("kind") == "role_pm" for i in late.items)
+    for socket in (spectator, late):
+        await socket.close()
+
+
+async def test_reconnect_replays_exactly_the_missed_visible_events(make_game, host):
+    game = await db(make_game)("forum-vanilla")
+    slots = await slots_of(game)
+    mafia, town = _mafia_and_town(slots)
+    first, _ = (await open_socket(game.pk, since=game.event_seq))[:2]
+    await db(services.host_post)(host, game.pk, body="seen live")
+    seen = await first.wait_for(is_post_with("seen live"))
+    await first.close()
+
+    await db(services.submit_post)(town[0].user, game.pk, body="missed one")
+    await db(services.submit_post)(mafia[0].user, game.pk, body="secret", thread="mafia")
+    await db(services.cast_vote)(town[1].user, game.pk, town[2].pk)
+    await db(services.cast_vote)(town[3].user, game.pk, town[2].pk)
+
+    second, _ = (await open_socket(game.pk, since=seen["seq"]))[:2]
+    replay = second.controls("replay")[0]
+    await second.drain(0.3)
+    got = [i["seq"] for i in second.items if "seq" in i]
+    expected = await db(
+        lambda: list(
+            GameEvent.objects.filter(game=game, seq__gt=seen["seq"], audience="public")
+            .exclude(kind="vote_count")
+            .values_list("seq", flat=True)
+        )
+    )()
+    last_count = await db(
+        lambda: GameEvent.objects.filter(game=game, kind="vote_count").order_by("-seq").first()
+    )()
+    assert got == [*expected, last_count.seq]  # every missed public event once, then the count
+    assert replay["floor"] == await current_seq(game)
+    assert not any("secret" in i.get("html", "") for i in second.items)
+
+    # Asking again over the open socket replays the same events.
+    await second.send({"type": "resume", "since": seen["seq"]})
+    await second.wait_for(lambda i: i.get("type") == "replay" and i is not replay)
+    await second.drain(0.3)
+    assert [i["seq"] for i in second.items if "seq" in i] == got * 2
+    await second.close()
+
+
+async def test_too_far_behind_is_told_to_reload(make_game, host, settings):
+    settings.LIVE_REPLAY_LIMIT = 3
+    game = await db(make_game)("forum-vanilla")
+    since = game.event_seq
+    for n in range(5):
+        await db(services.host_post)(host, game.pk, body=f"post {n}")
+    socket, _ = (await open_socket(game.pk, since=since))[:2]
+    assert socket.controls("reload")
+    await socket.close()
+
+
+async def test_foreign_origin_is_refused(make_game):
+    game = await db(make_game)("forum-vanilla", start=False)
+    _, ok, _ = await open_socket(game.pk, origin=b"http://evil.example", expect_ready=False)
+    assert not ok
+    socket, ok, _ = await open_socket(game.pk, origin=b"http://testserver")
+    assert ok
+    await socket.close()
+
+
+async def test_unknown_game_is_refused(db_blocker=None):
+    _, ok, code = await open_socket(999_999, expect_ready=False)
+    assert not ok and code == 4404
+
+
+async def test_rolled_back_change_is_never_announced(make_game, host):
+    game = await db(make_game)("forum-vanilla")
+    slots = await slots_of(game)
+    spectator, _ = (await open_socket(game.pk, since=game.event_seq))[:2]
+
+    def post_then_fail() -> None:
+        with transaction.atomic():
+            services.submit_post(slots[0].user, game.pk, body="never happened")
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        await db(post_then_fail)()
+    await db(services.submit_post)(slots[1].user, game.pk, body="this happened")
+    item = await spectator.wait_for(is_post_with("this happened"))
+    assert item["seq"] == game.event_seq + 1  # the rolled-back seq was never used
+    assert not any("never happened" in i.get("html", "") for i in spectator.items)
+    await spectator.close()
+
+
+async def test_coalescer_delivers_latest_count_and_every_post(make_game, settings):
+    # A budget of 4 frames a second for one socket: batches at most every 0.25 s.
+    settings.LIVE_FRAME_BUDGET = 4
+    game = await db(make_game)("forum-vanilla", vote_rule="plurality")
+    slots = await slots_of(game)
+    spectator, _ = (await open_socket(game.pk, since=game.event_seq))[:2]
+
+    def vote_storm() -> None:
+        for round_ in range(3):
+            for voter in slots:
+                target = slots[(voter.seat + round_) % len(slots)]
+                services.cast_vote(voter.user, game.pk, target.pk)
+
+    await db(vote_storm)()
+    final = await db(
+        lambda: GameEvent.objects.filter(game=game, kind="vote_count").order_by("-seq").first()
+    )()
+    await spectator.wait_for(lambda i: i.get("kind") == "vote_count" and i["seq"] == final.seq)
+    await spectator.drain(0.5)
+    counts = spectator.of_kind("vote_count")
+    posts = spectator.of_kind("post")
+    votes = await db(lambda: GameEvent.objects.filter(game=game, kind="vote").count())()
+    assert len(posts) == votes == 21  # posts are never dropped
+    assert len(counts) < votes  # counts were coalesced
+    assert counts[-1]["seq"] == final.seq  # and the last one is the latest
+    assert [c["seq"] for c in counts] == sorted(c["seq"] for c in counts)
+    await spectator.close()
+
+
+async def test_host_socket_sees_night_actions(make_game, host):
+    game = await db(make_game)("forum-vanilla")
+    mafia, town = _mafia_and_town(await slots_of(game))
+    await db(services.cut_deadline_now)(host, game.pk)
+    since = await current_seq(game)
+    host_socket, _ = (await open_socket(game.pk, host, since=since))[:2]
+    townie, _ = (await open_socket(game.pk, town[0].user, since=since))[:2]
+    options = await db(
+        lambda: services.night_options(type(game).objects.get(pk=game.pk), mafia[0])
+    )()
+    kill = next(o for o in options if o["factional"])
+    await db(services.submit_night_action)(
+        mafia[0].user, game.pk, ability=kill["ability"], targets=[town[1].pk]
+    )
+    await host_socket.wait_for(is_kind("night_action", aud="host"))
+    await db(services.extend_deadline)(host, game.pk, by=timedelta(hours=1))
+    changed = await townie.wait_for(is_kind("deadline_changed"))
+    assert changed["deadline"]
+    assert not townie.of_kind("night_action")
+    for socket in (host_socket, townie):
+        await socket.close()
