@@ -743,7 +743,6 @@ def unvote(user: Any, game_id: int, *, now: datetime | None = None) -> PostResul
     """The unvote button: posts "**Unvote**" and withdraws the player's vote."""
     with _game_tx(game_id, now) as tx:
         slot = _require_player(tx, user)
-        _require_open_phase(tx, PhaseKind.DAY)
         _check_unvote(tx, slot)
         post = _do_post(tx, user, slot, "**Unvote**", Thread.PUBLIC)
         vote = _do_unvote(tx, slot, post)
@@ -763,6 +762,7 @@ def _current_votes(phase: Phase, *, revote: bool | None = None) -> dict[int, Vot
 
 
 def _check_vote(tx: _Tx, voter: Slot, target: Slot | None) -> None:
+    _require_running(tx.game)
     game, phase = tx.game, _require_open_phase(tx, PhaseKind.DAY)
     if not voter.alive:
         raise NotAllowed("Dead players cannot vote.", "dead")
@@ -830,6 +830,7 @@ def _do_vote(
 
 
 def _check_unvote(tx: _Tx, voter: Slot) -> Vote:
+    _require_running(tx.game)
     phase = _require_open_phase(tx, PhaseKind.DAY)
     current = _current_votes(phase).get(voter.pk)
     if current is None:
