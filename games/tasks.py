@@ -20,7 +20,6 @@ import logging
 from datetime import timedelta
 
 from celery import shared_task
-from django.db import close_old_connections
 from django.utils import timezone
 
 from . import services
@@ -92,14 +91,10 @@ def run_due_phases() -> list[tuple[int, int]]:
     on the next scan while the others go on.
     """
     advanced = []
-    close_old_connections()
-    try:
-        for game_id, number in services.due_phases():
-            try:
-                if services.advance_phase(game_id, number):
-                    advanced.append((game_id, number))
-            except Exception:
-                log.exception("Could not end phase %s of game %s", number, game_id)
-    finally:
-        close_old_connections()
+    for game_id, number in services.due_phases():
+        try:
+            if services.advance_phase(game_id, number):
+                advanced.append((game_id, number))
+        except Exception:
+            log.exception("Could not end phase %s of game %s", number, game_id)
     return advanced

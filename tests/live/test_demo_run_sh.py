@@ -1,0 +1,81 @@
+"""``bash scripts/run.sh`` on embedded defaults: it migrates, starts the demo game and serves
+HTTP 200 on / within a bounded time; then it is stopped (its whole process group)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+STARTUP_LIMIT = 150  # seconds: migrations on a fresh SQLite file take most of it
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status, response.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as exc:
+        return exc.code, ""
+    except (urllib.error.URLError, ConnectionError, TimeoutError):
+        return 0, ""
+
+
+@pytest.mark.timeout(STARTUP_LIMIT + 60)
+def test_run_sh_serves_the_site_with_a_demo_game(tmp_path):
+    port = _free_port()
+    db = tmp_path / "db.sqlite3"
+    env = {**os.environ, "PORT": str(port), "DATABASE_URL": f"sqlite:///{db}"}
+    env.pop("REDIS_URL", None)  # embedded defaults: in-memory layer, in-process scanner
+    log_path = tmp_path / "run.log"
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            ["bash", "scripts/run.sh"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: we stop everything it started
+        )
+    try:
+        url = f"http://127.0.0.1:{port}/"
+        deadline = time.monotonic() + STARTUP_LIMIT
+        status = 0
+        while time.monotonic() < deadline and proc.poll() is None:
+            status, _ = _get(url)
+            if status == 200:
+                break
+            time.sleep(0.5)
+        output = log_path.read_text(errors="replace")
+        assert status == 200, f"no HTTP 200 on {url} (got {status}):\n{output[-3000:]}"
+        assert url in output and "demo / demo" in output
+        assert "deadlines: in-process scanner" in output
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+    # The demo game was made in the run's own database, and the server is gone.
+    with sqlite3.connect(db) as conn:
+        (count,) = conn.execute(
+            "SELECT count(*) FROM games_game WHERE setup = 'demo' AND status = 'running'"
+        ).fetchone()
+    assert count == 1
+    assert _get(f"http://127.0.0.1:{port}/")[0] == 0
