@@ -74,6 +74,20 @@ def app_on_test_broker(queue: str = SESSION_QUEUE) -> Iterator[None]:
         _reset_app()
 
 
+def purge_queue(queue: str) -> None:
+    """Drop the queue (and its bindings) from the test broker: stopped workers hand their
+    unfinished ETA tasks back to it, and a per-session queue is never read again."""
+    import redis
+
+    client = redis.Redis.from_url(broker_url())
+    try:
+        keys = list(client.scan_iter(match=f"*{queue}*"))
+        if keys:
+            client.delete(*keys)
+    finally:
+        client.close()
+
+
 class Worker:
     """A ``celery worker`` subprocess; ``kill()`` is a real SIGKILL."""
 

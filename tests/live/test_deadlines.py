@@ -13,10 +13,11 @@ import time
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils import timezone
 
-from games import services
+from games import inactivity, services
 from games.models import GameEvent, Phase, Slot
 from games.tasks import advance_due_phases, advance_phase_task
 
@@ -28,6 +29,7 @@ from .celery_support import (
     events_of,
     make_running_game,
     phase_number,
+    purge_queue,
     wait_for,
 )
 
@@ -49,6 +51,7 @@ def workers(django_db_setup, django_db_blocker):
     finally:
         for worker in started:
             worker.stop()
+        purge_queue(SESSION_QUEUE)
 
 
 @pytest.fixture(autouse=True)
@@ -223,7 +226,7 @@ def test_inactivity_prod_then_modkill_through_the_worker():
 
 
 def test_inactivity_replacement_flags_the_slot_for_the_host():
-    game, _, players = make_running_game(
+    game, host, players = make_running_game(
         day_length=timedelta(hours=1), min_posts_per_day=2, inactivity_action="replace"
     )
     lurker = players[4]
@@ -245,3 +248,11 @@ def test_inactivity_replacement_flags_the_slot_for_the_host():
     assert slot.prods == 2 and slot.alive
     flagged = GameEvent.objects.get(game=game, kind="replacement_needed")
     assert flagged.audience == "host" and flagged.payload["slot_id"] == slot.pk
+    game.refresh_from_db()
+    assert inactivity.slots_needing_replacement(game) == [slot]
+    assert inactivity.needs_replacement(game, slot)
+    fresh = get_user_model().objects.create_user("replacement", password="pw")
+    services.replace_player(host, game.pk, slot.pk, fresh)
+    slot.refresh_from_db()
+    assert slot.user == fresh and slot.prods == 0
+    assert inactivity.slots_needing_replacement(game) == []

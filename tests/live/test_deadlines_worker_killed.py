@@ -20,7 +20,14 @@ from django.utils import timezone
 from games.models import Game, GameEvent, Phase
 from games.tasks import advance_due_phases, advance_phase_task
 
-from .celery_support import Worker, app_on_test_broker, make_running_game, phase_number, wait_for
+from .celery_support import (
+    Worker,
+    app_on_test_broker,
+    make_running_game,
+    phase_number,
+    purge_queue,
+    wait_for,
+)
 
 pytestmark = [
     pytest.mark.celery,
@@ -80,6 +87,7 @@ def test_worker_killed_mid_transition_then_next_run_completes_once(tmp_path):
             assert first.get(timeout=60) is False
         finally:
             again.stop()
+            purge_queue(queue)
 
     assert GameEvent.objects.filter(game=game, kind="day_ended").count() == 1
     assert GameEvent.objects.filter(game=game, kind="phase_started").count() == 2

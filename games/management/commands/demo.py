@@ -14,7 +14,7 @@ class Command(BaseCommand):
         game = demo.ensure_demo_game()
         phase = game.current_phase()
         where = phase.label if phase else game.get_status_display()
-        self.stdout.write(self.style.SUCCESS(f"Demo game #{game.pk} '{game.title}' is on {where}."))
+        self.stdout.write(self.style.SUCCESS(f"{game.title}: {where} (game id {game.pk})."))
         self.stdout.write(
             f"Log in as {demo.DEMO_USERNAME} / {demo.DEMO_PASSWORD} (the demo game's host)."
         )
