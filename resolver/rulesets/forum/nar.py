@@ -19,16 +19,17 @@ the night, from what resolved. docs/rules/forum-nar.md explains the choices.
 
 from __future__ import annotations
 
+import bisect
 import random
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...model import Action, GameState, NightOutcome
+from ...model import Action, GameState, NightOutcome, Player
 from ..base import Ruleset, names
 from . import common
-from .nar_graph import Dependencies, condensation, dependency_graph
+from .nar_graph import Dependencies, ResolutionQueue, dependency_graph
 from .roles import INVESTIGATION_IMMUNE
 
 # mafiascum NAR, "In case of emergency breakdown of the Golden Rule": Copy, Hide, Bus,
@@ -92,9 +93,11 @@ class _Night:
     rules: Ruleset
     state: GameState
     actions_by: dict[str, list[Action]] = field(default_factory=lambda: defaultdict(list))
-    resolved: list[str] = field(default_factory=list)
+    resolved: list[str] = field(default_factory=list)  # in resolution order
+    done: set[str] = field(default_factory=set)  # the same players, for look-ups
     blocked_by: dict[str, str] = field(default_factory=dict)
     swaps: list[tuple[str, str, str]] = field(default_factory=list)  # driver, a, b
+    swaps_of: dict[str, list[int]] = field(default_factory=dict)  # player -> places in swaps
     redirects: dict[str, tuple[str, str]] = field(default_factory=dict)  # who -> (by, to)
     protections: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # (by, how)
     kills: list[tuple[str, str, str]] = field(default_factory=list)  # killer, target, kind
@@ -104,6 +107,13 @@ class _Night:
     reads: list[tuple[Action, str]] = field(default_factory=list)  # info action, landed on
     order_notes: list[str] = field(default_factory=list)
     effects: list[str] = field(default_factory=list)
+    players: dict[str, Player] = field(init=False)  # by name: the state's look-up is a scan
+    seats: dict[str, int] = field(init=False)
+    _visitors: dict[str, list[str]] | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.players = {p.name: p for p in self.state.players}
+        self.seats = {p.name: i for i, p in enumerate(self.state.players)}
 
     # -- before the graph ----------------------------------------------------------------
     def standing_actions(self, actions: Sequence[Action]) -> tuple[Action, ...]:
@@ -113,19 +123,18 @@ class _Night:
         return kept
 
     def _who(self, name: str) -> str:
-        return f"{name} ({self.state.player(name).role})"
+        return f"{name} ({self.players[name].role})"
 
     # -- the NAR loop ----------------------------------------------------------------------
     def run(self, deps: Dependencies) -> None:
-        seats = {p.name: i for i, p in enumerate(self.state.players)}
+        seats = self.seats
         graph = deps.graph()
-        remaining = sorted(graph, key=seats.__getitem__)
+        queue = ResolutionQueue(graph, seats)
         rng = night_rng(self.state)
-        while remaining:  # step 1
-            free = [p for p in remaining if not graph[p] & set(remaining)]
-            if free:  # step 2
-                pick = free[0]
-                waited = sorted(graph[pick] & set(self.resolved), key=seats.__getitem__)
+        while queue:  # step 1
+            pick = queue.next_free()
+            if pick is not None:  # step 2: everyone pick waits for has resolved
+                waited = sorted(graph[pick], key=seats.__getitem__)
                 if waited:
                     why = "; ".join(r for w in waited for r in deps.reasons(pick, w))
                     self.order_notes.append(
@@ -133,18 +142,16 @@ class _Night:
                         f"{names([self._who(w) for w in waited])}: {why}."
                     )
             else:  # steps 3-5
-                sub = {p: graph[p] & set(remaining) for p in remaining}
-                cond = condensation(sub)
-                sink = min(cond.sinks(), key=lambda i: seats[cond.components[i][0]])
-                pick = self._break_cycle(cond.components[sink], sub, deps, rng)
+                pick = self._break_cycle(queue.sink_loop(), graph, deps, rng)
             self.resolve_player(pick)
             self.resolved.append(pick)
-            remaining.remove(pick)
+            self.done.add(pick)
+            queue.resolve(pick)
 
     def _break_cycle(
         self,
         cycle: tuple[str, ...],
-        sub: dict[str, set[str]],
+        graph: dict[str, set[str]],
         deps: Dependencies,
         rng: random.Random,
     ) -> str:
@@ -152,7 +159,13 @@ class _Night:
         best = min(groups.values(), key=PRIORITY_GROUPS.index)
         top = [p for p in cycle if groups[p] == best]
         pick = top[0] if len(top) == 1 else rng.choice(top)
-        why = "; ".join(r for x in cycle for y in cycle if y in sub[x] for r in deps.reasons(x, y))
+        place = {p: i for i, p in enumerate(cycle)}
+        why = "; ".join(
+            r
+            for x in cycle
+            for y in sorted((y for y in graph[x] if y in place), key=place.__getitem__)
+            for r in deps.reasons(x, y)
+        )
         if len(top) == 1:
             later = sorted(set(groups.values()) - {best}, key=PRIORITY_GROUPS.index)
             how = (
@@ -198,7 +211,7 @@ class _Night:
     def bus(self, target: str, why: list[str]) -> str:
         """The player an action aimed at ``target`` reaches after tonight's resolved swaps."""
         if self.state.flags.get("narSharedSwaps") == "cancel":
-            mine = [s for s in self.swaps if target in s[1:]]
+            mine = [self.swaps[i] for i in self.swaps_of.get(target, ())]
             if len(mine) == 1:
                 driver, a, b = mine[0]
                 other = b if target == a else a
@@ -207,12 +220,17 @@ class _Night:
             if len(mine) > 1:
                 why.append(f"{names([s[0] for s in mine])}'s swaps of {target} cancel out")
             return target
-        for driver, a, b in self.swaps:  # composed in the order they resolved
-            if target in (a, b):
-                other = b if target == a else a
-                why.append(f"{driver} swapped {target} and {other}")
-                target = other
-        return target
+        place = -1  # composed in the order they resolved: the next swap naming target
+        while True:
+            mine = self.swaps_of.get(target, ())
+            nxt = bisect.bisect_right(mine, place)
+            if nxt == len(mine):
+                return target
+            place = mine[nxt]
+            driver, a, b = self.swaps[place]
+            other = b if target == a else a
+            why.append(f"{driver} swapped {target} and {other}")
+            target = other
 
     def apply(self, action: Action) -> None:
         actor = action.actor
@@ -229,11 +247,11 @@ class _Night:
     def _stop(self, action: Action, target: str) -> bool:
         """The blocking half of a block or jail; True when it stops the target acting."""
         actor, verb = action.actor, VERBS[action.ability]
-        if common.is_strong_willed(self.state.player(target)):
+        if common.is_strong_willed(self.players[target]):
             self.effects.append(
                 f"{actor}'s {verb} cannot stop {target}: {target} is strong-willed."
             )
-        elif target == actor or target in self.resolved:
+        elif target == actor or target in self.done:
             self.effects.append(
                 f"{actor}'s {verb} on {target} came too late: {target} had already acted."
             )
@@ -264,6 +282,8 @@ class _Night:
 
     def _swap(self, action: Action, landed: list[str]) -> None:
         a, b = landed
+        for player in dict.fromkeys((a, b)):
+            self.swaps_of.setdefault(player, []).append(len(self.swaps))
         self.swaps.append((action.actor, a, b))
         self.effects.append(
             f"{action.actor} swaps {a} and {b}: actions aimed at one land on the other."
@@ -271,7 +291,7 @@ class _Night:
 
     def _redirect(self, action: Action, landed: list[str]) -> None:
         who, to = landed
-        if who == action.actor or who in self.resolved:
+        if who == action.actor or who in self.done:
             self.effects.append(
                 f"{action.actor}'s redirect of {who} came too late: {who} had already acted."
             )
@@ -312,7 +332,7 @@ class _Night:
             cleaned.append(target)
             clean_lines.append(f"{target}'s role is not revealed: {names(janitors)} cleaned them.")
             for janitor in janitors:
-                role = state.player(target).role
+                role = self.players[target].role
                 results.setdefault(janitor, []).append(common.clean_result(target, role))
         read_lines = self._information(results)
         order = [self._who(p) for p in self.resolved]
@@ -324,16 +344,26 @@ class _Night:
 
     def _paranoid_gun_owners(self) -> None:
         """Passive: every player whose visit landed on a PGO is shot (after all actions)."""
-        seats = [p.name for p in self.state.players]
+        visitors = self.visitors()
         for pgo in self.state.alive:
             if not common.is_paranoid_gun_owner(pgo):
                 continue
-            for visitor in seats:
-                if visitor != pgo.name and pgo.name in self.visits.get(visitor, ()):
+            for visitor in sorted(visitors.get(pgo.name, ()), key=self.seats.__getitem__):
+                if visitor != pgo.name:
                     self.kills.append((pgo.name, visitor, "pgo"))
                     self.effects.append(
                         f"{pgo.name} (paranoid gun owner) shoots {visitor}, who visited them."
                     )
+
+    def visitors(self) -> dict[str, list[str]]:
+        """Who visited each player (each visitor once, in the order they first visited
+        anyone), read from the finished night; worked out once."""
+        if self._visitors is None:
+            self._visitors = {}
+            for visitor, spots in self.visits.items():
+                for spot in dict.fromkeys(spots):
+                    self._visitors.setdefault(spot, []).append(visitor)
+        return self._visitors
 
     def _deaths(self) -> tuple[list[str], list[str], list[str]]:
         """Who dies; whose vest was spent; one line per kill saying why it worked or not."""
@@ -378,14 +408,14 @@ class _Night:
         """Cop, tracker and watcher results, read from the finished night."""
         lines = []
         for action, target in self.reads:
-            actor = self.state.player(action.actor)
+            actor = self.players[action.actor]
             asked = action.targets[0]  # the PM names the player they chose
             if action.ability == "investigate":
                 framed = target in self.frames
                 entry = common.investigation_result(
                     self.state, actor.name, asked, framed, landed_on=target
                 )
-                seen = self.state.player(target)
+                seen = self.players[target]
                 why = []
                 if framed:
                     why.append(f"{target} was framed by {names(self.frames[target])}")
@@ -406,9 +436,7 @@ class _Night:
                     else f"{actor.name} tracks {target}, who went nowhere."
                 )
             else:
-                visitors = [
-                    v for v, spots in self.visits.items() if target in spots and v != actor.name
-                ]
+                visitors = [v for v in self.visitors().get(target, ()) if v != actor.name]
                 entry = common.watch_result(asked, visitors, target)
                 lines.append(
                     f"{actor.name} watches {target}, visited by {names(entry['visitors'])}."
