@@ -6,4 +6,15 @@ source "$(dirname "$0")/_env.sh"
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/mafia}"
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379/0}"
 ruff check .
+# The browser tests (tests/e2e) drive Debian's Chromium; browsers cannot be downloaded by
+# Playwright here. Install it when missing and we may; otherwise those tests fail saying so.
+if [ ! -x /usr/bin/chromium ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "Installing Chromium for the browser tests (apt-get install -y chromium)..."
+        apt-get install -y chromium >/dev/null || { apt-get update >/dev/null && apt-get install -y chromium >/dev/null; } \
+            || echo "Could not install Chromium: the browser tests will fail." >&2
+    else
+        echo "Chromium is missing (/usr/bin/chromium) and cannot be installed here (needs root and apt-get): the browser tests will fail." >&2
+    fi
+fi
 exec python -m pytest "$@"

@@ -1,0 +1,283 @@
+"""The end-to-end harness: the real stack in subprocesses and one headless Chromium.
+
+A session fixture (``e2e_stack``) creates a dedicated PostgreSQL database (``mafia_e2e``),
+empties its own Redis database number (``/5``), migrates, and starts the ASGI server
+(uvicorn serving ``mafia_site.asgi``) and a real Celery worker with an embedded beat that
+scans for due phases every second. Pages are driven by Playwright for Python against the
+system Chromium (``/usr/bin/chromium``; browsers cannot be downloaded here), one browser
+context per person. Everything is torn down at the end, within a bounded time.
+
+Server logs go to ``screenshots/e2e/logs/`` beside the screenshots (both gitignored).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium")
+SCREENSHOTS = ROOT / "screenshots" / "e2e"
+LOGS = SCREENSHOTS / "logs"
+PG_ADMIN_URL = os.environ.get("E2E_PG_ADMIN_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+E2E_DB = os.environ.get("E2E_DB_NAME", "mafia_e2e")
+E2E_REDIS_URL = os.environ.get("E2E_REDIS_URL", "redis://127.0.0.1:6379/5")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+# Every step waits at most this long for the page (ms); deadlines have their own waits.
+STEP_TIMEOUT_MS = 15_000
+
+
+@dataclass
+class Stack:
+    base_url: str
+    env: dict[str, str]
+    processes: dict[str, subprocess.Popen] = field(default_factory=dict)
+
+    def assert_running(self) -> None:
+        dead = {name: p.returncode for name, p in self.processes.items() if p.poll() is not None}
+        if dead:
+            raise AssertionError(f"server process(es) exited: {dead}; see {LOGS}")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _pg_admin(*statements: str) -> None:
+    import psycopg
+
+    with psycopg.connect(_libpq_url(PG_ADMIN_URL), autocommit=True) as conn:
+        for statement in statements:
+            conn.execute(statement)
+
+
+def _libpq_url(url: str) -> str:
+    return url.replace("postgres://", "postgresql://", 1)
+
+
+def _flush_redis_db(url: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        client.flushdb()
+    finally:
+        client.close()
+
+
+def _spawn(name: str, args: list[str], env: dict[str, str]) -> subprocess.Popen:
+    LOGS.mkdir(parents=True, exist_ok=True)
+    log = open(LOGS / f"{name}.log", "wb")  # noqa: SIM115 (closed with the process)
+    # Its own process group, so teardown ends the process and its children (Celery's pool).
+    return subprocess.Popen(
+        args, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
+
+
+def _stop(processes: dict[str, subprocess.Popen], grace: float = 10.0) -> None:
+    for proc in processes.values():
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for proc in processes.values():
+        remaining = max(deadline - time.monotonic(), 0.1)
+        try:
+            proc.wait(timeout=remaining)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=5)
+
+
+def _wait_http_ok(url: str, processes: dict[str, subprocess.Popen], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    last = ""
+    while time.monotonic() < deadline:
+        for name, proc in processes.items():
+            if proc.poll() is not None:
+                raise RuntimeError(f"{name} exited with {proc.returncode}; see {LOGS}/{name}.log")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+                last = f"HTTP {response.status}"
+        except (urllib.error.URLError, OSError) as exc:
+            last = str(exc)
+        time.sleep(0.2)
+    raise RuntimeError(f"the site did not answer 200 at {url} within {timeout:.0f} s: {last}")
+
+
+def _wait_worker_ready(path: Path, proc: subprocess.Popen, timeout: float) -> None:
+    """Celery prints 'ready.' once it consumes; beat must be up too before deadlines run."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the Celery worker exited with {proc.returncode}; see {path}")
+        text = path.read_text(errors="replace") if path.exists() else ""
+        if " ready." in text and "beat: Starting" in text:
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"the Celery worker was not ready within {timeout:.0f} s; see {path}")
+
+
+def require_chromium() -> None:
+    """Fail (never skip) when the browser is missing: scripts/test.sh installs it."""
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        pytest.fail(
+            f"Chromium is not installed at {CHROMIUM}: the browser tests need it. "
+            "Run scripts/test.sh as root (it runs `apt-get install -y chromium`) or install "
+            "Debian's `chromium` package yourself.",
+            pytrace=False,
+        )
+
+
+@pytest.fixture(scope="session")
+def e2e_stack() -> Iterator[Stack]:
+    require_chromium()
+    port = _free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    admin = PG_ADMIN_URL.rsplit("/", 1)[0]
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "mafia_site.settings",
+        "DATABASE_URL": f"{admin}/{E2E_DB}",
+        "DB_CONN_MAX_AGE": "0",
+        "REDIS_URL": E2E_REDIS_URL,
+        "CELERY_QUEUE": "e2e",
+        "DEADLINE_SCAN_SECONDS": "1",
+        "DEBUG": "1",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "CSRF_TRUSTED_ORIGINS": base_url,
+        "PYTHONUNBUFFERED": "1",
+        "LOG_LEVEL": "INFO",
+    }
+    shutil.rmtree(SCREENSHOTS, ignore_errors=True)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    drop = f'DROP DATABASE IF EXISTS "{E2E_DB}" WITH (FORCE)'
+    _pg_admin(drop, f'CREATE DATABASE "{E2E_DB}"')
+    _flush_redis_db(E2E_REDIS_URL)
+    LOGS.mkdir(parents=True, exist_ok=True)
+    migrate = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    (LOGS / "migrate.log").write_text(migrate.stdout + migrate.stderr)
+    if migrate.returncode != 0:
+        pytest.fail(f"migrate failed:\n{migrate.stderr[-3000:]}", pytrace=False)
+
+    beat_dir = tempfile.mkdtemp(prefix="mafia-e2e-beat-")
+    processes: dict[str, subprocess.Popen] = {}
+    try:
+        processes["asgi"] = _spawn(
+            "asgi",
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "mafia_site.asgi:application",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--lifespan",
+                "off",
+            ],
+            env,
+        )
+        processes["celery"] = _spawn(
+            "celery",
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "mafia_site",
+                "worker",
+                "--beat",
+                "--schedule",
+                os.path.join(beat_dir, "beat-schedule"),
+                "--queues",
+                "e2e",
+                "--concurrency",
+                "1",
+                "--loglevel",
+                "INFO",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            env,
+        )
+        _wait_http_ok(base_url + "/", processes, timeout=60)
+        _wait_worker_ready(LOGS / "celery.log", processes["celery"], timeout=60)
+        yield Stack(base_url=base_url, env=env, processes=processes)
+    finally:
+        _stop(processes)
+        shutil.rmtree(beat_dir, ignore_errors=True)
+        with contextlib.suppress(Exception):
+            _pg_admin(drop)
+        with contextlib.suppress(Exception):
+            _flush_redis_db(E2E_REDIS_URL)
+
+
+@pytest.fixture(scope="session")
+def browser(e2e_stack: Stack) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        # launch() gives Chromium a fresh temporary user-data dir of its own (Playwright
+        # refuses --user-data-dir here) and removes it on close; each person then gets
+        # their own browser context: own cookies, own session.
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+class Screens:
+    """Numbered screenshots of the story, in the order they were taken."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def __call__(self, page: Any, name: str) -> None:
+        self.n += 1
+        with contextlib.suppress(Exception):  # a screenshot never fails a test
+            page.screenshot(path=str(SCREENSHOTS / f"{self.n:02d}-{name}.png"), full_page=True)
+
+
+@pytest.fixture(scope="session")
+def shot(e2e_stack: Stack) -> Screens:
+    return Screens()

@@ -1,0 +1,198 @@
+"""People in browsers: the helpers the end-to-end story uses to act and look like a person.
+
+Each person has their own browser context (own cookies, own session) and a main page
+(the game thread for players and the spectator, the dashboard for the host) that stays open
+and is never reloaded unless the story says so: what changes on it must arrive live.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+PASSWORD = "Red-Herring-e2e-42"
+HOST = "hostess"
+PLAYERS = ["ann", "bob", "cat", "dan", "eve", "fay", "gus"]
+# The window a spectator's vote count has to redraw in, after the vote is on the server.
+LIVE_WITHIN_MS = 1_000
+# Generous bound for "arrives live" where the issue sets no figure (posts, phase changes).
+LIVE_MS = 5_000
+MARKER = "window.__e2eNotReloaded"
+
+
+@dataclass
+class Person:
+    name: str
+    context: Any
+    page: Page
+    dialogs: list[str]
+
+    def new_page(self) -> Page:
+        page = self.context.new_page()
+        watch_dialogs(page, self.dialogs)
+        return page
+
+
+def watch_dialogs(page: Page, dialogs: list[str]) -> None:
+    """Any alert/confirm that opens is recorded (an XSS payload that ran) and dismissed."""
+
+    def on_dialog(dialog: Any) -> None:
+        dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+
+
+@dataclass
+class Story:
+    """One game played through by the test functions in order; each records its step."""
+
+    base_url: str
+    browser: Any
+    shot: Any
+    people: dict[str, Person] = field(default_factory=dict)
+    game_url: str = ""
+    roles: dict[str, str] = field(default_factory=dict)
+    done: set[str] = field(default_factory=set)
+    dialogs: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    # -- bookkeeping ----------------------------------------------------------------------
+    def need(self, *steps: str) -> None:
+        missing = [s for s in steps if s not in self.done]
+        if missing:
+            raise AssertionError(
+                f"an earlier step of the story did not complete: {', '.join(missing)}"
+            )
+
+    @contextmanager
+    def soft(self, what: str) -> Iterator[None]:
+        """Check something without stopping the story; the test fails at its end."""
+        try:
+            yield
+        except AssertionError as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+            self.problems.append(f"{what}: {first}")
+
+    def finish(self, step: str) -> None:
+        problems, self.problems = self.problems, []
+        self.done.add(step)  # the game itself moved on: later steps can go ahead
+        if problems:
+            raise AssertionError(f"{step}: " + " | ".join(problems))
+
+    # -- people ---------------------------------------------------------------------------
+    def person(self, name: str, *, sign_up: bool = True, next_url: str = "") -> Person:
+        context = self.browser.new_context(
+            base_url=self.base_url, viewport={"width": 1280, "height": 900}
+        )
+        context.set_default_timeout(15_000)
+        page = context.new_page()
+        person = Person(name, context, page, self.dialogs)
+        watch_dialogs(page, self.dialogs)
+        if sign_up:
+            page.goto("/accounts/signup/" + (f"?next={next_url}" if next_url else ""))
+            page.fill("#id_username", name)
+            page.fill("#id_password1", PASSWORD)
+            page.fill("#id_password2", PASSWORD)
+            page.get_by_role("button", name="Create account").click()
+            expect(page.locator(".site-nav .who")).to_have_text(name)
+        self.people[name] = person
+        return person
+
+    def player(self, name: str) -> Person:
+        return self.people[name]
+
+    @property
+    def host(self) -> Person:
+        return self.people[HOST]
+
+    @property
+    def spectator(self) -> Person:
+        return self.people["spectator"]
+
+    def url(self, suffix: str = "") -> str:
+        return self.game_url + suffix
+
+    def by_role(self, role: str) -> list[str]:
+        return [name for name in PLAYERS if self.roles.get(name) == role]
+
+    def main_pages(self) -> dict[str, Page]:
+        return {name: person.page for name, person in self.people.items()}
+
+    def mark_pages(self, names: list[str] | None = None) -> None:
+        """Put a marker in the pages' memory: it survives only if the page is not reloaded."""
+        for name, page in self.main_pages().items():
+            if names is None or name in names:
+                page.evaluate(f"{MARKER} = true")
+
+    def not_reloaded(self, page: Page) -> bool:
+        return bool(page.evaluate(f"Boolean({MARKER})"))
+
+
+# -- what a person does -----------------------------------------------------------------
+def post_reply(page: Page, body: str, *, append: bool = False) -> None:
+    box = page.locator("#reply-body")
+    if append:
+        box.press("End")
+        box.type(body)
+    else:
+        box.fill(body)
+    with page.expect_response(lambda r: r.request.method == "POST" and "/post/" in r.url):
+        page.locator("#reply button[type=submit]").click()
+    page.wait_for_load_state("domcontentloaded")
+
+
+def click_vote(page: Page, target: str) -> None:
+    row = page.locator("#players li", has=page.locator(".name", has_text=re.compile(f"^{target}$")))
+    with page.expect_response(lambda r: r.request.method == "POST" and "/vote/" in r.url):
+        row.get_by_role("button", name="Vote").click()
+    page.wait_for_load_state("domcontentloaded")
+
+
+def wagon(page: Page, target: str) -> Any:
+    return page.locator(
+        "#vote-count li.wagon", has=page.locator(".target", has_text=re.compile(f"^{target}$"))
+    )
+
+
+def banner(page: Page) -> Any:
+    return page.locator("#phase-banner")
+
+
+def messages(page: Page) -> Any:
+    return page.locator("#messages")
+
+
+def visible_text(page: Page) -> str:
+    return page.locator("body").inner_text()
+
+
+def assert_hidden(page: Page, pattern: re.Pattern[str], what: str, dump_to: Any) -> None:
+    """The page's visible text must not match; on failure its HTML is kept for the owner."""
+    text = visible_text(page)
+    found = pattern.search(text)
+    if found:
+        path = dump_to / f"leak-{re.sub(r'[^a-z0-9]+', '-', what.lower())}.html"
+        path.write_text(page.content())
+        start = max(found.start() - 120, 0)
+        raise AssertionError(
+            f"{what}: {found.group(0)!r} is visible at {page.url}: "
+            f"...{text[start : found.end() + 60]!r}... (page saved to {path})"
+        )
+
+
+def role_words(role: str) -> re.Pattern[str]:
+    """A role named as a word: ``vanilla_townie`` also as "vanilla townie"."""
+    spaced = re.escape(role).replace("_", "[ _]")
+    return re.compile(rf"\b{spaced}\b", re.IGNORECASE)
+
+
+def elapsed_ms(since: float) -> int:
+    return int((time.monotonic() - since) * 1000)
