@@ -1,8 +1,12 @@
-"""``bash scripts/run.sh`` on embedded defaults: it migrates, starts the demo game and serves
-HTTP 200 on / within a bounded time; then it is stopped (its whole process group)."""
+"""``bash scripts/run.sh`` on embedded defaults: it migrates, starts the demo game, serves
+HTTP 200 on / within a bounded time, and the bots' posts reach a websocket live (the
+in-memory channel layer and the bots share the server's process); then it is stopped (its
+whole process group)."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import signal
 import socket
@@ -17,6 +21,31 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTUP_LIMIT = 150  # seconds: migrations on a fresh SQLite file take most of it
+LIVE_LIMIT = 60  # seconds for a bot's post to arrive on the socket (about one per 4 s)
+
+
+def _demo_game_id(db: Path) -> int:
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT id FROM games_game WHERE setup = 'demo' AND status = 'running'"
+        ).fetchall()
+    assert len(rows) == 1, rows
+    return rows[0][0]
+
+
+async def _first_live_post(port: int, game_id: int, *, timeout: float) -> dict:
+    """The first bot post pushed live to a spectator's socket (connected without ``since``,
+    so the server replays nothing: every post item is a new one)."""
+    import websockets
+
+    url = f"ws://127.0.0.1:{port}/ws/games/{game_id}/"
+    async with websockets.connect(url, origin=f"http://127.0.0.1:{port}") as ws:
+        async with asyncio.timeout(timeout):
+            while True:
+                items = json.loads(await ws.recv())
+                for item in items if isinstance(items, list) else [items]:
+                    if item.get("kind") == "post":
+                        return item
 
 
 def _free_port() -> int:
@@ -35,7 +64,7 @@ def _get(url: str) -> tuple[int, str]:
         return 0, ""
 
 
-@pytest.mark.timeout(STARTUP_LIMIT + 60)
+@pytest.mark.timeout(STARTUP_LIMIT + LIVE_LIMIT + 60)
 def test_run_sh_serves_the_site_with_a_demo_game(tmp_path):
     port = _free_port()
     db = tmp_path / "db.sqlite3"
@@ -64,6 +93,9 @@ def test_run_sh_serves_the_site_with_a_demo_game(tmp_path):
         assert status == 200, f"no HTTP 200 on {url} (got {status}):\n{output[-3000:]}"
         assert url in output and "demo / demo" in output
         assert "deadlines: in-process scanner" in output
+        game_id = _demo_game_id(db)
+        frame = asyncio.run(_first_live_post(port, game_id, timeout=LIVE_LIMIT))
+        assert frame["kind"] == "post" and frame["thread"] == "public"
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -72,10 +104,4 @@ def test_run_sh_serves_the_site_with_a_demo_game(tmp_path):
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
-    # The demo game was made in the run's own database, and the server is gone.
-    with sqlite3.connect(db) as conn:
-        (count,) = conn.execute(
-            "SELECT count(*) FROM games_game WHERE setup = 'demo' AND status = 'running'"
-        ).fetchone()
-    assert count == 1
     assert _get(f"http://127.0.0.1:{port}/")[0] == 0
