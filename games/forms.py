@@ -176,7 +176,7 @@ class BaseRoleFormSet(forms.BaseFormSet):
             raise forms.ValidationError("Add at least one role to the role list.")
 
 
-def role_formset(ruleset: str, entries: int = 0) -> type[forms.BaseFormSet]:
+def role_formset(ruleset: str) -> type[forms.BaseFormSet]:
     """A role list formset whose choices are the rule set's own role and modifier table."""
     rules = get_ruleset(ruleset)
 
@@ -210,7 +210,7 @@ def role_formset(ruleset: str, entries: int = 0) -> type[forms.BaseFormSet]:
                 self.add_error("sanity", "Only investigative roles have a sanity.")
             return data
 
-    return formset_factory(RoleEntryForm, formset=BaseRoleFormSet, extra=max(3, 12 - entries))
+    return formset_factory(RoleEntryForm, formset=BaseRoleFormSet, extra=3)
 
 
 def apply_service_error(

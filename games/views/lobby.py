@@ -81,7 +81,7 @@ def create_game(request: HttpRequest) -> HttpResponse:
             {"setups": list(SETUPS.values()), "rulesets": Ruleset.choices},
         )
     initial, roles = _initial(setup_slug, ruleset)
-    RoleFormSet = role_formset(ruleset, len(roles))
+    RoleFormSet = role_formset(ruleset)
     if request.method == "POST":
         form = GameForm(request.POST, ruleset=ruleset)
         formset = RoleFormSet(request.POST, prefix="roles")

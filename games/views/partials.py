@@ -20,6 +20,7 @@ from typing import Any
 
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.dateparse import parse_datetime
 
 from .. import services
 from ..models import Game, Phase, PhaseKind, Post, Thread
@@ -64,6 +65,7 @@ def vote_count_context(game: Game) -> dict[str, Any]:
     return {
         "game": game,
         "vc": vc,
+        "deadline_at": parse_datetime(vc["deadline"]) if vc and vc["deadline"] else None,
         "is_final": vc is not None
         and (current is None or current.number != vc["phase"] or vc["resolved"]),
     }

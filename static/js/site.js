@@ -36,6 +36,32 @@
     box.scrollIntoView({ block: "center" });
   });
 
+  // Create-a-game: more role rows without a reload (the formset's TOTAL_FORMS follows).
+  var addRole = document.querySelector("[data-add-role]");
+  if (addRole) {
+    addRole.hidden = false;
+    addRole.addEventListener("click", function () {
+      var rows = document.getElementById("role-rows");
+      var total = document.getElementById("id_roles-TOTAL_FORMS");
+      var last = rows && rows.lastElementChild;
+      if (!last || !total) return;
+      var index = parseInt(total.value, 10);
+      var row = last.cloneNode(true);
+      row.querySelectorAll(".error").forEach(function (e) { e.remove(); });
+      row.querySelectorAll("[name], [id], [for]").forEach(function (el) {
+        ["name", "id", "for"].forEach(function (attr) {
+          var value = el.getAttribute(attr);
+          if (value) el.setAttribute(attr, value.replace(/roles-\d+-/, "roles-" + index + "-"));
+        });
+        if (el.tagName === "SELECT") el.selectedIndex = 0;
+        if (el.type === "checkbox") el.checked = false;
+        if (el.type === "number") el.value = "1";
+      });
+      rows.appendChild(row);
+      total.value = index + 1;
+    });
+  }
+
   // Confirm dangerous host actions (modkill, cut deadline...).
   document.addEventListener("submit", function (event) {
     var form = event.target;
