@@ -56,7 +56,10 @@ def lock_slots(game: Game) -> list[Slot]:
 def lock_current_phase(game: Game) -> Phase | None:
     if not game.phase_number:
         return None
-    return Phase.objects.select_for_update().filter(game=game, number=game.phase_number).first()
+    phase = Phase.objects.select_for_update().filter(game=game, number=game.phase_number).first()
+    if phase is not None:
+        phase.game = game  # share the locked instance (event_seq, status) instead of a copy
+    return phase
 
 
 def lock_all(game_id: int) -> Locked:

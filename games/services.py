@@ -538,7 +538,7 @@ def _open_phase(tx: _Tx, kind: str) -> Phase:
     game = tx.game
     number = game.phase_number + 1
     phase = Phase.objects.create(
-        game=game,
+        game=game,  # the locked instance: vote counts read its event_seq
         number=number,
         kind=kind,
         started_at=tx.now,
@@ -1491,7 +1491,9 @@ def replace_player(
 # ======================================================================================
 def _emit_vote_count(tx: _Tx) -> None:
     if tx.phase is not None and tx.phase.is_day:
-        _emit(tx, "vote_count", vote_count(tx.phase, slots=tx.slots))
+        data = vote_count(tx.phase, slots=tx.slots)
+        data["seq"] = tx.game.event_seq + 1  # the count as of this very event
+        _emit(tx, "vote_count", data)
 
 
 def vote_count(phase: Phase, *, slots: list[Slot] | None = None) -> dict[str, Any]:

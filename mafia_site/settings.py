@@ -9,6 +9,7 @@ DATABASE_URL, DB_CONN_MAX_AGE, REDIS_URL, LOG_LEVEL.
 """
 
 import os
+import warnings
 from pathlib import Path
 
 import dj_database_url
@@ -110,7 +111,11 @@ EMBEDDED_SERVICES = not REDIS_URL
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # The live layer's hub is the only group member per process, so either Redis
+            # layer costs one message per process per event (BENCHMARKS.md compares them).
+            "BACKEND": os.environ.get(
+                "CHANNEL_LAYER_BACKEND", "channels_redis.core.RedisChannelLayer"
+            ),
             "CONFIG": {"hosts": [REDIS_URL]},
         }
     }
@@ -166,6 +171,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Until collectstatic runs, WhiteNoise serves through the finders and need not warn.
+warnings.filterwarnings("ignore", message="No directory at", module="whitenoise.base")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # No manifest: pages render without a prior collectstatic (dev and tests).

@@ -10,6 +10,11 @@ import pytest
 from tests.factories import UserFactory
 
 
+def pytest_configure(config: Any) -> None:
+    # WhiteNoise warns about a missing STATIC_ROOT until collectstatic has run.
+    config.addinivalue_line("filterwarnings", "ignore:No directory at:UserWarning")
+
+
 @pytest.fixture(autouse=True)
 def _fast_passwords(settings: Any) -> None:
     # The default PBKDF2 hasher costs ~0.3 s a user; tests make hundreds of users.
