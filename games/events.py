@@ -15,7 +15,9 @@ per-process hub (``live.Hub``) fans it out to the local sockets.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 import threading
 import time
 import uuid
@@ -35,6 +37,7 @@ STATE_KINDS = frozenset({"vote_count"})
 
 MAX_BACKLOG = 500  # events one publish call catches up at most
 LOCK_TTL_MS = 10_000  # a publisher that dies holding the lock blocks the game this long
+SEND_TIMEOUT = 5.0  # seconds; a stuck Redis must not hold a request forever
 
 
 def group_name(game_id: int, audience: str) -> str:
@@ -61,11 +64,8 @@ class LocalStore:
         with lock:
             yield
 
-    def cursor(self, game_id: int) -> int | None:
-        return self._cursor.get(game_id)
-
-    def heads(self, game_id: int) -> dict[str, int]:
-        return dict(self._heads.get(game_id, {}))
+    def read(self, game_id: int) -> tuple[int | None, dict[str, int]]:
+        return self._cursor.get(game_id), dict(self._heads.get(game_id, {}))
 
     def advance(self, game_id: int, cursor: int, heads: dict[str, int]) -> None:
         self._cursor[game_id] = cursor
@@ -100,13 +100,15 @@ class RedisStore:
         finally:
             self._release(keys=[key], args=[token])
 
-    def cursor(self, game_id: int) -> int | None:
-        value = self.redis.get(self._key(game_id, "cursor"))
-        return int(value) if value is not None else None
-
-    def heads(self, game_id: int) -> dict[str, int]:
-        raw = self.redis.hgetall(self._key(game_id, "heads"))
-        return {k.decode(): int(v) for k, v in raw.items()}
+    def read(self, game_id: int) -> tuple[int | None, dict[str, int]]:
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.get(self._key(game_id, "cursor"))
+        pipe.hgetall(self._key(game_id, "heads"))
+        cursor, heads = pipe.execute()
+        return (
+            int(cursor) if cursor is not None else None,
+            {k.decode(): int(v) for k, v in heads.items()},
+        )
 
     def advance(self, game_id: int, cursor: int, heads: dict[str, int]) -> None:
         pipe = self.redis.pipeline()
@@ -131,7 +133,7 @@ def get_store() -> LocalStore | RedisStore:
     """The store matching the configured channel layer (rebuilt if the settings change)."""
     global _store
     config = layer_config()
-    key = repr(config)
+    key = repr(config) + str(settings.DATABASES["default"].get("NAME"))
     with _store_guard:
         if _store is None or _store[0] != key:
             backend = config.get("BACKEND", "")
@@ -139,7 +141,11 @@ def get_store() -> LocalStore | RedisStore:
                 options = config.get("CONFIG", {})
                 host = options.get("hosts", ["redis://127.0.0.1:6379/0"])[0]
                 url = host if isinstance(host, str) else host.get("address")
-                _store = (key, RedisStore(url, options.get("prefix", "asgi")))
+                # The database name keeps two sites (or test databases) sharing a Redis
+                # and a prefix from sharing cursors: their game ids overlap.
+                db_name = settings.DATABASES["default"].get("NAME", "")
+                prefix = f"{options.get('prefix', 'asgi')}:{db_name}"
+                _store = (key, RedisStore(url, prefix))
             else:
                 _store = (key, LocalStore())
         return _store[1]
@@ -167,7 +173,7 @@ def _publish(game_id: int, from_seq: int) -> None:
 
     store = get_store()
     with store.lock(game_id):
-        cursor = store.cursor(game_id)
+        cursor, heads = store.read(game_id)
         # Everything committed above the cursor: ours, and earlier commits whose callback
         # has not run yet (a later callback then finds nothing left). No cursor (new game,
         # Redis restarted) or a hopeless backlog: start at ours; viewers resume the rest.
@@ -175,11 +181,51 @@ def _publish(game_id: int, from_seq: int) -> None:
         if cursor is not None and from_seq - cursor <= MAX_BACKLOG:
             start = cursor + 1
         events = list(GameEvent.objects.filter(game_id=game_id, seq__gte=start).order_by("seq"))
+        if not events and cursor is not None and cursor >= from_seq and _stale(game_id, cursor):
+            # A cursor beyond the log: the database was reset under a living Redis.
+            events = list(
+                GameEvent.objects.filter(game_id=game_id, seq__gte=from_seq).order_by("seq")
+            )
         if not events:
             return
-        messages, new_heads = live.build_messages(game_id, events, store.heads(game_id))
+        messages, new_heads = live.build_messages(game_id, events, heads)
         _send(messages)
         store.advance(game_id, events[-1].seq, new_heads)
+
+
+def _stale(game_id: int, cursor: int) -> bool:
+    from .models import Game
+
+    seq = Game.objects.filter(pk=game_id).values_list("event_seq", flat=True).first()
+    return seq is not None and seq < cursor
+
+
+class _SenderLoop:
+    """An event loop thread of this process for publishing from sync code.
+
+    ``async_to_sync`` from a plain thread (Celery, a management command) would build a
+    new event loop, hence a new Redis connection, for every publish; this loop keeps one.
+    """
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.loop = asyncio.new_event_loop()
+        thread = threading.Thread(target=self.loop.run_forever, name="live-publisher", daemon=True)
+        thread.start()
+
+    def run(self, coro: Any, timeout: float) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+
+_sender: _SenderLoop | None = None
+
+
+def _sender_loop() -> _SenderLoop:
+    global _sender
+    with _store_guard:
+        if _sender is None or _sender.pid != os.getpid():  # threads do not survive a fork
+            _sender = _SenderLoop()
+        return _sender
 
 
 def _send(messages: list[tuple[str, dict[str, Any]]]) -> None:
@@ -192,4 +238,7 @@ def _send(messages: list[tuple[str, dict[str, Any]]]) -> None:
         for group, message in messages:
             await layer.group_send(group, message)
 
-    async_to_sync(send_all)()
+    if layer.__class__.__name__ == "InMemoryChannelLayer":
+        async_to_sync(send_all)()  # its queues belong to the server's own loop
+    else:
+        _sender_loop().run(send_all(), timeout=SEND_TIMEOUT)

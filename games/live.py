@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import weakref
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -74,7 +75,8 @@ ACCESS_KINDS = frozenset(
 
 
 def _setting(name: str, default: Any) -> Any:
-    return getattr(settings, name, default)
+    """A LIVE_* tuning knob: Django settings first, then the environment."""
+    return getattr(settings, name, os.environ.get(name, default))
 
 
 def dumps(value: Any) -> str:
