@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 from django import template
+from django.utils.dateparse import parse_datetime
 
 from ..forms import split_length
 
@@ -18,3 +20,45 @@ def duration(value: timedelta | None) -> str:
         return ""
     amount, unit = split_length(value)
     return f"{amount} {unit[:-1] if amount == 1 else unit}"
+
+
+@register.filter
+def post_href(number: int | None, game_id: int) -> str:
+    """The thread page and anchor of public post ``number`` ("" for none)."""
+    if not number:
+        return ""
+    from ..views.partials import post_url
+
+    return post_url(game_id, int(number))
+
+
+@register.filter
+def as_datetime(value: Any) -> datetime | None:
+    """An ISO 8601 string (as in the vote count's JSON) as a datetime for ``|date``."""
+    if isinstance(value, datetime) or value is None:
+        return value
+    return parse_datetime(str(value))
+
+
+@register.filter
+def count_is_final(vc: dict[str, Any] | None, game: Any) -> bool:
+    """A vote count is final once its day is over (by night, or after the game)."""
+    if not vc:
+        return False
+    return bool(vc.get("resolved")) or game.phase_number != vc.get("phase")
+
+
+@register.inclusion_tag("games/_players_panel.html")
+def players_panel(game: Any, viewer: Any = None) -> dict[str, Any]:
+    """The players list with the viewer's vote buttons (for callers with only a game)."""
+    from ..views.partials import players_context
+
+    if viewer is None:
+        return players_context(game, None)
+    return players_context(game, viewer=viewer)
+
+
+@register.simple_tag(takes_context=True)
+def vote_count_data(context: Any) -> dict[str, Any] | None:
+    """The vote count in the context, as ``vc`` (the pages) or ``count`` (the live layer)."""
+    return context.get("vc") or context.get("count")

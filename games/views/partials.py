@@ -7,6 +7,8 @@ page itself renders::
     html = partials.render_vote_count(game)               # public: same for everyone
     html = partials.render_phase_banner(game)             # public
     html = partials.render_players(game, user)            # buttons depend on the viewer
+    # The templates also render from just ``game`` (+ ``count`` / ``phase`` / ``viewer``):
+    # _players.html then builds the rows itself for ``viewer`` (anonymous if absent).
     html = partials.render_post(post)                     # one post (check the thread's
                                                           # audience before sending it!)
 
@@ -20,7 +22,6 @@ from typing import Any
 
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.dateparse import parse_datetime
 
 from .. import services
 from ..models import Game, Phase, PhaseKind, Post, Thread
@@ -54,21 +55,13 @@ def counted_phase(game: Game) -> Phase | None:
 
 
 def vote_count_context(game: Game) -> dict[str, Any]:
+    """``vc``: ``services.vote_count`` of the counted day (None before the first day).
+
+    The template also accepts the same dict as ``count`` and needs nothing else but
+    ``game``: links, finality and the deadline's display are worked out in the template.
+    """
     phase = counted_phase(game)
-    vc = services.vote_count(phase) if phase is not None else None
-    if vc is not None:
-        for wagon in vc["wagons"]:
-            for voter in wagon["voters"]:
-                number = voter.get("post_number")
-                voter["url"] = post_url(game.pk, number) if number else ""
-    current = game.current_phase()
-    return {
-        "game": game,
-        "vc": vc,
-        "deadline_at": parse_datetime(vc["deadline"]) if vc and vc["deadline"] else None,
-        "is_final": vc is not None
-        and (current is None or current.number != vc["phase"] or vc["resolved"]),
-    }
+    return {"game": game, "vc": services.vote_count(phase) if phase is not None else None}
 
 
 def render_vote_count(game: Game) -> str:
@@ -78,11 +71,7 @@ def render_vote_count(game: Game) -> str:
 # -- the phase banner -------------------------------------------------------------------
 def phase_banner_context(game: Game) -> dict[str, Any]:
     phase = game.current_phase() if game.is_running else None
-    return {
-        "game": game,
-        "phase": phase,
-        "signed_up": game.slots.count() if game.is_signups else None,
-    }
+    return {"game": game, "phase": phase}
 
 
 def render_phase_banner(game: Game) -> str:
