@@ -73,7 +73,8 @@ class GameConsumer(AsyncWebsocketConsumer):
                 ),
             ),
         )
-        await self._replay(_since(self.scope.get("query_string", b"")))
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        await self._replay(_int(query.get("since", [None])[0]), _heads(query.get("heads", [""])[0]))
 
     async def disconnect(self, code: int) -> None:
         if self.hub is not None:
@@ -92,18 +93,20 @@ class GameConsumer(AsyncWebsocketConsumer):
             return
         if message.get("type") == "resume":
             since = message.get("since")
-            await self._replay(since if isinstance(since, int) else None)
+            await self._replay(
+                since if isinstance(since, int) else None, _heads(message.get("heads"))
+            )
         elif message.get("type") == "ping":
             self.outbox.control({"type": "pong", "server_time": live.server_time()})
 
     async def _send_text(self, text: str) -> None:
         await self.send(text_data=text)
 
-    async def _replay(self, since: int | None) -> None:
+    async def _replay(self, since: int | None, heads: dict[str, int] | None = None) -> None:
         """Send what the client missed after ``since``, then let live frames through."""
         self.outbox.hold()
         audiences = self.hub.audiences(self)
-        result = await database_sync_to_async(live.replay)(self.game_id, audiences, since)
+        result = await database_sync_to_async(live.replay)(self.game_id, audiences, since, heads)
         if result.reload:
             head = {"type": "reload", "reason": "too far behind"}
             replayed: list[tuple[int | None, str]] = [(None, live.dumps(head))]
@@ -153,11 +156,19 @@ class GameConsumer(AsyncWebsocketConsumer):
             )
 
 
-def _since(query_string: bytes) -> int | None:
-    values = parse_qs(query_string.decode("latin-1")).get("since")
-    if not values:
-        return None
+def _int(value: Any) -> int | None:
     try:
-        return int(values[0])
-    except ValueError:
+        return int(value)
+    except (TypeError, ValueError):
         return None
+
+
+def _heads(value: Any) -> dict[str, int] | None:
+    """Per-audience positions: a dict, or the query form ``public.12,mafia.9``."""
+    if isinstance(value, str):
+        pairs = (part.rpartition(".") for part in value.split(",") if part)
+        value = {aud: seq for aud, _, seq in pairs}
+    if not isinstance(value, dict):
+        return None
+    heads = {str(k): _int(v) for k, v in value.items()}
+    return {k: v for k, v in heads.items() if v is not None} or None

@@ -36,7 +36,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.template import TemplateDoesNotExist
 from django.template.loader import render_to_string
 from django.utils import timezone
@@ -359,19 +359,33 @@ class Replay:
     reload: bool = False
 
 
-def replay(game_id: int, audiences: Iterable[str], since: int | None) -> Replay:
-    """The visible events after ``since``, rendered, or ``reload`` when too far behind."""
+def replay(
+    game_id: int,
+    audiences: Iterable[str],
+    since: int | None,
+    heads: dict[str, int] | None = None,
+) -> Replay:
+    """The visible events after ``since``, rendered, or ``reload`` when too far behind.
+
+    ``heads`` (audience -> the last seq the client has of it) narrows the replay per
+    audience, so a quiet audience (the dead thread) does not drag the whole replay back.
+    """
     floor = Game.objects.filter(pk=game_id).values_list("event_seq", flat=True).first() or 0
-    audiences = list(audiences)
-    if since is None or since == floor:
+    audiences = sorted(audiences)
+    if since is None:
         return Replay(floor)
     if since > floor or since < 0:
         return Replay(floor, reload=True)  # a log this client never came from
+    heads = heads or {}
+    if since == floor and not heads:
+        return Replay(floor)
+    positions = {a: max(since, int(heads.get(a, since))) for a in audiences}
+    visible = Q()
+    for audience, position in positions.items():
+        visible |= Q(audience=audience, seq__gt=position)
     limit = int(_setting("LIVE_REPLAY_LIMIT", 200))
     rows = list(
-        GameEvent.objects.filter(
-            game_id=game_id, seq__gt=since, seq__lte=floor, audience__in=audiences
-        )
+        GameEvent.objects.filter(visible, game_id=game_id, seq__lte=floor)
         .exclude(kind__in=STATE_KINDS)
         .order_by("seq")[: limit + 1]
     )

@@ -341,3 +341,26 @@ async def test_host_socket_sees_night_actions(make_game, host):
     assert not townie.of_kind("night_action")
     for socket in (host_socket, townie):
         await socket.close()
+
+
+async def test_resume_with_heads_replays_each_audience_from_its_own_position(make_game, host):
+    game = await db(make_game)("forum-vanilla")
+    mafia, _town = _mafia_and_town(await slots_of(game))
+    goon = (await open_socket(game.pk, mafia[0].user, since=game.event_seq))[0]
+    await db(services.submit_post)(mafia[1].user, game.pk, body="m1", thread="mafia")
+    m1 = await goon.wait_for(is_post_with("m1"))
+    await db(services.host_post)(host, game.pk, body="p1")
+    p1 = await goon.wait_for(is_post_with("p1"))
+    await db(services.submit_post)(mafia[1].user, game.pk, body="m2", thread="mafia")
+    m2 = await goon.wait_for(is_post_with("m2"))
+    await goon.close()
+
+    # Has the public thread up to p1, the mafia chat only up to m1: gets m2, not p1 again.
+    heads = f"public.{p1['seq']},mafia.{m1['seq']},slot:{mafia[0].pk}.{p1['seq']}"
+    again, ok, _ = await open_socket(
+        game.pk, mafia[0].user, since=m1["seq"], query=f"&heads={heads}"
+    )
+    assert ok
+    await again.drain(0.3)
+    assert [i["seq"] for i in again.items if "seq" in i] == [m2["seq"]]
+    await again.close()

@@ -101,6 +101,7 @@ async def open_socket(
     since: int | None = None,
     origin: bytes = b"http://testserver",
     expect_ready: bool = True,
+    query: str = "",
 ) -> tuple[Socket, bool, Any]:
     """Open ``ws/games/<id>/`` as ``user`` (None: anonymous). Returns (socket, ok, code)."""
     from mafia_site.asgi import application
@@ -109,7 +110,7 @@ async def open_socket(
     if user is not None:
         cookie = await database_sync_to_async(_session_cookie)(user)
         headers.append((b"cookie", f"sessionid={cookie}".encode()))
-    path = f"/ws/games/{game_id}/" + (f"?since={since}" if since is not None else "")
+    path = f"/ws/games/{game_id}/?" + (f"since={since}" if since is not None else "") + query
     communicator = WebsocketCommunicator(application, path, headers=headers)
     connected, code = await communicator.connect(timeout=5)
     socket = Socket(communicator)
