@@ -1,0 +1,276 @@
+// Live game pages: one websocket per open game page (ws/games/<id>/).
+//
+// The server renders every fragment (posts, vote count, phase banner, players); this file
+// only puts them in place. It keeps, per audience ("public", "mafia", "slot:12"...), the
+// last event seq it has applied; every event names the previous one of its audience
+// ("prev"), so a missed event is noticed and asked for again ({"type": "resume"}). On a
+// network drop it reconnects with backoff and resumes from where it was; when the server
+// says the page is too far behind (or that new threads opened to this viewer) it reloads.
+// The deadline countdown runs on server time (offset learned from the socket).
+(function () {
+  "use strict";
+
+  var body = document.body;
+  var gameId = body.getAttribute("data-game-id");
+  if (!gameId || !window.WebSocket) return;
+
+  var pageThread = body.getAttribute("data-thread") || "public";
+  var onNewestPage = body.getAttribute("data-last-page") === "1";
+  var pageSeq = parseInt(body.getAttribute("data-last-seq") || "0", 10);
+
+  var last = {}; // audience -> last applied seq (the page itself is complete up to pageSeq)
+  var audiences = [];
+  var resyncing = {}; // audiences waiting for a replay after a gap
+  var voteCountSeq = seqOf("vote-count");
+  var socket = null;
+  var backoff = 500;
+  var clockOffset = 0; // server time - local time, in ms
+  var closing = false;
+
+  function seqOf(id) {
+    var el = document.getElementById(id);
+    return el ? parseInt(el.getAttribute("data-seq") || "0", 10) : 0;
+  }
+
+  function position(audience) {
+    return audience in last ? last[audience] : pageSeq;
+  }
+
+  function resumePoint() {
+    var since = null;
+    var heads = [];
+    audiences.forEach(function (a) {
+      var p = position(a);
+      heads.push(a + "." + p);
+      since = since === null ? p : Math.min(since, p);
+    });
+    return { since: since === null ? pageSeq : since, heads: heads.join(",") };
+  }
+
+  // -- connection ----------------------------------------------------------------------
+  function connect() {
+    var scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    var point = resumePoint();
+    var url = scheme + "//" + location.host + "/ws/games/" + encodeURIComponent(gameId) +
+      "/?since=" + point.since + (point.heads ? "&heads=" + encodeURIComponent(point.heads) : "");
+    status("connecting");
+    socket = new WebSocket(url);
+    socket.onopen = function () { backoff = 500; status("live"); };
+    socket.onmessage = function (event) {
+      var batch;
+      try { batch = JSON.parse(event.data); } catch (e) { return; }
+      if (!Array.isArray(batch)) batch = [batch];
+      applyBatch(batch);
+    };
+    socket.onclose = function (event) {
+      socket = null;
+      if (closing) return;
+      if (event.code === 4404) { status("offline"); return; } // no such game
+      status("reconnecting");
+      var wait = backoff + Math.random() * backoff * 0.5; // jitter: not all at once
+      backoff = Math.min(backoff * 2, 30000);
+      setTimeout(connect, wait);
+    };
+  }
+
+  function send(message) {
+    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+  }
+
+  function askResume() {
+    var point = resumePoint();
+    send({ type: "resume", since: point.since, heads: headsObject() });
+  }
+
+  function headsObject() {
+    var heads = {};
+    audiences.forEach(function (a) { heads[a] = position(a); });
+    return heads;
+  }
+
+  // -- frames -----------------------------------------------------------------------------
+  function applyBatch(batch) {
+    var floor = null;
+    batch.forEach(function (item) {
+      if (item.type) {
+        var f = control(item);
+        if (f !== undefined) floor = f;
+      } else {
+        applyItem(item);
+      }
+    });
+    if (floor !== null) {
+      // Everything visible up to the replay's floor has now been applied.
+      audiences.forEach(function (a) { last[a] = Math.max(position(a), floor); });
+    }
+  }
+
+  function control(message) {
+    switch (message.type) {
+      case "hello":
+        audiences = message.audiences || [];
+        learnClock(message.server_time);
+        return undefined;
+      case "replay":
+        resyncing = {}; // the missed events follow in this frame
+        return message.floor;
+      case "resync":
+        askResume();
+        return undefined;
+      case "reload":
+        reload();
+        return undefined;
+      case "access":
+        audiences = message.audiences || audiences;
+        if (message.reload) reload();
+        return undefined;
+      case "pong":
+        learnClock(message.server_time);
+        return undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  function applyItem(item) {
+    var audience = item.aud || "public";
+    if (item.kind === "vote_count") {
+      if (item.seq > voteCountSeq) {
+        voteCountSeq = item.seq;
+        replace("vote-count", item.html);
+      }
+      return;
+    }
+    if (resyncing[audience]) return; // the replay will bring it, in order
+    if (item.seq <= position(audience)) return; // already have it
+    if (item.prev !== null && item.prev !== undefined && item.prev > position(audience)) {
+      resyncing[audience] = true; // missed something: ask for it before going on
+      askResume();
+      return;
+    }
+    last[audience] = item.seq;
+    show(item);
+  }
+
+  function show(item) {
+    if (item.kind === "post") {
+      if (item.thread === pageThread) addPost(item);
+      else notice("New post in the " + item.thread + " thread.");
+    } else if (item.kind === "private_result" && item.data) {
+      notice(item.data.text || "You have a new result.", true);
+    } else if (item.kind === "vote_refused" && item.data) {
+      notice(item.data.message, false);
+    } else if (item.kind === "prod") {
+      notice("The host prodded you: post more to stay in the game.", true);
+    } else if (item.kind === "role_pm" && pageThread === "role") {
+      reload();
+    } else if (item.kind === "night_action" && pageThread === "host") {
+      notice("A night action came in.", true);
+    }
+    if (item.banner) replace("phase-banner", item.banner);
+    if (item.players) replace("players", item.players);
+    if (item.kind === "game_finished") notice("The game is over.", true);
+    tickCountdowns();
+  }
+
+  function addPost(item) {
+    if (!onNewestPage) {
+      notice("New posts: go to the newest page.", false);
+      return;
+    }
+    var list = document.getElementById("posts");
+    if (!list) return;
+    var id = "post-" + item.thread + "-" + item.number;
+    if (document.getElementById(id)) return;
+    var empty = document.getElementById("no-posts");
+    if (empty) empty.remove();
+    var holder = document.createElement("div");
+    holder.innerHTML = item.html; // rendered and sanitised by the server
+    while (holder.firstChild) list.appendChild(holder.firstChild);
+  }
+
+  function replace(id, html) {
+    var el = document.getElementById(id);
+    if (!el || !html) return;
+    var holder = document.createElement("div");
+    holder.innerHTML = html.trim();
+    var fresh = holder.querySelector("#" + id) || holder.firstElementChild;
+    if (fresh) el.replaceWith(fresh);
+    else el.innerHTML = html;
+  }
+
+  function reload() {
+    closing = true;
+    if (socket) socket.close();
+    setTimeout(function () { location.reload(); }, 300);
+  }
+
+  // -- status and notices ----------------------------------------------------------------
+  function status(state) {
+    var el = document.getElementById("live-status");
+    if (el) {
+      el.textContent = state === "live" ? "live" : state === "offline" ? "offline" : "reconnecting…";
+      el.setAttribute("data-state", state);
+    }
+  }
+
+  function notice(text, important) {
+    if (!text) return;
+    var box = document.getElementById("live-notices");
+    if (!box) {
+      box = document.createElement("div");
+      box.id = "live-notices";
+      box.setAttribute("role", "status");
+      box.setAttribute("aria-live", "polite");
+      box.style.cssText = "position:fixed;right:1em;bottom:1em;max-width:24em;z-index:50";
+      body.appendChild(box);
+    }
+    var line = document.createElement("div");
+    line.className = "live-notice" + (important ? " important" : "");
+    line.style.cssText = "background:#222;color:#fff;padding:.5em .8em;margin-top:.4em;" +
+      "border-radius:4px;box-shadow:0 2px 6px rgba(0,0,0,.3);cursor:pointer";
+    line.textContent = text; // text, never HTML
+    line.title = "Click to dismiss";
+    line.onclick = function () { line.remove(); };
+    box.appendChild(line);
+    if (!important) setTimeout(function () { line.remove(); }, 8000);
+  }
+
+  // -- countdown on server time -------------------------------------------------------------
+  function learnClock(serverTime) {
+    var t = Date.parse(serverTime);
+    if (!isNaN(t)) clockOffset = t - Date.now();
+  }
+
+  function remaining(ms) {
+    if (ms <= 0) return "any moment now";
+    var s = Math.floor(ms / 1000);
+    var d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600);
+    var m = Math.floor((s % 3600) / 60), sec = s % 60;
+    var parts = [];
+    if (d) parts.push(d + "d");
+    if (d || h) parts.push(h + "h");
+    if (!d) parts.push(m + "m");
+    if (!d && !h) parts.push(sec + "s");
+    return "in " + parts.join(" ");
+  }
+
+  function tickCountdowns() {
+    var now = Date.now() + clockOffset;
+    var clocks = document.querySelectorAll("time[data-countdown]");
+    for (var i = 0; i < clocks.length; i++) {
+      var el = clocks[i];
+      var deadline = Date.parse(el.getAttribute("datetime"));
+      if (isNaN(deadline)) continue;
+      if (!el.hasAttribute("data-absolute")) el.setAttribute("data-absolute", el.textContent);
+      el.textContent = remaining(deadline - now);
+      el.title = el.getAttribute("data-absolute");
+    }
+  }
+
+  setInterval(tickCountdowns, 1000);
+  setInterval(function () { send({ type: "ping" }); }, 60000); // keeps the clock right
+  window.addEventListener("pagehide", function () { closing = true; if (socket) socket.close(); });
+  tickCountdowns();
+  connect();
+})();
