@@ -373,9 +373,13 @@ class HostViewSerializer(serializers.Serializer):
     game = GameSerializer()
     slots = SlotRolesSerializer(many=True)
     phases = PhaseRecordSerializer(many=True)
+    needs_replacement = SlotRefSerializer(many=True, help_text="Inactive: replace them.")
 
 
-class ArchiveSerializer(HostViewSerializer):
+class ArchiveSerializer(serializers.Serializer):
+    game = GameSerializer()
+    slots = SlotRolesSerializer(many=True)
+    phases = PhaseRecordSerializer(many=True)
     co_winners = SlotRefSerializer(many=True)
 
 

@@ -27,6 +27,7 @@ from resolver.rulesets import get_ruleset
 
 from .. import naming, services
 from ..errors import InvalidInput
+from ..inactivity import slots_needing_replacement
 from ..models import Game, GameStatus, NightAction, PrivateResult, Slot, Thread
 from ..setups import SETUPS
 from ..views.access import Viewer, get_game
@@ -528,6 +529,7 @@ class HostView(_HostOnly):
                 "game": s.game_data(game, self.viewer(game)),
                 "slots": [slot_roles(x) for x in slots],
                 "phases": phases_data(game, slots, include_open=True),
+                "needs_replacement": [_ref(x) for x in slots_needing_replacement(game)],
             }
         )
 

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 from .. import naming, services
 from ..errors import GameRuleError
 from ..forms import ExtendForm, HostPostForm, ModkillForm, ReplaceForm
+from ..inactivity import slots_needing_replacement
 from ..models import Game, NightAction, Phase, PrivateResult, Slot
 from .access import Viewer, get_game
 
@@ -100,6 +101,7 @@ def dashboard(request: HttpRequest, game_id: int) -> HttpResponse:
         "modkill_form": ModkillForm(slots=living),
         "replace_form": ReplaceForm(slots=slots),
         "post_form": HostPostForm(),
+        "needs_replacement": slots_needing_replacement(game),
         "vote_count": services.vote_count(phase) if phase is not None and phase.is_day else None,
     }
     return render(request, "games/host.html", context)

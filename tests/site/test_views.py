@@ -481,3 +481,18 @@ def test_archive_after_the_end(make_game, client, host):
     assert "Town wins" in page and "goon" in page and "vanilla_townie" in page
     thread = html(client.get(f"/games/{game.pk}/"))
     assert "Game over: Town wins" in thread and f"/games/{game.pk}/archive/" in thread
+
+
+def test_inactive_players_are_flagged_to_the_host_and_told_privately(
+    make_game, client_for, client, host
+):
+    game = make_game("forum-vanilla", min_posts_per_day=1)
+    for _ in range(3):  # day 1, night 1, day 2: two prods for everyone silent
+        services.cut_deadline_now(host, game.pk)
+    slot = game.slots.order_by("seat").first()
+    page = html(client_for(host).get(f"/games/{game.pk}/host/"))
+    assert 'id="needs-replacement"' in page and slot.display_name in page
+    assert "prodded 2 times" in html(client_for(slot.user).get(f"/games/{game.pk}/role/"))
+    assert "prodded" not in html(client.get(f"/games/{game.pk}/"))
+    api = client_for(host).get(f"/api/v1/games/{game.pk}/host/").json()
+    assert len(api["needs_replacement"]) == 7
