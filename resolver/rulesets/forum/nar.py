@@ -22,7 +22,7 @@ from __future__ import annotations
 import bisect
 import random
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +76,20 @@ def resolve_nar(rules: Ruleset, state: GameState, actions: tuple[Action, ...]) -
     return night.finish()
 
 
+def _at_most(items: Iterable[str], sep: str, limit: int = 8) -> str:
+    """Join the first ``limit`` items: a dense loop's full edge list helps nobody read."""
+    shown: list[str] = []
+    more = 0
+    for item in items:
+        if len(shown) < limit:
+            shown.append(item)
+        else:
+            more += 1
+    if not more:
+        return names(shown) if sep == ", " else sep.join(shown)
+    return sep.join(shown) + f"{sep}and {more} more"
+
+
 def priority_group(actions: Sequence[Action]) -> str:
     """A player's NAR priority group: the earliest group of any of their actions."""
     return min((ABILITY_GROUP[a.ability] for a in actions), key=PRIORITY_GROUPS.index)
@@ -95,6 +109,7 @@ class _Night:
     actions_by: dict[str, list[Action]] = field(default_factory=lambda: defaultdict(list))
     resolved: list[str] = field(default_factory=list)  # in resolution order
     done: set[str] = field(default_factory=set)  # the same players, for look-ups
+    _explained_loop: set[str] = field(default_factory=set)  # players of cycles explained
     blocked_by: dict[str, str] = field(default_factory=dict)
     swaps: list[tuple[str, str, str]] = field(default_factory=list)  # driver, a, b
     swaps_of: dict[str, list[int]] = field(default_factory=dict)  # player -> places in swaps
@@ -136,10 +151,10 @@ class _Night:
             if pick is not None:  # step 2: everyone pick waits for has resolved
                 waited = sorted(graph[pick], key=seats.__getitem__)
                 if waited:
-                    why = "; ".join(r for w in waited for r in deps.reasons(pick, w))
+                    why = _at_most((r for w in waited for r in deps.reasons(pick, w)), "; ")
                     self.order_notes.append(
                         f"{self._who(pick)} resolves after "
-                        f"{names([self._who(w) for w in waited])}: {why}."
+                        f"{_at_most((self._who(w) for w in waited), ', ')}: {why}."
                     )
             else:  # steps 3-5
                 pick = self._break_cycle(queue.sink_loop(), graph, deps, rng)
@@ -159,13 +174,6 @@ class _Night:
         best = min(groups.values(), key=PRIORITY_GROUPS.index)
         top = [p for p in cycle if groups[p] == best]
         pick = top[0] if len(top) == 1 else rng.choice(top)
-        place = {p: i for i, p in enumerate(cycle)}
-        why = "; ".join(
-            r
-            for x in cycle
-            for y in sorted((y for y in graph[x] if y in place), key=place.__getitem__)
-            for r in deps.reasons(x, y)
-        )
         if len(top) == 1:
             later = sorted(set(groups.values()) - {best}, key=PRIORITY_GROUPS.index)
             how = (
@@ -173,13 +181,32 @@ class _Night:
                 f"{', '.join(later)} in NAR's priority order"
             )
         else:
+            sharing = (
+                f"{len(top)} of them" if self._explained_loop.issuperset(cycle) else names(top)
+            )
             how = (
-                f"{names(top)} share the highest priority ({best}), so the seeded random "
+                f"{sharing} share the highest priority ({best}), so the seeded random "
                 f"pick chose {self._who(pick)} to go first"
             )
-        self.order_notes.append(
-            f"{names(list(cycle))} depend on each other, a cycle ({why}): {how}."
-        )
+        if self._explained_loop.issuperset(cycle):
+            # What is left of a loop already explained: say only how it was broken again,
+            # so a big loop's explanation stays linear in its size.
+            self.order_notes.append(f"{len(cycle)} players are still in that cycle: {how}.")
+        else:
+            self._explained_loop.update(cycle)
+            place = {p: i for i, p in enumerate(cycle)}
+            why = _at_most(
+                (
+                    r
+                    for x in cycle
+                    for y in sorted((y for y in graph[x] if y in place), key=place.__getitem__)
+                    for r in deps.reasons(x, y)
+                ),
+                "; ",
+            )
+            self.order_notes.append(
+                f"{_at_most(cycle, ', ')} depend on each other, a cycle ({why}): {how}."
+            )
         return pick
 
     # -- resolving one player ----------------------------------------------------------------
