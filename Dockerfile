@@ -8,6 +8,6 @@ COPY mafia_site mafia_site
 COPY games games
 RUN pip install --no-cache-dir .
 COPY . .
-RUN DJANGO_SECRET_KEY=build python manage.py collectstatic --noinput
+RUN SECRET_KEY=build-only DEBUG=false python manage.py collectstatic --noinput
 EXPOSE 8000
 CMD ["sh", "-c", "uvicorn mafia_site.asgi:application --host 0.0.0.0 --port 8000 --workers ${WEB_CONCURRENCY:-$(nproc)}"]
