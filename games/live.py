@@ -40,6 +40,7 @@ from django.db.models import Max, Q
 from django.template import TemplateDoesNotExist
 from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.functional import SimpleLazyObject
 from django.utils.html import format_html
 
 from .events import STATE_KINDS, group_name
@@ -228,7 +229,8 @@ class Renderer:
 
     def vote_count_html(self, count: dict[str, Any]) -> str:
         game = self.game
-        phase = game.phases.filter(number=count.get("phase")).first()
+        # The partial reads the count itself; the phase row only if a template asks.
+        phase = SimpleLazyObject(lambda: game.phases.filter(number=count.get("phase")).first())
         context = {"count": count, "game": game, "phase": phase}
         return _render(
             "games/_vote_count.html",
@@ -543,7 +545,9 @@ class Hub:
     async def start(self) -> None:
         async with self._ready:
             if self.channel is None:
-                self.channel = await self.layer.new_channel("live-hub.")
+                # The default prefix: the core Redis layer reads every process-specific
+                # channel of a process through one queue named after that prefix.
+                self.channel = await self.layer.new_channel()
                 self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def stop(self) -> None:

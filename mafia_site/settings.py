@@ -109,14 +109,18 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 EMBEDDED_SERVICES = not REDIS_URL
 
 if REDIS_URL:
+    # The live layer's hub is the only group member per process, so either Redis layer
+    # costs one message per process per event (BENCHMARKS.md, "Live updates").
+    _LAYER = os.environ.get("CHANNEL_LAYER_BACKEND", "channels_redis.core.RedisChannelLayer")
+    _LAYER_HOST: dict = {"address": REDIS_URL}
+    if _LAYER.endswith("core.RedisChannelLayer"):
+        # redis-py 8 reads with a 5 s socket timeout by default, which breaks the core
+        # layer's blocking 5 s BZPOPMIN (channels_redis issue 422): let Redis time it.
+        _LAYER_HOST["socket_timeout"] = None
     CHANNEL_LAYERS = {
         "default": {
-            # The live layer's hub is the only group member per process, so either Redis
-            # layer costs one message per process per event (BENCHMARKS.md compares them).
-            "BACKEND": os.environ.get(
-                "CHANNEL_LAYER_BACKEND", "channels_redis.core.RedisChannelLayer"
-            ),
-            "CONFIG": {"hosts": [REDIS_URL]},
+            "BACKEND": _LAYER,
+            "CONFIG": {"hosts": [_LAYER_HOST], "capacity": 1000},
         }
     }
     CELERY_BROKER_URL = REDIS_URL

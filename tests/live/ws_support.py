@@ -23,11 +23,16 @@ LIVE_BACKEND = os.environ.get("LIVE_TEST_LAYER", "channels_redis.pubsub.RedisPub
 
 
 def redis_layers(prefix: str | None = None) -> dict[str, Any]:
+    """The Redis layer as the settings configure it, under a prefix of this test's own."""
+    host: dict[str, Any] = {"address": REDIS_URL}
+    if LIVE_BACKEND.endswith("core.RedisChannelLayer"):
+        host["socket_timeout"] = None  # see settings: redis-py 8 and the blocking pop
     return {
         "default": {
             "BACKEND": LIVE_BACKEND,
             "CONFIG": {
-                "hosts": [REDIS_URL],
+                "hosts": [host],
+                "capacity": 1000,
                 "prefix": prefix or f"livetest{uuid.uuid4().hex[:10]}",
             },
         }
