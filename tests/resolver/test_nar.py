@@ -8,12 +8,9 @@ import copy
 import pytest
 
 from resolver.engine import new_game, play_night, run_scenario
+from resolver.graphs import strongly_connected_components
 from resolver.model import Action
-from resolver.rulesets.forum.nar_graph import (
-    condensation,
-    dependency_graph,
-    strongly_connected_components,
-)
+from resolver.rulesets.forum.nar_graph import condensation, dependency_graph
 
 # -- strongly connected components ----------------------------------------------------------
 

@@ -165,3 +165,11 @@ def test_executioner_turned_jester_keeps_no_target_and_state_round_trips():
     exe = after.player("Exe")
     assert (exe.role, exe.target) == ("jester", None)
     assert GameState.from_dict(after.to_dict()) == after
+
+
+def test_find_circles_copes_with_chains_longer_than_the_recursion_limit():
+    # A ring of 5,000 roleblockers, each blocking the next: one circle, no RecursionError.
+    ring = [rb(f"R{i}", f"R{(i + 1) % 5000}") for i in range(5000)]
+    (circle,) = find_circles(ring)
+    assert len(circle) == 5000
+    assert circle[0] == "R0"

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ...graphs import strongly_connected_components
 from ..base import names
 
 
@@ -44,43 +45,16 @@ class BlockOutcome:
 
 
 def find_circles(blocks: Iterable[Block]) -> tuple[tuple[str, ...], ...]:
-    """Every circle of blocks (strongly connected groups that block each other)."""
+    """Every circle of blocks (strongly connected groups that block each other), each
+    naming its players in the order they acted."""
     edges: dict[str, list[str]] = {}
-    first_seen: dict[str, int] = {}  # to name a circle's players in the order they acted
     for b in blocks:
         edges.setdefault(b.user, []).append(b.target)
-        first_seen.setdefault(b.user, len(first_seen))
-    circles: list[tuple[str, ...]] = []
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-
-    def visit(node: str) -> None:  # Tarjan; depth is at most the number of players
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for nxt in edges.get(node, ()):
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in on_stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            group = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                group.append(member)
-                if member == node:
-                    break
-            if len(group) > 1 or node in edges.get(node, ()):
-                circles.append(tuple(sorted(group, key=first_seen.__getitem__)))
-
-    for node in list(edges):
-        if node not in index:
-            visit(node)
-    return tuple(circles)
+    return tuple(
+        group
+        for group in strongly_connected_components(edges)
+        if len(group) > 1 or group[0] in edges[group[0]]
+    )
 
 
 def resolve_blocks(blocks: Sequence[Block], by_priority: bool = False) -> BlockOutcome:
