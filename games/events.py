@@ -25,7 +25,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 
@@ -160,11 +159,114 @@ def publish_events(game_id: int, from_seq: int) -> None:
     Called from ``transaction.on_commit``. It never raises: a failed push (Redis down) is
     logged, and viewers catch up from the event log when they resume (every frame carries
     its seq, so they notice the gap).
+
+    In the web server (``LIVE_PUBLISH_IN_BACKGROUND``, set by ``mafia_site.asgi``) the work
+    is handed to this process's publisher thread, so a vote's request does not wait for
+    the push, and commits that pile up while a push runs go out together (the older vote
+    counts of such a pile are not sent at all). Elsewhere (Celery, commands, tests) it
+    runs in the calling thread.
     """
+    if _in_background():
+        _publisher().submit(game_id, from_seq)
+    else:
+        _publish_safely(game_id, from_seq)
+
+
+def _publish_safely(game_id: int, from_seq: int) -> None:
     try:
         _publish(game_id, from_seq)
     except Exception:
         log.exception("Live push of game %s from event %s failed", game_id, from_seq)
+
+
+# Set by ``mafia_site.asgi`` (the web server); a setting or the environment overrides it.
+BACKGROUND_DEFAULT = False
+
+
+def _in_background() -> bool:
+    value = getattr(settings, "LIVE_PUBLISH_IN_BACKGROUND", None)
+    if value is None:
+        env = os.environ.get("LIVE_PUBLISH_IN_BACKGROUND")
+        value = BACKGROUND_DEFAULT if env is None else env.lower() in ("1", "true", "yes")
+    return bool(value) and not _in_memory_layer()
+
+
+def _in_memory_layer() -> bool:
+    return layer_config().get("BACKEND", "").endswith("InMemoryChannelLayer")
+
+
+class _Publisher:
+    """One thread per process that publishes what commits hand it, game by game."""
+
+    IDLE_CLOSE = 1.0  # seconds without work before its database connection is closed
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.pending: dict[int, int] = {}
+        self.busy = False
+        self.close_requested = False
+        self.cond = threading.Condition()
+        threading.Thread(target=self._run, name="live-publisher-jobs", daemon=True).start()
+
+    def submit(self, game_id: int, from_seq: int) -> None:
+        with self.cond:
+            self.pending[game_id] = min(self.pending.get(game_id, from_seq), from_seq)
+            self.cond.notify()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Until everything submitted is published and the connection closed (tests)."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            self.close_requested = True
+            self.cond.notify_all()
+            while self.pending or self.busy or self.close_requested:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self.cond.wait(left)
+        return True
+
+    def _run(self) -> None:
+        from django.db import close_old_connections, connection
+
+        while True:
+            with self.cond:
+                while not self.pending:
+                    if self.close_requested:
+                        connection.close()
+                        self.close_requested = False
+                        self.cond.notify_all()
+                    if not self.cond.wait(timeout=self.IDLE_CLOSE):
+                        connection.close()  # idle: give the connection back
+                jobs, self.pending = self.pending, {}
+                self.busy = True
+            try:
+                close_old_connections()
+                for game_id, from_seq in jobs.items():
+                    _publish_safely(game_id, from_seq)
+            finally:
+                with self.cond:
+                    self.busy = False
+                    if not self.pending:
+                        self.cond.notify_all()
+
+
+_publisher_instance: _Publisher | None = None
+
+
+def _publisher() -> _Publisher:
+    global _publisher_instance
+    with _store_guard:
+        if _publisher_instance is None or _publisher_instance.pid != os.getpid():
+            _publisher_instance = _Publisher()
+        return _publisher_instance
+
+
+def wait_until_published(timeout: float = 10.0) -> bool:
+    """Block until this process's background publisher has nothing left (tests)."""
+    if _publisher_instance is None or _publisher_instance.pid != os.getpid():
+        return True
+    return _publisher_instance.wait_idle(timeout)
 
 
 def _publish(game_id: int, from_seq: int) -> None:
@@ -238,7 +340,12 @@ def _send(messages: list[tuple[str, dict[str, Any]]]) -> None:
         for group, message in messages:
             await layer.group_send(group, message)
 
-    if layer.__class__.__name__ == "InMemoryChannelLayer":
-        async_to_sync(send_all)()  # its queues belong to the server's own loop
+    if _in_memory_layer():
+        # Its queues live in the server's event loop: send there (from a request thread,
+        # a deadline thread or a bot alike). No loop with a hub: nobody is listening.
+        from .live import hub_loops
+
+        for loop in hub_loops():
+            asyncio.run_coroutine_threadsafe(send_all(), loop).result(SEND_TIMEOUT)
     else:
         _sender_loop().run(send_all(), timeout=SEND_TIMEOUT)

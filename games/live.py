@@ -311,12 +311,16 @@ def build_messages(
     renderer.prefetch_posts(events)
     messages: list[tuple[str, dict[str, Any]]] = []
     new_heads: dict[str, int] = {}
+    # Commits that piled up while a push ran: only the newest vote count of the pile goes.
+    newest_state = {(e.audience, e.kind): e.seq for e in events if e.kind in STATE_KINDS}
     run: list[dict[str, Any]] = []
     run_audience = None
     for event in events:
         audience = event.audience
-        item = renderer.item(event)
         state = event.kind in STATE_KINDS
+        if state and newest_state[(audience, event.kind)] != event.seq:
+            continue
+        item = renderer.item(event)
         if state:
             item["prev"] = None
         else:
@@ -435,16 +439,23 @@ class Outbox:
         self.held = False
         self.sending = False
         self.closed = False
+        self.floor = 0  # every visible event up to here has been sent (by a replay)
         self.limit = int(_setting("LIVE_OUTBOX_LIMIT", 1000))
         self.frames_sent = 0
 
     def push(self, items: list[tuple[int, str]], states: dict[str, tuple[int, str]]) -> None:
         if self.closed:
             return
+        if items and items[0][0] <= self.floor:
+            # Published late (a push that was still running during our replay): the
+            # replay up to ``floor`` had these already.
+            items = [(seq, text) for seq, text in items if seq > self.floor]
         self.items.extend(items)
         for kind, (seq, text) in states.items():
             current = self.states.get(kind)
-            if seq > max(current[0] if current else 0, self.sent_state_seq.get(kind, 0)):
+            if seq > max(
+                current[0] if current else 0, self.sent_state_seq.get(kind, 0), self.floor
+            ):
                 self.states[kind] = (seq, text)
         if len(self.items) > self.limit:
             self.items = [(None, dumps({"type": "resync", "reason": "backlog"}))]
@@ -461,6 +472,7 @@ class Outbox:
     def release(self, floor: int, replayed: list[tuple[int | None, str]] = ()) -> None:
         """Resume sending: ``replayed`` (everything visible up to ``floor``) goes first,
         then what arrived live meanwhile, minus what the replay already covered."""
+        self.floor = max(self.floor, floor)
         live = [(s, t) for s, t in self.items if s is None or s > floor]
         self.items = [
             *live[: self._controls_first(live)],
@@ -696,6 +708,11 @@ def get_hub() -> Hub:
     if hub is None:
         hub = _hubs[loop] = Hub()
     return hub
+
+
+def hub_loops() -> list[asyncio.AbstractEventLoop]:
+    """The running event loops of this process that have a hub (the in-memory layer)."""
+    return [loop for loop, hub in list(_hubs.items()) if hub.channel and loop.is_running()]
 
 
 def server_time() -> str:

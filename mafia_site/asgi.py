@@ -18,7 +18,12 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from games import events  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
+
+# In the web server a commit hands its live push to a publisher thread: the request that
+# voted does not wait for it (games.events.publish_events).
+events.BACKGROUND_DEFAULT = True
 
 application = ProtocolTypeRouter(
     {

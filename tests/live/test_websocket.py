@@ -10,6 +10,7 @@ private item would have arrived before it (the hub delivers in seq order).
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from datetime import timedelta
 
@@ -18,7 +19,7 @@ import pytest_asyncio
 from channels.db import database_sync_to_async
 from django.db import connections, transaction
 
-from games import services
+from games import events, services
 from games.models import GameEvent, Slot
 from tests.live.ws_support import open_socket, redis_layers
 
@@ -31,10 +32,14 @@ pytestmark = [
 db = database_sync_to_async
 
 
-@pytest_asyncio.fixture(autouse=True)
-async def live_layer(settings):
+@pytest_asyncio.fixture(autouse=True, params=["background", "inline"])
+async def live_layer(request, settings):
+    """The Redis layer under a fresh prefix; publishing as in the web server (a publisher
+    thread) and as in Celery or a command (in the committing thread)."""
     settings.CHANNEL_LAYERS = redis_layers()
+    settings.LIVE_PUBLISH_IN_BACKGROUND = request.param == "background"
     yield
+    assert await asyncio.to_thread(events.wait_until_published, 10)
     await db(connections.close_all)()
 
 
