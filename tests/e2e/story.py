@@ -36,7 +36,32 @@ class Person:
     def new_page(self) -> Page:
         page = self.context.new_page()
         watch_dialogs(page, self.dialogs)
+        watch_console(page, self.name)
         return page
+
+
+BROWSER_LOG: Any = None  # set by the harness: a directory for each person's console log
+
+
+def watch_console(page: Page, name: str) -> None:
+    """Keep the page's console, script errors and websocket frames for whoever debugs."""
+    if BROWSER_LOG is None:
+        return
+    path = BROWSER_LOG / f"browser-{name}.log"
+
+    def write(line: str) -> None:
+        with path.open("a") as f:
+            f.write(f"{time.strftime('%H:%M:%S')} {line[:500]}\n")
+
+    page.on("console", lambda m: write(f"console.{m.type} {page.url}: {m.text}"))
+    page.on("pageerror", lambda e: write(f"pageerror {page.url}: {e}"))
+
+    def on_ws(ws: Any) -> None:
+        write(f"ws open {ws.url}")
+        ws.on("framereceived", lambda payload: write(f"ws <- {payload}"))
+        ws.on("close", lambda _ws: write(f"ws closed {ws.url}"))
+
+    page.on("websocket", on_ws)
 
 
 def watch_dialogs(page: Page, dialogs: list[str]) -> None:
@@ -66,6 +91,7 @@ class Story:
 
     # -- bookkeeping ----------------------------------------------------------------------
     def need(self, *steps: str) -> None:
+        self.problems = []  # a chapter that stopped early must not blame the next one
         missing = [s for s in steps if s not in self.done]
         if missing:
             raise AssertionError(
@@ -96,6 +122,7 @@ class Story:
         page = context.new_page()
         person = Person(name, context, page, self.dialogs)
         watch_dialogs(page, self.dialogs)
+        watch_console(page, name)
         if sign_up:
             page.goto("/accounts/signup/" + (f"?next={next_url}" if next_url else ""))
             page.fill("#id_username", name)
@@ -131,6 +158,21 @@ class Story:
         for name, page in self.main_pages().items():
             if names is None or name in names:
                 page.evaluate(f"{MARKER} = true")
+
+    def wait_for_phase(self, text: str, timeout_ms: int) -> None:
+        """Wait for the server to be in a phase, reloading a fresh page (not live)."""
+        page = self.spectator.new_page()
+        deadline = time.monotonic() + timeout_ms / 1000
+        try:
+            while True:
+                page.goto(self.url())
+                if text in banner(page).inner_text():
+                    return
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"the game did not reach {text!r} in {timeout_ms} ms")
+                page.wait_for_timeout(1_000)
+        finally:
+            page.close()
 
     def not_reloaded(self, page: Page) -> bool:
         return bool(page.evaluate(f"Boolean({MARKER})"))
@@ -192,6 +234,17 @@ def role_words(role: str) -> re.Pattern[str]:
     """A role named as a word: ``vanilla_townie`` also as "vanilla townie"."""
     spaced = re.escape(role).replace("_", "[ _]")
     return re.compile(rf"\b{spaced}\b", re.IGNORECASE)
+
+
+class Window:
+    """One time window shared by several checks: the first may wait it out, the rest only
+    get what is left (pages updated by the same push should all be right by then)."""
+
+    def __init__(self, ms: int) -> None:
+        self.end = time.monotonic() + ms / 1000
+
+    def left(self) -> int:
+        return max(int((self.end - time.monotonic()) * 1000), 200)
 
 
 def elapsed_ms(since: float) -> int:
