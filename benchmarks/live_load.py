@@ -133,6 +133,8 @@ def drive_votes(
     """
     import threading
 
+    # Publish like the web server does (a publisher thread), unless asked otherwise.
+    os.environ.setdefault("LIVE_PUBLISH_IN_BACKGROUND", "1")
     django_setup()
     from django.contrib.auth import get_user_model
     from django.db import connection
@@ -196,8 +198,9 @@ def drive_votes(
         worker.start()
     for worker in workers:
         worker.join()
+    events.wait_until_published(30)
     records.sort(key=lambda r: r[3])
-    out.send(records)
+    out.send((records, n))
     out.close()
 
 
@@ -353,7 +356,7 @@ async def run(args: argparse.Namespace, game: tuple[int, list[int], int]) -> dic
         loop = asyncio.get_running_loop()
         while driver.is_alive() or parent.poll():
             if parent.poll():
-                records = parent.recv()
+                records, warmup = parent.recv()
                 break
             await asyncio.sleep(0.05)
         driver.join()
@@ -417,7 +420,7 @@ async def run(args: argparse.Namespace, game: tuple[int, list[int], int]) -> dic
             json.dumps({"records": records, "counts": [s.counts for s in spectators[:20]]})
         )
     votes = len(records)
-    posts_ok = sum(1 for s in spectators if s.posts == votes)
+    posts_ok = sum(1 for s in spectators if s.posts == votes + warmup)
     exact = sum(1 for s in spectators if s.last_count_seq == final_seq)
     frames = [s.frames for s in spectators]
     submit = [t_commit - t0 for t0, t_commit, _t_return, _ in records]
@@ -427,6 +430,7 @@ async def run(args: argparse.Namespace, game: tuple[int, list[int], int]) -> dic
         "spectators": args.spectators,
         "workers": args.workers,
         "layer": args.layer,
+        "publish": "inline" if args.inline_publish else "background",
         "votes": votes,
         "seconds": args.seconds,
         "connect_s": round(connect_time, 2),
@@ -462,11 +466,17 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--layer", choices=sorted(LAYERS), default="pubsub")
     parser.add_argument("--driver-threads", type=int, default=2)
+    parser.add_argument(
+        "--inline-publish",
+        action="store_true",
+        help="publish in the voting thread (as Celery does) instead of a publisher thread",
+    )
     parser.add_argument("--dump", help="write raw timings (votes, 20 spectators) to this file")
     parser.add_argument("--budget", help="LIVE_FRAME_BUDGET for the server (frames/s/process)")
     args = parser.parse_args()
     # The vote driver publishes through the same channel layer as the server.
     os.environ["CHANNEL_LAYER_BACKEND"] = LAYERS[args.layer]
+    os.environ["LIVE_PUBLISH_IN_BACKGROUND"] = "0" if args.inline_publish else "1"
     if args.budget:
         os.environ["LIVE_FRAME_BUDGET"] = args.budget
     ensure_database()

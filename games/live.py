@@ -440,12 +440,13 @@ class Outbox:
         self.sending = False
         self.closed = False
         self.floor = 0  # every visible event up to here has been sent (by a replay)
+        self.overflowed = False
         self.limit = int(_setting("LIVE_OUTBOX_LIMIT", 1000))
         self.frames_sent = 0
 
     def push(self, items: list[tuple[int, str]], states: dict[str, tuple[int, str]]) -> None:
-        if self.closed:
-            return
+        if self.closed or self.overflowed:
+            return  # overflowed: the client resumes from the log, then we carry on
         if items and items[0][0] <= self.floor:
             # Published late (a push that was still running during our replay): the
             # replay up to ``floor`` had these already.
@@ -460,6 +461,7 @@ class Outbox:
         if len(self.items) > self.limit:
             self.items = [(None, dumps({"type": "resync", "reason": "backlog"}))]
             self.states.clear()
+            self.overflowed = True
         self._kick()
 
     def control(self, message: dict[str, Any]) -> None:
@@ -473,6 +475,7 @@ class Outbox:
         """Resume sending: ``replayed`` (everything visible up to ``floor``) goes first,
         then what arrived live meanwhile, minus what the replay already covered."""
         self.floor = max(self.floor, floor)
+        self.overflowed = False
         live = [(s, t) for s, t in self.items if s is None or s > floor]
         self.items = [
             *live[: self._controls_first(live)],
