@@ -97,7 +97,9 @@ class GameConsumer(AsyncWebsocketConsumer):
                 since if isinstance(since, int) else None, _heads(message.get("heads"))
             )
         elif message.get("type") == "ping":
-            self.outbox.control({"type": "pong", "server_time": live.server_time()})
+            audiences = self.hub.audiences(self)
+            heads = await database_sync_to_async(live.heads)(self.game_id, audiences)
+            self.outbox.control({"type": "pong", "server_time": live.server_time(), "heads": heads})
 
     async def _send_text(self, text: str) -> None:
         await self.send(text_data=text)

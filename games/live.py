@@ -418,6 +418,26 @@ def replay(
     return Replay(floor, items)
 
 
+def heads(game_id: int, audiences: Iterable[str]) -> dict[str, int]:
+    """The last seq of each audience (and of each state kind): the ping answer a client
+    compares with what it has, to notice a lost frame even when nothing else follows."""
+    audiences = list(audiences)
+    rows = (
+        GameEvent.objects.filter(game_id=game_id, audience__in=audiences)
+        .exclude(kind__in=STATE_KINDS)
+        .values_list("audience")
+        .annotate(m=Max("seq"))
+    )
+    found = dict(rows)
+    for kind in STATE_KINDS:
+        latest = GameEvent.objects.filter(
+            game_id=game_id, kind=kind, audience__in=audiences
+        ).aggregate(m=Max("seq"))["m"]
+        if latest:
+            found[kind] = latest
+    return found
+
+
 # ======================================================================================
 # Per-socket outbox: join, send, merge while a send is in flight
 # ======================================================================================

@@ -109,9 +109,12 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 EMBEDDED_SERVICES = not REDIS_URL
 
 if REDIS_URL:
-    # The live layer's hub is the only group member per process, so either Redis layer
-    # costs one message per process per event (BENCHMARKS.md, "Live updates").
-    _LAYER = os.environ.get("CHANNEL_LAYER_BACKEND", "channels_redis.core.RedisChannelLayer")
+    # Redis pub/sub by default: a third of the core layer's send cost and a fifth of its
+    # Redis CPU per message (BENCHMARKS.md, "Live updates"); the live layer's sequence
+    # numbers make up for pub/sub delivering at most once.
+    _LAYER = os.environ.get(
+        "CHANNEL_LAYER_BACKEND", "channels_redis.pubsub.RedisPubSubChannelLayer"
+    )
     _LAYER_HOST: dict = {"address": REDIS_URL}
     if _LAYER.endswith("core.RedisChannelLayer"):
         # redis-py 8 reads with a 5 s socket timeout by default, which breaks the core

@@ -82,6 +82,16 @@
     send({ type: "resume", since: point.since, heads: headsObject() });
   }
 
+  // The server's newest seq per audience: anything newer than ours was lost on the way
+  // (a Redis restart, a dropped frame) even if nothing has followed it yet.
+  function checkHeads(heads) {
+    var behind = Object.keys(heads).some(function (a) {
+      if (a === "vote_count") return heads[a] > voteCountSeq;
+      return audiences.indexOf(a) >= 0 && heads[a] > position(a);
+    });
+    if (behind) askResume();
+  }
+
   function headsObject() {
     var heads = {};
     audiences.forEach(function (a) { heads[a] = position(a); });
@@ -126,6 +136,7 @@
         return undefined;
       case "pong":
         learnClock(message.server_time);
+        checkHeads(message.heads || {});
         return undefined;
       default:
         return undefined;
@@ -269,7 +280,8 @@
   }
 
   setInterval(tickCountdowns, 1000);
-  setInterval(function () { send({ type: "ping" }); }, 60000); // keeps the clock right
+  // Keeps the clock right and catches a lost frame that nothing has followed yet.
+  setInterval(function () { send({ type: "ping" }); }, 30000);
   window.addEventListener("pagehide", function () { closing = true; if (socket) socket.close(); });
   tickCountdowns();
   connect();

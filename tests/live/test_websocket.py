@@ -369,3 +369,19 @@ async def test_resume_with_heads_replays_each_audience_from_its_own_position(mak
     await again.drain(0.3)
     assert [i["seq"] for i in again.items if "seq" in i] == [m2["seq"]]
     await again.close()
+
+
+async def test_ping_reveals_a_lost_frame_and_resume_recovers_it(make_game, host, monkeypatch):
+    game = await db(make_game)("forum-vanilla")
+    spectator, _ = (await open_socket(game.pk, since=game.event_seq))[:2]
+    monkeypatch.setattr(events, "publish_events", lambda *args: None)  # the push is lost
+    await db(services.host_post)(host, game.pk, body="lost on the way")
+    monkeypatch.undo()
+    await spectator.send({"type": "ping"})
+    pong = await spectator.wait_for(lambda i: i.get("type") == "pong")
+    lost = await current_seq(game)
+    assert pong["heads"]["public"] == lost > game.event_seq  # the client sees it is behind
+    await spectator.send({"type": "resume", "since": game.event_seq})
+    item = await spectator.wait_for(is_post_with("lost on the way"))
+    assert item["seq"] == lost
+    await spectator.close()
