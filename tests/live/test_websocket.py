@@ -385,3 +385,38 @@ async def test_ping_reveals_a_lost_frame_and_resume_recovers_it(make_game, host,
     item = await spectator.wait_for(is_post_with("lost on the way"))
     assert item["seq"] == lost
     await spectator.close()
+
+
+async def test_replaced_player_socket_loses_the_slot_and_the_new_one_gains_it(
+    make_game, host, make_users
+):
+    game = await db(make_game)("forum-vanilla")
+    mafia, _town = _mafia_and_town(await slots_of(game))
+    goon = mafia[0]
+    (newcomer,) = await db(make_users)(1, prefix="sub")
+    old_socket = (await open_socket(game.pk, goon.user, since=game.event_seq))[0]
+    new_socket = (await open_socket(game.pk, newcomer, since=game.event_seq))[0]
+    assert new_socket.controls("hello")[0]["audiences"] == ["public"]
+
+    await db(services.replace_player)(host, game.pk, goon.pk, newcomer)
+    await db(services.submit_post)(mafia[1].user, game.pk, body="welcome aboard", thread="mafia")
+    await db(services.host_post)(host, game.pk, body="sentinel four")
+
+    await old_socket.wait_for(is_post_with("sentinel four"))
+    assert not any("welcome aboard" in i.get("html", "") for i in old_socket.items)
+    assert not old_socket.of_kind("role_pm")  # the slot's new role PM is not theirs
+    access = await new_socket.wait_for(lambda i: i.get("type") == "access")
+    assert {"mafia", f"slot:{goon.pk}"} <= set(access["audiences"]) and access["reload"]
+    for socket in (old_socket, new_socket):
+        await socket.close()
+
+
+async def test_in_memory_layer_delivers_too(make_game, host, settings):
+    # The embedded run command: no Redis, one process.
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    game = await db(make_game)("forum-vanilla")
+    spectator, ok, _ = await open_socket(game.pk, since=game.event_seq)
+    assert ok
+    await db(services.host_post)(host, game.pk, body="no redis needed")
+    await spectator.wait_for(is_post_with("no redis needed"))
+    await spectator.close()
