@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
 PASSWORD = "Red-Herring-e2e-42"
@@ -165,7 +166,7 @@ class Story:
         deadline = time.monotonic() + timeout_ms / 1000
         try:
             while True:
-                page.goto(self.url())
+                goto(page, self.url())
                 if text in banner(page).inner_text():
                     return
                 if time.monotonic() > deadline:
@@ -179,6 +180,19 @@ class Story:
 
 
 # -- what a person does -----------------------------------------------------------------
+def goto(page: Page, url: str) -> Any:
+    """Open a URL like a person would; a live reload racing the click is simply redone
+    (live.js reloads a page whose access changed, e.g. when the game starts)."""
+    for attempt in range(4):
+        try:
+            return page.goto(url)
+        except PlaywrightError as exc:
+            if "interrupted by another navigation" not in str(exc) or attempt == 3:
+                raise
+            page.wait_for_load_state("load")
+    return None
+
+
 def post_reply(page: Page, body: str, *, append: bool = False) -> None:
     box = page.locator("#reply-body")
     if append:

@@ -44,6 +44,7 @@ from .story import (
     banner,
     click_vote,
     elapsed_ms,
+    goto,
     messages,
     post_reply,
     role_words,
@@ -95,7 +96,7 @@ def cast(story: Story) -> dict[str, str]:
 def test_1_host_creates_game_seven_join_each_sees_only_their_own_role(story: Story) -> None:
     host = story.person(HOST)
     page = host.page
-    page.goto("/games/new/")
+    goto(page, "/games/new/")
     page.get_by_role("link", name="Cop and doctor nine-player").click()
     expect(page.locator("h1")).to_contain_text("Host a game")
     page.fill("#id_title", "E2E: a forum game in the browser")
@@ -121,20 +122,20 @@ def test_1_host_creates_game_seven_join_each_sees_only_their_own_role(story: Sto
         person = story.person(name, next_url=story.url())
         p = person.page
         if urlparse(p.url).path != story.url():
-            p.goto(story.url())
+            goto(p, story.url())
         p.get_by_role("button", name="Join the game").click()
         expect(messages(p)).to_contain_text("You have joined")
     spectator = story.person("spectator", sign_up=False)
-    spectator.page.goto(story.url())
+    goto(spectator.page, story.url())
 
-    page.goto(story.url())
+    goto(page, story.url())
     expect(banner(page)).to_contain_text("7 of 7")
     story.shot(page, "signups-full")
     page.get_by_role("button", name="Start the game").click()
     expect(messages(page)).to_contain_text("The game has started")
 
     # The host sees every role; that is how the story learns who is who.
-    page.goto(story.url("host/"))
+    goto(page, story.url("host/"))
     rows = page.locator("#host-roles tbody tr")
     expect(rows).to_have_count(7)
     for i in range(7):
@@ -149,7 +150,7 @@ def test_1_host_creates_game_seven_join_each_sees_only_their_own_role(story: Sto
     for name in PLAYERS:
         own = story.roles[name]
         p = story.player(name).page
-        p.goto(story.url("role/"))
+        goto(p, story.url("role/"))
         expect(p.locator("#role-pm h2")).to_have_text(re.compile(r"Your role:\s*" + own))
         for other in all_roles - {own}:
             assert_hidden(p, role_words(other), f"{name}'s role PM names {other}", SCREENSHOTS)
@@ -162,11 +163,11 @@ def test_1_host_creates_game_seven_join_each_sees_only_their_own_role(story: Sto
         if name in (story.by_role("cop")[0], story.by_role("goon")[0]):
             story.shot(p, f"role-pm-{own}")
         # The game thread (the main page from now on) shows no role at all.
-        p.goto(story.url())
+        goto(p, story.url())
         expect(banner(p)).to_contain_text("Day 1")
         for role in all_roles - {own}:
             assert_hidden(p, role_words(role), f"{name}'s thread shows {role}", SCREENSHOTS)
-    spectator.page.reload()
+    goto(spectator.page, story.url())
     expect(banner(spectator.page)).to_contain_text("Day 1")
     for role in all_roles:
         assert_hidden(spectator.page, role_words(role), f"spectator sees {role}", SCREENSHOTS)
@@ -188,7 +189,7 @@ def test_2_xss_payload_renders_inert(story: Story) -> None:
             1, timeout=LIVE_MS
         )
     fresh = story.spectator.new_page()
-    fresh.goto(story.url("?page=last"))
+    goto(fresh, story.url("?page=last"))
     page.wait_for_timeout(500)  # let a broken <img> fire its onerror, were it kept
     for label, p in (("poster", page), ("spectator (live)", spectator), ("reloaded", fresh)):
         post = p.locator("#posts .post", has_text="bbcode link")
@@ -224,7 +225,7 @@ def test_3_day_votes_live_quote_does_not_count_hammer_ends_day(story: Story) -> 
     story.mark_pages(["spectator"])
     # The cop votes with a bold "Vote:" in a post (names match case-insensitively).
     cop = story.player(c["cop"]).page
-    cop.goto(story.url("?page=last"))
+    goto(cop, story.url("?page=last"))
     post_reply(cop, f"Good morning. {target} has been awfully quiet.\n\n**Vote: {target.upper()}**")
     spectator_sees(1, "bold vote in a post")
     expect(wagon(cop, target).locator(".voters")).to_contain_text(c["cop"])
@@ -238,7 +239,7 @@ def test_3_day_votes_live_quote_does_not_count_hammer_ends_day(story: Story) -> 
 
     # The doctor quotes the cop's vote: a vote inside a quote counts for nothing.
     doc = story.player(c["doctor"]).page
-    doc.goto(story.url("?page=last"))
+    goto(doc, story.url("?page=last"))
     vote_post = doc.locator(f"#posts .post[data-author='{c['cop']}']", has_text="Vote")
     vote_post.locator("[data-quote]").click()
     box = doc.locator("#reply-body")
@@ -270,12 +271,12 @@ def test_3_day_votes_live_quote_does_not_count_hammer_ends_day(story: Story) -> 
         if n in PLAYERS:  # the players' main pages: back on the thread, then left alone
             page = story.player(n).page
             if urlparse(page.url).path != story.url():
-                page.goto(story.url("?page=last"))
-    story.host.page.goto(story.url("host/"))
+                goto(page, story.url("?page=last"))
+    goto(story.host.page, story.url("host/"))
     # The wagon's target keeps a tab open without live updates: their reply box goes stale.
     stale = story.player(target).new_page()
     stale.route(re.compile(r"/static/js/live\.js"), lambda route: route.abort())
-    stale.goto(story.url("?page=last"))
+    goto(stale, story.url("?page=last"))
     expect(stale.locator("#reply-body")).to_be_visible()
     story.facts["dead_stale"] = stale
     story.mark_pages(others)
@@ -293,7 +294,7 @@ def test_3_day_votes_live_quote_does_not_count_hammer_ends_day(story: Story) -> 
     story.shot(story.host.page, "hammer-night-host")
     # Day 1 may not be lost even if a live check failed: confirm on a fresh page.
     fresh = story.spectator.new_page()
-    fresh.goto(story.url())
+    goto(fresh, story.url())
     expect(banner(fresh)).to_contain_text("Night 1")
     expect(fresh.locator("#players .player-list.dead")).to_contain_text(target)
     fresh.close()
@@ -311,35 +312,35 @@ def test_4_night_actions_deadline_day_two_death_and_private_result(story: Story)
     # A tab of the doctor's left open without live updates: its form goes stale at dawn.
     stale = story.player(c["doctor"]).new_page()
     stale.route(re.compile(r"/static/js/live\.js"), lambda route: route.abort())
-    stale.goto(story.url("role/"))
+    goto(stale, story.url("role/"))
     expect(stale.locator("#action-protect select")).to_be_visible()
     story.facts["stale_form"] = stale
 
     # The mafia agree in their chat...
     g1, g2 = story.player(c["goon1"]), story.player(c["goon2"])
     chat1, chat2 = g1.new_page(), g2.new_page()
-    chat1.goto(story.url("t/mafia/"))
-    chat2.goto(story.url("t/mafia/"))
+    goto(chat1, story.url("t/mafia/"))
+    goto(chat2, story.url("t/mafia/"))
     post_reply(chat1, f"Tonight: {victim}? The doctor will sit on the cop claim anyway.")
     with story.soft("the partner's open mafia chat shows the message live"):
         expect(chat2.locator("#posts .post", has_text="Tonight:")).to_have_count(1, timeout=LIVE_MS)
-    chat2.goto(story.url("t/mafia/?page=last"))
+    goto(chat2, story.url("t/mafia/?page=last"))
     post_reply(chat2, f"Agreed, {victim}. I'll send it.")
     story.shot(chat2, "mafia-chat")
     # ...and one of them sends the shared kill.
     pm2 = g2.new_page()
-    pm2.goto(story.url("role/"))
+    goto(pm2, story.url("role/"))
     pm2.select_option("#action-kill select", label=victim)
     pm2.locator("#action-kill button[type=submit]").click()
     expect(messages(pm2)).to_contain_text("Your kill action is in")
     # The doctor protects the cop, the cop investigates a goon.
     doc_pm = story.player(c["doctor"]).new_page()
-    doc_pm.goto(story.url("role/"))
+    goto(doc_pm, story.url("role/"))
     doc_pm.select_option("#action-protect select", label=c["cop"])
     doc_pm.locator("#action-protect button[type=submit]").click()
     expect(messages(doc_pm)).to_contain_text("Your protect action is in")
     cop_pm = story.player(c["cop"]).new_page()
-    cop_pm.goto(story.url("role/"))
+    goto(cop_pm, story.url("role/"))
     cop_pm.select_option("#action-investigate select", label=c["goon1"])
     cop_pm.locator("#action-investigate button[type=submit]").click()
     expect(messages(cop_pm)).to_contain_text("Your investigate action is in")
@@ -350,7 +351,7 @@ def test_4_night_actions_deadline_day_two_death_and_private_result(story: Story)
     for word in ("investigat", "protect", victim + " is"):
         assert word not in visible_text(spectator), f"spectator sees {word!r} at night"
     peek = story.spectator.new_page()
-    response = peek.goto(story.url("t/mafia/"))
+    response = goto(peek, story.url("t/mafia/"))
     assert response is not None and response.status == 404, "the mafia chat is readable"
     peek.close()
 
@@ -369,7 +370,7 @@ def test_4_night_actions_deadline_day_two_death_and_private_result(story: Story)
                 expect(page.locator("#players .player-list.alive")).to_contain_text(c["cop"])
     story.shot(spectator, "day2-spectator-death")
     fresh = story.spectator.new_page()
-    fresh.goto(story.url())
+    goto(fresh, story.url())
     expect(banner(fresh)).to_contain_text("Day 2")
     expect(fresh.locator("#players .player-list.dead li", has_text=victim)).to_contain_text(
         "killed at night"
@@ -380,14 +381,14 @@ def test_4_night_actions_deadline_day_two_death_and_private_result(story: Story)
     result = f"Your investigation of {c['goon1']}: mafia"
     with story.soft("the cop's open role PM shows the result live"):
         expect(cop_pm.locator("body")).to_contain_text(result, timeout=LIVE_MS)
-    cop_pm.reload()
+    goto(cop_pm, story.url("role/"))
     expect(cop_pm.locator("#results")).to_contain_text(result)
     story.shot(cop_pm, "cop-result")
     for name in PLAYERS:
         if name == c["cop"]:
             continue
         p = story.player(name).new_page()
-        p.goto(story.url("role/"))
+        goto(p, story.url("role/"))
         assert "investigation" not in visible_text(p).lower(), f"{name}'s role PM shows it"
         p.close()
     for n, page in story.main_pages().items():
@@ -420,7 +421,7 @@ def test_5_stale_night_action_form_after_deadline_is_refused(story: Story) -> No
 
     # Nothing else changed: same deaths, the night's record as it was, no new action.
     host = story.host.new_page()
-    host.goto(story.url("host/"))
+    goto(host, story.url("host/"))
     night = host.locator(".phase-record", has=host.locator("h3", has_text="Night 1"))
     protect = night.locator("tr", has_text="protect")
     expect(protect).to_have_count(1)
@@ -444,7 +445,7 @@ def test_6_dead_player_post_is_refused(story: Story) -> None:
         page.locator("#reply button[type=submit]").click()
     expect(messages(page)).to_contain_text(re.compile("dead", re.I))
     story.shot(page, "dead-post-refused")
-    page.goto(story.url("?page=last"))
+    goto(page, story.url("?page=last"))
     expect(page.locator("#posts .post", has_text="not dead yet")).to_have_count(0)
     expect(page.locator("#reply")).to_contain_text("Dead players cannot post")
     story.finish("dead")
@@ -457,7 +458,7 @@ def test_7_game_runs_to_a_win_and_the_archive_reveals_everything(story: Story) -
     target = c["doctor"]
     for name in (c["goon1"], c["goon2"], c["townie"]):
         # Back to the thread for the new day: its newest page, with the reply box of the day.
-        story.player(name).page.goto(story.url("?page=last"))
+        goto(story.player(name).page, story.url("?page=last"))
     click_vote(story.player(c["goon1"]).page, target)
     click_vote(story.player(c["goon2"]).page, target)
     # Majority of five is three: the last vote is a bold one in a post, and hammers.
@@ -471,7 +472,7 @@ def test_7_game_runs_to_a_win_and_the_archive_reveals_everything(story: Story) -
     story.shot(story.spectator.page, "game-over-spectator")
 
     archive = story.spectator.new_page()
-    archive.goto(story.url("archive/"))
+    goto(archive, story.url("archive/"))
     expect(archive.locator("#winner")).to_contain_text("Mafia wins")
     rows = archive.locator("#archive-roles tbody tr")
     expect(rows).to_have_count(7)
