@@ -33,6 +33,7 @@ import bisect
 import json
 import multiprocessing as mp
 import os
+import re
 import signal
 import socket
 import statistics
@@ -281,17 +282,29 @@ class Spectator:
         self.last_count_seq = 0
 
     def apply(self, text: str, now: float) -> None:
+        """Reads a frame the cheap way: one Python process plays 1,000 browsers, so it
+        scans for the item heads (``{"seq":N,"kind":"..."``, as the server writes them)
+        instead of parsing every post's HTML; ``--parse`` parses each frame fully."""
         self.frames += 1
-        for item in json.loads(text):
-            kind = item.get("kind")
+        if PARSE_FULLY:
+            items = [(i.get("seq"), i.get("kind") or i.get("type")) for i in json.loads(text)]
+        else:
+            items = [(int(seq), kind) for seq, kind in ITEM_HEAD.findall(text)]
+            items += [(None, t) for t in CONTROL.findall(text)]
+        for seq, kind in items:
             if kind == "vote_count":
-                if item["seq"] > self.last_count_seq:
-                    self.last_count_seq = item["seq"]
-                    self.counts.append((item["seq"], now))
+                if seq > self.last_count_seq:
+                    self.last_count_seq = seq
+                    self.counts.append((seq, now))
             elif kind == "post":
                 self.posts += 1
-            elif item.get("type") in ("resync", "reload"):
+            elif kind in ("resync", "reload"):
                 self.resyncs += 1
+
+
+ITEM_HEAD = re.compile(r'\{"seq":(\d+),"kind":"(\w+)"')
+CONTROL = re.compile(r'\{"type":"(resync|reload)"')
+PARSE_FULLY = False
 
 
 async def spectate(url: str, origin: str, spectator: Spectator, stop: asyncio.Event) -> None:
@@ -473,7 +486,10 @@ def main() -> None:
     )
     parser.add_argument("--dump", help="write raw timings (votes, 20 spectators) to this file")
     parser.add_argument("--budget", help="LIVE_FRAME_BUDGET for the server (frames/s/process)")
+    parser.add_argument("--parse", action="store_true", help="parse every frame as JSON")
     args = parser.parse_args()
+    global PARSE_FULLY
+    PARSE_FULLY = args.parse
     # The vote driver publishes through the same channel layer as the server.
     os.environ["CHANNEL_LAYER_BACKEND"] = LAYERS[args.layer]
     os.environ["LIVE_PUBLISH_IN_BACKGROUND"] = "0" if args.inline_publish else "1"

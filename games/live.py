@@ -574,7 +574,7 @@ class Hub:
         self.rooms: dict[int, Room] = {}
         self._task: asyncio.Task | None = None
         self._ready = asyncio.Lock()
-        self.budget = float(_setting("LIVE_FRAME_BUDGET", 4000))
+        self.budget = float(_setting("LIVE_FRAME_BUDGET", 2000))
         self.max_interval = float(_setting("LIVE_MAX_BATCH_INTERVAL", 0.5))
 
     async def start(self) -> None:
