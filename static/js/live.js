@@ -17,6 +17,7 @@
   var pageThread = body.getAttribute("data-thread") || "public";
   var onNewestPage = body.getAttribute("data-last-page") === "1";
   var pageSeq = parseInt(body.getAttribute("data-last-seq") || "0", 10);
+  var personal = body.hasAttribute("data-slot-id") || pageThread === "host";
 
   var last = {}; // audience -> last applied seq (the page itself is complete up to pageSeq)
   var audiences = [];
@@ -179,7 +180,12 @@
       notice("A night action came in.", true);
     }
     if (item.banner) replace("phase-banner", item.banner);
-    if (item.players) replace("players", item.players);
+    if (item.players) {
+      // The pushed list is the spectators' one; a player's own page has their vote
+      // buttons in it, so that page fetches its own copy instead.
+      if (personal) refreshFromPage(["players"]);
+      else replace("players", item.players);
+    }
     if (item.kind === "game_finished") notice("The game is over.", true);
     tickCountdowns();
   }
@@ -208,6 +214,22 @@
     var fresh = holder.querySelector("#" + id) || holder.firstElementChild;
     if (fresh) el.replaceWith(fresh);
     else el.innerHTML = html;
+  }
+
+  function refreshFromPage(ids) {
+    if (!window.fetch || !window.DOMParser) return;
+    fetch(location.href, { credentials: "same-origin", headers: { "X-Live-Refresh": "1" } })
+      .then(function (response) { return response.ok ? response.text() : ""; })
+      .then(function (html) {
+        if (!html) return;
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        ids.forEach(function (id) {
+          var fresh = doc.getElementById(id);
+          var el = document.getElementById(id);
+          if (fresh && el) el.replaceWith(document.importNode(fresh, true));
+        });
+      })
+      .catch(function () {});
   }
 
   function reload() {
