@@ -159,7 +159,7 @@ def require_chromium() -> None:
         )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def e2e_stack() -> Iterator[Stack]:
     require_chromium()
     port = _free_port()
@@ -251,7 +251,7 @@ def e2e_stack() -> Iterator[Stack]:
             _flush_redis_db(E2E_REDIS_URL)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(e2e_stack: Stack) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
@@ -278,6 +278,6 @@ class Screens:
             page.screenshot(path=str(SCREENSHOTS / f"{self.n:02d}-{name}.png"), full_page=True)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def shot(e2e_stack: Stack) -> Screens:
     return Screens()
