@@ -753,12 +753,15 @@ def _current_votes(phase: Phase, *, revote: bool | None = None) -> dict[int, Vot
     """Each voter's standing vote (latest row, unvotes dropped), in the order cast."""
     if revote is None:
         revote = phase.in_revote
-    latest: dict[int, Vote] = {}
-    rows = Vote.objects.filter(phase=phase, revote=revote).order_by("id")
-    for row in rows.select_related("post"):
-        latest.pop(row.voter_id, None)  # re-insert: dict order = order of the latest vote
-        latest[row.voter_id] = row
-    return {k: v for k, v in latest.items() if v.kind == VoteKind.VOTE}
+    # Only each voter's latest row leaves the database: the day's vote log can be long.
+    latest_ids = (
+        Vote.objects.filter(phase=phase, revote=revote)
+        .values("voter")
+        .annotate(last=Max("id"))
+        .values("last")
+    )
+    rows = Vote.objects.filter(pk__in=latest_ids).order_by("id").select_related("post")
+    return {row.voter_id: row for row in rows if row.kind == VoteKind.VOTE}
 
 
 def _check_vote(tx: _Tx, voter: Slot, target: Slot | None) -> None:
