@@ -58,7 +58,7 @@ class Count:
 
 
 def count_first_round(votes: Mapping[str, str]) -> Count:
-    """Plurality with the classic tie rules (see docs/rules/classic.md)."""
+    """Plurality with the classic tie rules (see the README, Rules: Classic)."""
     top = plurality(votes)
     players = tuple(t for t in top.leaders if t != SKIP)
     n = top.votes

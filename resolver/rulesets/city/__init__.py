@@ -2,7 +2,8 @@
 
 Roles, abilities and house-rule flags are data in ``roles``; the night's override lattice
 lives in ``night``, the day vote in ``day`` and the corrected win predicate in ``win``. The
-source document is city-mafia-graph-model.txt (docs/rules/city.md has the player's version).
+source document is the city-mafia graph model (the README's Rules section has the player's
+version).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ for every ability). Then, as natural-action-resolution-engine.md says:
 Resolving a player applies their actions given what already resolved: a block that
 resolved first stops every action of its target; swaps and redirects move the targets of
 actions resolved after them. Kills, reveals and information results happen at the end of
-the night, from what resolved. docs/rules/forum-nar.md explains the choices.
+the night, from what resolved. The README (Rules: NAR) explains the choices.
 """
 
 from __future__ import annotations

@@ -243,7 +243,7 @@ _CHANGES_ACTOR = frozenset({"block", "jail", "swap", "redirect"})
 def dependency_graph(
     state: GameState, actions: Sequence[Action], shared_swaps: str, *, every_pair: bool = False
 ) -> Dependencies:
-    """Who waits for whom tonight, with the reason, by the rules in docs/rules/forum-nar.md.
+    """Who waits for whom tonight, with the reason, by the rules in the README (Rules: NAR).
 
     ``every_pair``: try every pair of actions instead of only those the look-up index
     offers (quadratic; the tests use it to check the index misses no arrow).
