@@ -8,8 +8,10 @@ catches up from the event log (``since``) before any live frame goes out, so the
 sees every visible event exactly once and in order; a client too far behind is told to
 reload.
 
-Client -> server messages: ``{"type": "resume", "since": n}`` (after a gap) and
-``{"type": "ping"}``. Server -> client frames are JSON arrays of items (see ``live``) and
+Client -> server messages: ``{"type": "resume", "positions": {audience: n}}`` (after a
+gap; ``"since": <page seq>`` also works) and ``{"type": "ping"}``. Clients never see the
+game-wide seq (its jumps would count hidden events): items are numbered per audience.
+Server -> client frames are JSON arrays of items (see ``live``) and
 control messages: ``hello``, ``replay``, ``access``, ``resync``, ``reload``, ``pong``.
 """
 
@@ -74,7 +76,9 @@ class GameConsumer(AsyncWebsocketConsumer):
             ),
         )
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
-        await self._replay(_int(query.get("since", [None])[0]), _heads(query.get("heads", [""])[0]))
+        await self._replay(
+            _int(query.get("since", [None])[0]), _positions(query.get("positions", [""])[0])
+        )
 
     async def disconnect(self, code: int) -> None:
         if self.hub is not None:
@@ -92,9 +96,11 @@ class GameConsumer(AsyncWebsocketConsumer):
         if not isinstance(message, dict) or self.hub is None:
             return
         if message.get("type") == "resume":
+            if self._replaying:
+                return  # one at a time; a gap still open shows again on the next frame
             since = message.get("since")
             await self._replay(
-                since if isinstance(since, int) else None, _heads(message.get("heads"))
+                since if isinstance(since, int) else None, _positions(message.get("positions"))
             )
         elif message.get("type") == "ping":
             audiences = self.hub.audiences(self)
@@ -104,16 +110,25 @@ class GameConsumer(AsyncWebsocketConsumer):
     async def _send_text(self, text: str) -> None:
         await self.send(text_data=text)
 
-    async def _replay(self, since: int | None, heads: dict[str, int] | None = None) -> None:
-        """Send what the client missed after ``since``, then let live frames through."""
+    _replaying = False
+
+    async def _replay(self, since: int | None, positions: dict[str, int] | None = None) -> None:
+        """Send what the client missed, then let live frames through (see ``live.replay``)."""
+        self._replaying = True
         self.outbox.hold()
-        audiences = self.hub.audiences(self)
-        result = await database_sync_to_async(live.replay)(self.game_id, audiences, since, heads)
+        try:
+            audiences = self.hub.audiences(self)
+            result = await database_sync_to_async(live.replay)(
+                self.game_id, audiences, since, positions
+            )
+        finally:
+            self._replaying = False
         if result.reload:
             head = {"type": "reload", "reason": "too far behind"}
             replayed: list[tuple[int | None, str]] = [(None, live.dumps(head))]
         else:
-            head = {"type": "replay", "since": since, "floor": result.floor}
+            # The items follow; afterwards the client holds ``positions``.
+            head = {"type": "replay", "positions": result.positions}
             replayed = [(None, live.dumps(head)), *result.items]
             for seq, text in result.items:
                 if '"kind":"vote_count"' in text:
@@ -165,12 +180,12 @@ def _int(value: Any) -> int | None:
         return None
 
 
-def _heads(value: Any) -> dict[str, int] | None:
-    """Per-audience positions: a dict, or the query form ``public.12,mafia.9``."""
+def _positions(value: Any) -> dict[str, int] | None:
+    """A client's numbers per audience: a dict, or the query form ``public.12,mafia.9``."""
     if isinstance(value, str):
         pairs = (part.rpartition(".") for part in value.split(",") if part)
-        value = {aud: seq for aud, _, seq in pairs}
+        value = {aud: number for aud, _, number in pairs}
     if not isinstance(value, dict):
         return None
-    heads = {str(k): _int(v) for k, v in value.items()}
-    return {k: v for k, v in heads.items() if v is not None} or None
+    positions = {str(k): _int(v) for k, v in value.items()}
+    return {k: v for k, v in positions.items() if v is not None} or None

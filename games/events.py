@@ -45,7 +45,7 @@ def group_name(game_id: int, audience: str) -> str:
 
 
 # ======================================================================================
-# Where the publish cursor, the per-audience heads and the lock live
+# Where the publish cursor, the per-audience counters and the lock live
 # ======================================================================================
 class LocalStore:
     """For the in-memory channel layer: one process, so a thread lock and dicts do."""
@@ -102,7 +102,7 @@ class RedisStore:
     def read(self, game_id: int) -> tuple[int | None, dict[str, int]]:
         pipe = self.redis.pipeline(transaction=False)
         pipe.get(self._key(game_id, "cursor"))
-        pipe.hgetall(self._key(game_id, "heads"))
+        pipe.hgetall(self._key(game_id, "counts"))
         cursor, heads = pipe.execute()
         return (
             int(cursor) if cursor is not None else None,
@@ -115,8 +115,8 @@ class RedisStore:
         # from the database (see ``_publish``).
         pipe.set(self._key(game_id, "cursor"), cursor, ex=7 * 86400)
         if heads:
-            pipe.hset(self._key(game_id, "heads"), mapping=heads)
-            pipe.expire(self._key(game_id, "heads"), 7 * 86400)
+            pipe.hset(self._key(game_id, "counts"), mapping=heads)
+            pipe.expire(self._key(game_id, "counts"), 7 * 86400)
         pipe.execute()
 
 
@@ -282,12 +282,15 @@ def _publish(game_id: int, from_seq: int) -> None:
         start = from_seq
         if cursor is not None and from_seq - cursor <= MAX_BACKLOG:
             start = cursor + 1
+        if cursor is None or start != cursor + 1:
+            heads = {}  # events were skipped: count from the database instead
         events = list(GameEvent.objects.filter(game_id=game_id, seq__gte=start).order_by("seq"))
         if not events and cursor is not None and cursor >= from_seq and _stale(game_id, cursor):
             # A cursor beyond the log: the database was reset under a living Redis.
             events = list(
                 GameEvent.objects.filter(game_id=game_id, seq__gte=from_seq).order_by("seq")
             )
+            heads = {}
         if not events:
             return
         messages, new_heads = live.build_messages(game_id, events, heads)

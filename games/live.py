@@ -36,7 +36,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import Max, Q
+from django.db.models import Count, Q
 from django.template import TemplateDoesNotExist
 from django.template.loader import render_to_string
 from django.utils import timezone
@@ -167,6 +167,9 @@ class Renderer:
     def game(self) -> Game:
         if self._game is None:
             self._game = Game.objects.select_related("host").get(pk=self.game_id)
+            # Partials print ``game.event_seq`` in data attributes; pushed HTML must not
+            # carry the game-wide seq (see ``build_messages``). This copy is never saved.
+            self._game.event_seq = 0
         return self._game
 
     def prefetch_posts(self, events: Iterable[GameEvent]) -> None:
@@ -175,8 +178,10 @@ class Renderer:
             rows = Post.objects.filter(pk__in=ids).select_related("author", "slot", "phase")
             self._posts.update({p.pk: p for p in rows})
 
-    def item(self, event: GameEvent) -> dict[str, Any]:
-        item: dict[str, Any] = {"seq": event.seq, "kind": event.kind, "aud": event.audience}
+    def item(self, event: GameEvent, number: int) -> dict[str, Any]:
+        """What a client gets for ``event``: ``n`` is its number in its audience (see
+        ``build_messages``), never the game-wide seq."""
+        item: dict[str, Any] = {"n": number, "kind": event.kind, "aud": event.audience}
         payload = event.payload or {}
         if event.kind == "post":
             item.update(
@@ -187,7 +192,7 @@ class Renderer:
             )
         elif event.kind == "vote_count":
             item.update(
-                html=self.vote_count_html(payload),
+                html=self.vote_count_html({**payload, "seq": number}),
                 phase=payload.get("phase"),
                 deadline=payload.get("deadline"),
                 paused_remaining=payload.get("paused_remaining"),
@@ -293,45 +298,53 @@ def _safe(html: str) -> Any:
 # ======================================================================================
 # Publishing: one message per run of same-audience events, in seq order
 # ======================================================================================
-def _db_head(game_id: int, audience: str, below: int) -> int:
-    """The last stream event of ``audience`` before ``below`` (when the store lost it)."""
-    found = (
-        GameEvent.objects.filter(game_id=game_id, audience=audience, seq__lt=below)
-        .exclude(kind__in=STATE_KINDS)
-        .aggregate(m=Max("seq"))["m"]
-    )
-    return found or 0
+def counter_key(event_audience: str, kind: str) -> str:
+    """The ordinal an event is numbered in: its audience's stream, or its state kind's."""
+    return f"~{kind}" if kind in STATE_KINDS else event_audience
+
+
+def _db_count(game_id: int, key: str, below: int) -> int:
+    """How many events of ``key``'s numbering come before seq ``below`` (store lost it)."""
+    rows = GameEvent.objects.filter(game_id=game_id, seq__lt=below)
+    if key.startswith("~"):
+        return rows.filter(kind=key[1:]).count()
+    return rows.filter(audience=key).exclude(kind__in=STATE_KINDS).count()
 
 
 def build_messages(
-    game_id: int, events: list[GameEvent], heads: dict[str, int]
+    game_id: int, events: list[GameEvent], counters: dict[str, int]
 ) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, int]]:
-    """Channel-layer messages for ``events`` (sorted by seq) and the new audience heads."""
+    """Channel-layer messages for ``events`` (every event above the cursor, by seq) and
+    the new counters.
+
+    Clients never see the game-wide seq: it counts private events too, so its jumps
+    would tell a spectator how many night actions were sent (a factional kill writes
+    three events, a town action two). Each item carries ``n``, its number within its
+    audience (1, 2, 3... with no gaps, so a client notices a missing one), or, for a
+    state item, within its kind (vote counts: newer has a higher ``n``).
+    """
     renderer = Renderer(game_id)
     renderer.prefetch_posts(events)
     messages: list[tuple[str, dict[str, Any]]] = []
-    new_heads: dict[str, int] = {}
+    new_counters: dict[str, int] = {}
     # Commits that piled up while a push ran: only the newest vote count of the pile goes.
     newest_state = {(e.audience, e.kind): e.seq for e in events if e.kind in STATE_KINDS}
     run: list[dict[str, Any]] = []
     run_audience = None
     for event in events:
         audience = event.audience
+        key = counter_key(audience, event.kind)
+        if key in new_counters:
+            number = new_counters[key] + 1
+        elif key in counters:
+            number = counters[key] + 1
+        else:
+            number = _db_count(game_id, key, event.seq) + 1
+        new_counters[key] = number
         state = event.kind in STATE_KINDS
         if state and newest_state[(audience, event.kind)] != event.seq:
-            continue
-        item = renderer.item(event)
-        if state:
-            item["prev"] = None
-        else:
-            if audience in new_heads:
-                prev = new_heads[audience]
-            elif audience in heads:
-                prev = heads[audience]
-            else:
-                prev = _db_head(game_id, audience, event.seq)
-            item["prev"] = prev
-            new_heads[audience] = event.seq
+            continue  # counted, not sent
+        item = renderer.item(event, number)
         entry = {"seq": event.seq, "kind": event.kind, "state": state, "text": dumps(item)}
         meta = access_meta(event)
         if meta:
@@ -343,7 +356,7 @@ def build_messages(
         run.append(entry)
     if run:
         messages.append(_message(game_id, run_audience, run))
-    return messages, new_heads
+    return messages, new_counters
 
 
 def _message(game_id: int, audience: str, items: list[dict[str, Any]]) -> tuple[str, dict]:
@@ -360,35 +373,76 @@ def _message(game_id: int, audience: str, items: list[dict[str, Any]]) -> tuple[
 # ======================================================================================
 @dataclass
 class Replay:
-    floor: int  # every visible event up to here is in ``items`` or was already seen
-    items: list[tuple[int, str]] = field(default_factory=list)
+    floor: int  # game-wide seq (internal): everything visible up to here is covered
+    positions: dict[str, int] = field(default_factory=dict)  # the client's numbers at floor
+    items: list[tuple[int, str]] = field(default_factory=list)  # (seq, text)
     reload: bool = False
+
+
+def positions_at(game_id: int, audiences: Iterable[str], floor: int) -> dict[str, int]:
+    """For each audience (and each state kind the socket sees) the number of its last
+    event at ``floor``: what a client that is up to date holds."""
+    audiences = list(audiences)
+    rows = (
+        GameEvent.objects.filter(game_id=game_id, audience__in=audiences, seq__lte=floor)
+        .exclude(kind__in=STATE_KINDS)
+        .values_list("audience")
+        .annotate(c=Count("id"))
+    )
+    positions = dict.fromkeys(audiences, 0)
+    positions.update(dict(rows))
+    if "public" in audiences:  # state events (the vote count) are public
+        for kind in STATE_KINDS:
+            positions[f"~{kind}"] = GameEvent.objects.filter(
+                game_id=game_id, kind=kind, seq__lte=floor
+            ).count()
+    return positions
+
+
+def _seq_of(game_id: int, key: str, number: int) -> int | None:
+    """The game-wide seq of event ``number`` of ``key``'s numbering (None: no such)."""
+    if number <= 0:
+        return 0
+    rows = GameEvent.objects.filter(game_id=game_id)
+    if key.startswith("~"):
+        rows = rows.filter(kind=key[1:])
+    else:
+        rows = rows.filter(audience=key).exclude(kind__in=STATE_KINDS)
+    found = list(rows.order_by("seq").values_list("seq", flat=True)[number - 1 : number])
+    return found[0] if found else None
 
 
 def replay(
     game_id: int,
     audiences: Iterable[str],
-    since: int | None,
-    heads: dict[str, int] | None = None,
+    since: int | None = None,
+    positions: dict[str, int] | None = None,
 ) -> Replay:
-    """The visible events after ``since``, rendered, or ``reload`` when too far behind.
+    """The visible events a client misses, rendered, or ``reload`` when too far behind.
 
-    ``heads`` (audience -> the last seq the client has of it) narrows the replay per
-    audience, so a quiet audience (the dead thread) does not drag the whole replay back.
+    The client says what it has either as ``positions`` (its number per audience, from
+    earlier frames) or, right after loading a page, as ``since`` (the page's seq). An
+    audience it has no position for is replayed from ``since`` (or not at all).
     """
     floor = Game.objects.filter(pk=game_id).values_list("event_seq", flat=True).first() or 0
     audiences = sorted(audiences)
-    if since is None:
-        return Replay(floor)
-    if since > floor or since < 0:
+    positions = {k: v for k, v in (positions or {}).items() if isinstance(v, int)}
+    if since is not None and not 0 <= since <= floor:
         return Replay(floor, reload=True)  # a log this client never came from
-    heads = heads or {}
-    if since == floor and not heads:
-        return Replay(floor)
-    positions = {a: max(since, int(heads.get(a, since))) for a in audiences}
+    starts: dict[str, int] = {}
+    for audience in audiences:
+        if audience in positions:
+            seq = _seq_of(game_id, audience, positions[audience])
+            if seq is None:
+                return Replay(floor, reload=True)
+            starts[audience] = seq
+        else:
+            starts[audience] = floor if since is None else since
+    if all(start == floor for start in starts.values()) and "~vote_count" not in positions:
+        return Replay(floor, positions_at(game_id, audiences, floor))
     visible = Q()
-    for audience, position in positions.items():
-        visible |= Q(audience=audience, seq__gt=position)
+    for audience, start in starts.items():
+        visible |= Q(audience=audience, seq__gt=start)
     limit = int(_setting("LIVE_REPLAY_LIMIT", 200))
     rows = list(
         GameEvent.objects.filter(visible, game_id=game_id, seq__lte=floor)
@@ -397,45 +451,37 @@ def replay(
     )
     if len(rows) > limit:
         return Replay(floor, reload=True)
-    # State events: only the newest of each kind matters.
-    for kind in STATE_KINDS:
-        latest = (
-            GameEvent.objects.filter(
-                game_id=game_id, kind=kind, seq__gt=since, seq__lte=floor, audience__in=audiences
-            )
-            .order_by("-seq")
-            .first()
-        )
-        if latest is not None:
-            rows.append(latest)
-    renderer = Renderer(game_id)
-    renderer.prefetch_posts(rows)
-    items = []
+    numbers = {
+        a: positions[a] if a in positions else _db_count(game_id, a, starts[a] + 1)
+        for a in audiences
+    }
+    numbered: list[tuple[GameEvent, int]] = []
     for event in rows:
-        item = renderer.item(event)
-        item["prev"] = None
-        items.append((event.seq, dumps(item)))
-    return Replay(floor, items)
+        numbers[event.audience] += 1
+        numbered.append((event, numbers[event.audience]))
+    # State events: only the newest of each kind matters, if newer than the client's.
+    if "public" in audiences:
+        for kind in STATE_KINDS:
+            latest = GameEvent.objects.filter(game_id=game_id, kind=kind, seq__lte=floor)
+            latest = latest.order_by("-seq").first()
+            if latest is None:
+                continue
+            number = _db_count(game_id, f"~{kind}", latest.seq) + 1
+            has = positions.get(f"~{kind}")
+            newer = number > has if has is not None else latest.seq > starts["public"]
+            if newer:
+                numbered.append((latest, number))
+    renderer = Renderer(game_id)
+    renderer.prefetch_posts(e for e, _ in numbered)
+    items = [(event.seq, dumps(renderer.item(event, number))) for event, number in numbered]
+    return Replay(floor, positions_at(game_id, audiences, floor), items)
 
 
 def heads(game_id: int, audiences: Iterable[str]) -> dict[str, int]:
-    """The last seq of each audience (and of each state kind): the ping answer a client
-    compares with what it has, to notice a lost frame even when nothing else follows."""
-    audiences = list(audiences)
-    rows = (
-        GameEvent.objects.filter(game_id=game_id, audience__in=audiences)
-        .exclude(kind__in=STATE_KINDS)
-        .values_list("audience")
-        .annotate(m=Max("seq"))
-    )
-    found = dict(rows)
-    for kind in STATE_KINDS:
-        latest = GameEvent.objects.filter(
-            game_id=game_id, kind=kind, audience__in=audiences
-        ).aggregate(m=Max("seq"))["m"]
-        if latest:
-            found[kind] = latest
-    return found
+    """The ping answer: each audience's newest number now. A client holding less missed
+    a frame (even one that nothing has followed yet) and resumes."""
+    floor = Game.objects.filter(pk=game_id).values_list("event_seq", flat=True).first() or 0
+    return positions_at(game_id, audiences, floor)
 
 
 # ======================================================================================

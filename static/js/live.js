@@ -1,11 +1,12 @@
 // Live game pages: one websocket per open game page (ws/games/<id>/).
 //
 // The server renders every fragment (posts, vote count, phase banner, players); this file
-// only puts them in place. It keeps, per audience ("public", "mafia", "slot:12"...), the
-// last event seq it has applied; every event names the previous one of its audience
-// ("prev"), so a missed event is noticed and asked for again ({"type": "resume"}). On a
-// network drop it reconnects with backoff and resumes from where it was; when the server
-// says the page is too far behind (or that new threads opened to this viewer) it reloads.
+// only puts them in place. Items are numbered per audience ("public", "mafia", "slot:12"...:
+// 1, 2, 3... with no gaps; vote counts have their own numbers), so a missed item is noticed
+// and asked for again ({"type": "resume", "positions": ...}). The page's own seq is only
+// used once, to catch up from the moment the page was rendered. On a network drop it
+// reconnects with backoff and resumes from where it was; when the server says the page is
+// too far behind (or that new threads opened to this viewer) it reloads.
 // The deadline countdown runs on server time (offset learned from the socket).
 (function () {
   "use strict";
@@ -19,41 +20,29 @@
   var pageSeq = parseInt(body.getAttribute("data-last-seq") || "0", 10);
   var personal = body.hasAttribute("data-slot-id") || pageThread === "host";
 
-  var last = {}; // audience -> last applied seq (the page itself is complete up to pageSeq)
+  var last = {}; // audience (or "~vote_count") -> number of the last item applied
   var audiences = [];
   var resyncing = {}; // audiences waiting for a replay after a gap
-  var voteCountSeq = seqOf("vote-count");
   var socket = null;
   var backoff = 500;
   var clockOffset = 0; // server time - local time, in ms
   var closing = false;
 
-  function seqOf(id) {
-    var el = document.getElementById(id);
-    return el ? parseInt(el.getAttribute("data-seq") || "0", 10) : 0;
+  function known() {
+    return Object.keys(last).length > 0;
   }
 
-  function position(audience) {
-    return audience in last ? last[audience] : pageSeq;
-  }
-
-  function resumePoint() {
-    var since = null;
-    var heads = [];
-    audiences.forEach(function (a) {
-      var p = position(a);
-      heads.push(a + "." + p);
-      since = since === null ? p : Math.min(since, p);
-    });
-    return { since: since === null ? pageSeq : since, heads: heads.join(",") };
+  function positionsQuery() {
+    return Object.keys(last).map(function (k) { return k + "." + last[k]; }).join(",");
   }
 
   // -- connection ----------------------------------------------------------------------
   function connect() {
     var scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    var point = resumePoint();
+    // First time: catch up from the page's seq. Later: from the numbers we hold.
+    var from = known() ? "positions=" + encodeURIComponent(positionsQuery()) : "since=" + pageSeq;
     var url = scheme + "//" + location.host + "/ws/games/" + encodeURIComponent(gameId) +
-      "/?since=" + point.since + (point.heads ? "&heads=" + encodeURIComponent(point.heads) : "");
+      "/?" + from;
     status("connecting");
     socket = new WebSocket(url);
     socket.onopen = function () { backoff = 500; status("live"); };
@@ -79,40 +68,35 @@
   }
 
   function askResume() {
-    var point = resumePoint();
-    send({ type: "resume", since: point.since, heads: headsObject() });
+    if (known()) send({ type: "resume", positions: last });
+    else send({ type: "resume", since: pageSeq });
   }
 
   // The server's newest seq per audience: anything newer than ours was lost on the way
   // (a Redis restart, a dropped frame) even if nothing has followed it yet.
   function checkHeads(heads) {
-    var behind = Object.keys(heads).some(function (a) {
-      if (a === "vote_count") return heads[a] > voteCountSeq;
-      return audiences.indexOf(a) >= 0 && heads[a] > position(a);
+    var behind = Object.keys(heads).some(function (k) {
+      return k in last && heads[k] > last[k];
     });
     if (behind) askResume();
   }
 
-  function headsObject() {
-    var heads = {};
-    audiences.forEach(function (a) { heads[a] = position(a); });
-    return heads;
-  }
-
   // -- frames -----------------------------------------------------------------------------
   function applyBatch(batch) {
-    var floor = null;
+    var caughtUp = null;
     batch.forEach(function (item) {
       if (item.type) {
-        var f = control(item);
-        if (f !== undefined) floor = f;
+        var positions = control(item);
+        if (positions !== undefined) caughtUp = positions;
       } else {
         applyItem(item);
       }
     });
-    if (floor !== null) {
-      // Everything visible up to the replay's floor has now been applied.
-      audiences.forEach(function (a) { last[a] = Math.max(position(a), floor); });
+    if (caughtUp) {
+      // The replay's items are in; from here on we hold the server's positions.
+      Object.keys(caughtUp).forEach(function (k) {
+        last[k] = Math.max(last[k] || 0, caughtUp[k]);
+      });
     }
   }
 
@@ -123,8 +107,8 @@
         learnClock(message.server_time);
         return undefined;
       case "replay":
-        resyncing = {}; // the missed events follow in this frame
-        return message.floor;
+        resyncing = {}; // the missed items follow in this frame
+        return message.positions || {};
       case "resync":
         askResume();
         return undefined;
@@ -145,22 +129,25 @@
   }
 
   function applyItem(item) {
-    var audience = item.aud || "public";
     if (item.kind === "vote_count") {
-      if (item.seq > voteCountSeq) {
-        voteCountSeq = item.seq;
+      // State: a newer count replaces the shown one; skipped ones are not missed.
+      if (!("~vote_count" in last) || item.n > last["~vote_count"]) {
+        last["~vote_count"] = item.n;
         replace("vote-count", item.html);
       }
       return;
     }
+    var audience = item.aud || "public";
     if (resyncing[audience]) return; // the replay will bring it, in order
-    if (item.seq <= position(audience)) return; // already have it
-    if (item.prev !== null && item.prev !== undefined && item.prev > position(audience)) {
-      resyncing[audience] = true; // missed something: ask for it before going on
-      askResume();
-      return;
+    if (audience in last) {
+      if (item.n <= last[audience]) return; // already have it
+      if (item.n > last[audience] + 1) {
+        resyncing[audience] = true; // missed something: ask for it before going on
+        askResume();
+        return;
+      }
     }
-    last[audience] = item.seq;
+    last[audience] = item.n;
     show(item);
   }
 

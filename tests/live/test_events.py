@@ -7,7 +7,6 @@ to the game's groups, as a server process's hub does.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 
 import pytest
@@ -72,10 +71,12 @@ async def test_late_callbacks_publish_each_event_once_in_order(layer, make_game,
     items = await received(layer, channel)
     rows = await db(
         lambda: list(
-            GameEvent.objects.filter(game=game, seq__gte=calls[0][1]).values_list("seq", "kind")
+            GameEvent.objects.filter(game=game, seq__gte=calls[0][1]).values_list("kind", flat=True)
         )
     )()
-    assert [(i["seq"], i["kind"]) for i in items] == rows  # once each, in seq order
+    assert [i["kind"] for i in items] == rows  # once each, in seq order
+    stream = [i["n"] for i in items if not i["state"]]
+    assert stream == list(range(stream[0], stream[0] + len(stream)))  # numbered without gaps
 
 
 @pytest.mark.asyncio
@@ -93,20 +94,17 @@ async def test_a_pile_of_commits_sends_only_the_newest_vote_count(
     await db(events._publish_safely)(*calls[0])  # publishes all three commits at once
     items = await received(layer, channel)
     counts = [i for i in items if i["kind"] == "vote_count"]
-    latest = await db(
-        lambda: GameEvent.objects.filter(game=game, kind="vote_count").latest("seq").seq
-    )()
-    assert [c["seq"] for c in counts] == [latest] and counts[0]["state"]
+    total = await db(lambda: GameEvent.objects.filter(game=game, kind="vote_count").count())()
+    assert [c["n"] for c in counts] == [total] and counts[0]["state"]  # the newest only
     assert [i["kind"] for i in items].count("post") == 3  # posts are never dropped
-    # The chain skips state items: each stream item names the previous stream item.
-    stream = [i for i in items if not i["state"]]
-    for before, after in itertools.pairwise(stream):
-        assert after["prev"] == before["seq"]
+    # Skipped counts take no place in the public numbering.
+    stream = [i["n"] for i in items if not i["state"]]
+    assert stream == list(range(stream[0], stream[0] + len(stream)))
 
 
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
-async def test_prev_chains_are_per_audience(layer, make_game, host):
+async def test_numbers_are_per_audience(layer, make_game, host):
     game = await db(make_game)("forum-vanilla")
     mafia = [s for s in await db(_slots)(game) if s.is_mafia]
     channel = await listen(layer, game.pk, "public", "mafia")
@@ -116,8 +114,15 @@ async def test_prev_chains_are_per_audience(layer, make_game, host):
     items = await received(layer, channel)
     m1, p1, m2 = items
     assert (m1["aud"], p1["aud"], m2["aud"]) == ("mafia", "public", "mafia")
-    assert m2["prev"] == m1["seq"]  # not p1: that one is another audience's
-    assert p1["prev"] < m1["seq"]
+    assert (m1["n"], m2["n"]) == (1, 2)  # the mafia chat's first and second
+    public = await db(
+        lambda: (
+            GameEvent.objects.filter(game=game, audience="public")
+            .exclude(kind="vote_count")
+            .count()
+        )
+    )()
+    assert p1["n"] == public  # the newest public event, numbered among those only
 
 
 @pytest.mark.asyncio

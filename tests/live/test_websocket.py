@@ -11,7 +11,7 @@ private item would have arrived before it (the hub delivers in seq order).
 from __future__ import annotations
 
 import asyncio
-import itertools
+import json
 from datetime import timedelta
 
 import pytest
@@ -70,6 +70,24 @@ def is_post_with(text: str):
     return lambda item: item.get("kind") == "post" and text in item.get("html", "")
 
 
+def _stream_seqs(game, key: str) -> list[int]:
+    """Game-wide seqs of an audience's items in client numbering order (``~kind``: state)."""
+    rows = GameEvent.objects.filter(game=game)
+    if key.startswith("~"):
+        rows = rows.filter(kind=key[1:])
+    else:
+        rows = rows.filter(audience=key).exclude(kind="vote_count")
+    return list(rows.order_by("seq").values_list("seq", flat=True))
+
+
+async def stream_seqs(game, key: str) -> list[int]:
+    return await db(_stream_seqs)(game, key)
+
+
+def numbered(socket) -> list[dict]:
+    return [i for i in socket.items if "n" in i]
+
+
 def items_before(socket, predicate) -> list[dict]:
     for index, item in enumerate(socket.items):
         if predicate(item):
@@ -78,33 +96,53 @@ def items_before(socket, predicate) -> list[dict]:
 
 
 # --------------------------------------------------------------------------------------
-async def test_spectator_gets_post_and_vote_count_with_increasing_seq(make_game):
+async def test_spectator_gets_post_and_vote_count_numbered_without_gaps(make_game):
     game = await db(make_game)("forum-vanilla")
     slots = await slots_of(game)
     spectator, ok, _ = await open_socket(game.pk, since=game.event_seq)
     assert ok
     await db(services.cast_vote)(slots[0].user, game.pk, slots[1].pk)
     await db(services.cast_vote)(slots[2].user, game.pk, slots[1].pk)
-    last = await db(
-        lambda: GameEvent.objects.filter(game=game, kind="vote_count").order_by("-seq").first()
-    )()
-    await spectator.wait_for(is_kind("vote_count", seq=last.seq))
+    counts = await stream_seqs(game, "~vote_count")
+    await spectator.wait_for(is_kind("vote_count", n=len(counts)))
     posts = spectator.of_kind("post")
     assert len(posts) == 2 and all("Vote" in p["html"] for p in posts)
-    stream = [i for i in spectator.items if "seq" in i]
-    seqs = [i["seq"] for i in stream]
-    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
-    # The public chain: each stream item names the previous public one.
-    chain = [i for i in stream if i["kind"] != "vote_count"]
-    for before, after in itertools.pairwise(chain):
-        assert after["prev"] == before["seq"]
-    rows = await db(
-        lambda: list(GameEvent.objects.filter(game=game, seq__gt=game.event_seq).order_by("seq"))
-    )()
-    assert (
-        rows[-1].kind == "vote_count" and spectator.of_kind("vote_count")[-1]["seq"] == rows[-1].seq
-    )
+    # Public items are numbered 1, 2, 3... in the public audience: no gaps, no repeats,
+    # and each is the public event the database has at that place.
+    public = await stream_seqs(game, "public")
+    chain = [i for i in numbered(spectator) if i["kind"] != "vote_count"]
+    start = spectator.controls("replay")[0]["positions"]["public"]
+    assert [i["n"] for i in chain] == list(range(start + 1, len(public) + 1))
+    kinds = await db(lambda: dict(GameEvent.objects.filter(game=game).values_list("seq", "kind")))()
+    assert [i["kind"] for i in chain] == [kinds[public[i["n"] - 1]] for i in chain]
+    assert all("seq" not in i for i in numbered(spectator))  # the game-wide seq stays home
     await spectator.close()
+
+
+async def test_public_numbers_do_not_count_hidden_events(make_game, host):
+    game = await db(make_game)("forum-vanilla")
+    mafia, town = _mafia_and_town(await slots_of(game))
+    await db(services.cut_deadline_now)(host, game.pk)  # night 1
+    spectator = (await open_socket(game.pk, since=await current_seq(game)))[0]
+    townie = (await open_socket(game.pk, town[0].user, since=await current_seq(game)))[0]
+    await db(services.host_post)(host, game.pk, body="before")
+    before = await spectator.wait_for(is_post_with("before"))
+    options = await db(
+        lambda: services.night_options(type(game).objects.get(pk=game.pk), mafia[0])
+    )()
+    kill = next(o for o in options if o["factional"])
+    for target in town[1:4]:  # three hidden submissions: nine hidden events
+        await db(services.submit_night_action)(
+            mafia[0].user, game.pk, ability=kill["ability"], targets=[target.pk]
+        )
+    await db(services.host_post)(host, game.pk, body="after")
+    for socket in (spectator, townie):
+        after = await socket.wait_for(is_post_with("after"))
+        assert after["n"] == before["n"] + 1
+        text = json.dumps(socket.items)
+        assert '"seq"' not in text and f'data-seq=\\"{await current_seq(game)}\\"' not in text
+    for socket in (spectator, townie):
+        await socket.close()
 
 
 async def test_mafia_chat_reaches_mafia_only(make_game, host):
@@ -156,7 +194,7 @@ async def test_private_result_reaches_only_its_player(make_game, host):
         assert not any(
             i.get("aud", "public") != "public" and i.get("aud") != f"slot:{other.pk}"
             for i in socket.items
-            if "seq" in i
+            if "n" in i
         )
     for socket in (cop_socket, other_socket, spectator):
         await socket.close()
@@ -226,29 +264,26 @@ async def test_reconnect_replays_exactly_the_missed_visible_events(make_game, ho
     await db(services.cast_vote)(town[1].user, game.pk, town[2].pk)
     await db(services.cast_vote)(town[3].user, game.pk, town[2].pk)
 
-    second, _ = (await open_socket(game.pk, since=seen["seq"]))[:2]
+    held = {**first.controls("replay")[0]["positions"], "public": seen["n"]}
+    query = "positions=" + ",".join(f"{k}.{v}" for k, v in held.items())
+    second, _ = (await open_socket(game.pk, query=query))[:2]
     replay = second.controls("replay")[0]
     await second.drain(0.3)
-    got = [i["seq"] for i in second.items if "seq" in i]
-    expected = await db(
-        lambda: list(
-            GameEvent.objects.filter(game=game, seq__gt=seen["seq"], audience="public")
-            .exclude(kind="vote_count")
-            .values_list("seq", flat=True)
-        )
-    )()
-    last_count = await db(
-        lambda: GameEvent.objects.filter(game=game, kind="vote_count").order_by("-seq").first()
-    )()
-    assert got == [*expected, last_count.seq]  # every missed public event once, then the count
-    assert replay["floor"] == await current_seq(game)
+    got = [(i["kind"] == "vote_count", i["n"]) for i in numbered(second)]
+    public = await stream_seqs(game, "public")
+    counts = await stream_seqs(game, "~vote_count")
+    # every missed public event once, in order, then the newest count
+    assert got == [(False, n) for n in range(seen["n"] + 1, len(public) + 1)] + [
+        (True, len(counts))
+    ]
+    assert replay["positions"]["public"] == len(public)
     assert not any("secret" in i.get("html", "") for i in second.items)
 
     # Asking again over the open socket replays the same events.
-    await second.send({"type": "resume", "since": seen["seq"]})
+    await second.send({"type": "resume", "positions": held})
     await second.wait_for(lambda i: i.get("type") == "replay" and i is not replay)
     await second.drain(0.3)
-    assert [i["seq"] for i in second.items if "seq" in i] == got * 2
+    assert [(i["kind"] == "vote_count", i["n"]) for i in numbered(second)] == got * 2
     await second.close()
 
 
@@ -291,7 +326,8 @@ async def test_rolled_back_change_is_never_announced(make_game, host):
         await db(post_then_fail)()
     await db(services.submit_post)(slots[1].user, game.pk, body="this happened")
     item = await spectator.wait_for(is_post_with("this happened"))
-    assert item["seq"] == game.event_seq + 1  # the rolled-back seq was never used
+    start = spectator.controls("replay")[0]["positions"]["public"]
+    assert item["n"] == start + 1  # the rolled-back post took no number
     assert not any("never happened" in i.get("html", "") for i in spectator.items)
     await spectator.close()
 
@@ -310,18 +346,16 @@ async def test_coalescer_delivers_latest_count_and_every_post(make_game, setting
                 services.cast_vote(voter.user, game.pk, target.pk)
 
     await db(vote_storm)()
-    final = await db(
-        lambda: GameEvent.objects.filter(game=game, kind="vote_count").order_by("-seq").first()
-    )()
-    await spectator.wait_for(lambda i: i.get("kind") == "vote_count" and i["seq"] == final.seq)
+    final = len(await stream_seqs(game, "~vote_count"))
+    await spectator.wait_for(is_kind("vote_count", n=final))
     await spectator.drain(0.5)
     counts = spectator.of_kind("vote_count")
     posts = spectator.of_kind("post")
     votes = await db(lambda: GameEvent.objects.filter(game=game, kind="vote").count())()
     assert len(posts) == votes == 21  # posts are never dropped
     assert len(counts) < votes  # counts were coalesced
-    assert counts[-1]["seq"] == final.seq  # and the last one is the latest
-    assert [c["seq"] for c in counts] == sorted(c["seq"] for c in counts)
+    assert counts[-1]["n"] == final  # and the last one is the latest
+    assert [c["n"] for c in counts] == sorted({c["n"] for c in counts})
     await spectator.close()
 
 
@@ -348,7 +382,7 @@ async def test_host_socket_sees_night_actions(make_game, host):
         await socket.close()
 
 
-async def test_resume_with_heads_replays_each_audience_from_its_own_position(make_game, host):
+async def test_resume_with_positions_replays_each_audience_from_its_own(make_game, host):
     game = await db(make_game)("forum-vanilla")
     mafia, _town = _mafia_and_town(await slots_of(game))
     goon = (await open_socket(game.pk, mafia[0].user, since=game.event_seq))[0]
@@ -361,13 +395,12 @@ async def test_resume_with_heads_replays_each_audience_from_its_own_position(mak
     await goon.close()
 
     # Has the public thread up to p1, the mafia chat only up to m1: gets m2, not p1 again.
-    heads = f"public.{p1['seq']},mafia.{m1['seq']},slot:{mafia[0].pk}.{p1['seq']}"
-    again, ok, _ = await open_socket(
-        game.pk, mafia[0].user, since=m1["seq"], query=f"&heads={heads}"
-    )
+    held = {**goon.controls("replay")[0]["positions"], "public": p1["n"], "mafia": m1["n"]}
+    query = "positions=" + ",".join(f"{k}.{v}" for k, v in held.items())
+    again, ok, _ = await open_socket(game.pk, mafia[0].user, query=query)
     assert ok
     await again.drain(0.3)
-    assert [i["seq"] for i in again.items if "seq" in i] == [m2["seq"]]
+    assert [(i["aud"], i["n"]) for i in numbered(again)] == [("mafia", m2["n"])]
     await again.close()
 
 
@@ -379,11 +412,11 @@ async def test_ping_reveals_a_lost_frame_and_resume_recovers_it(make_game, host,
     monkeypatch.undo()
     await spectator.send({"type": "ping"})
     pong = await spectator.wait_for(lambda i: i.get("type") == "pong")
-    lost = await current_seq(game)
-    assert pong["heads"]["public"] == lost > game.event_seq  # the client sees it is behind
-    await spectator.send({"type": "resume", "since": game.event_seq})
+    held = spectator.controls("replay")[0]["positions"]
+    assert pong["heads"]["public"] == held["public"] + 1  # the client sees it is behind
+    await spectator.send({"type": "resume", "positions": held})
     item = await spectator.wait_for(is_post_with("lost on the way"))
-    assert item["seq"] == lost
+    assert item["n"] == held["public"] + 1
     await spectator.close()
 
 
