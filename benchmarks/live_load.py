@@ -205,6 +205,19 @@ def drive_votes(
     out.close()
 
 
+def number_counts(game_id: int, records: list) -> list:
+    """Clients see vote counts numbered 1, 2, 3... (never the game-wide seq): turn each
+    vote's vote-count seq into that number."""
+    from django.db import connection
+
+    from games.models import GameEvent
+
+    seqs = GameEvent.objects.filter(game_id=game_id, kind="vote_count").order_by("seq")
+    number = {seq: i for i, seq in enumerate(seqs.values_list("seq", flat=True), start=1)}
+    connection.close()
+    return [(t0, t_commit, t_return, number[seq]) for t0, t_commit, t_return, seq in records]
+
+
 # ======================================================================================
 # The server
 # ======================================================================================
@@ -283,11 +296,11 @@ class Spectator:
 
     def apply(self, text: str, now: float) -> None:
         """Reads a frame the cheap way: one Python process plays 1,000 browsers, so it
-        scans for the item heads (``{"seq":N,"kind":"..."``, as the server writes them)
+        scans for the item heads (``{"n":N,"kind":"..."``, as the server writes them)
         instead of parsing every post's HTML; ``--parse`` parses each frame fully."""
         self.frames += 1
         if PARSE_FULLY:
-            items = [(i.get("seq"), i.get("kind") or i.get("type")) for i in json.loads(text)]
+            items = [(i.get("n"), i.get("kind") or i.get("type")) for i in json.loads(text)]
         else:
             items = [(int(seq), kind) for seq, kind in ITEM_HEAD.findall(text)]
             items += [(None, t) for t in CONTROL.findall(text)]
@@ -302,7 +315,7 @@ class Spectator:
                 self.resyncs += 1
 
 
-ITEM_HEAD = re.compile(r'\{"seq":(\d+),"kind":"(\w+)"')
+ITEM_HEAD = re.compile(r'\{"n":(\d+),"kind":"(\w+)"')
 CONTROL = re.compile(r'\{"type":"(resync|reload)"')
 PARSE_FULLY = False
 
@@ -370,6 +383,7 @@ async def run(args: argparse.Namespace, game: tuple[int, list[int], int]) -> dic
         while driver.is_alive() or parent.poll():
             if parent.poll():
                 records, warmup = parent.recv()
+                records = await asyncio.to_thread(number_counts, game_id, records)
                 break
             await asyncio.sleep(0.05)
         driver.join()
