@@ -477,6 +477,18 @@ def replay(
     return Replay(floor, positions_at(game_id, audiences, floor), items)
 
 
+def page_positions(game: Game, user: Any) -> str:
+    """What a page renders into ``data-live-positions`` for ``live.js`` (``public.17,
+    slot:5.3,~vote_count.4``): the viewer's numbers at render time, so the page need not
+    print the game-wide seq (whose jumps count hidden events)."""
+    access = viewer_audiences(game.pk, user)
+    if access is None:
+        return ""
+    audiences, _seq = access
+    positions = positions_at(game.pk, audiences, game.event_seq)
+    return ",".join(f"{key}.{number}" for key, number in sorted(positions.items()))
+
+
 def heads(game_id: int, audiences: Iterable[str]) -> dict[str, int]:
     """The ping answer: each audience's newest number now. A client holding less missed
     a frame (even one that nothing has followed yet) and resumes."""

@@ -17,10 +17,16 @@
 
   var pageThread = body.getAttribute("data-thread") || "public";
   var onNewestPage = body.getAttribute("data-last-page") === "1";
+  var last = {}; // audience (or "~vote_count") -> number of the last item applied
   var pageSeq = parseInt(body.getAttribute("data-last-seq") || "0", 10);
+  // Preferred: the page's numbers per audience (games.live.page_positions), which do not
+  // reveal the game-wide seq; data-last-seq is the fallback.
+  (body.getAttribute("data-live-positions") || "").split(",").forEach(function (pair) {
+    var cut = pair.lastIndexOf(".");
+    if (cut > 0) last[pair.slice(0, cut)] = parseInt(pair.slice(cut + 1), 10);
+  });
   var personal = body.hasAttribute("data-slot-id") || pageThread === "host";
 
-  var last = {}; // audience (or "~vote_count") -> number of the last item applied
   var audiences = [];
   var resyncing = {}; // audiences waiting for a replay after a gap
   var socket = null;

@@ -453,3 +453,20 @@ async def test_in_memory_layer_delivers_too(make_game, host, settings):
     await db(services.host_post)(host, game.pk, body="no redis needed")
     await spectator.wait_for(is_post_with("no redis needed"))
     await spectator.close()
+
+
+async def test_page_positions_replace_the_page_seq(make_game, host):
+    from games import live
+
+    game = await db(make_game)("forum-vanilla")
+    mafia, _town = _mafia_and_town(await slots_of(game))
+    rendered = await db(live.page_positions)(game, mafia[0].user)
+    assert str(game.event_seq) not in rendered.split(",")[0]  # numbers, not the seq
+    held = dict(pair.rsplit(".", 1) for pair in rendered.split(","))
+    assert set(held) == {"public", "mafia", f"slot:{mafia[0].pk}", "~vote_count"}
+    goon, ok, _ = await open_socket(game.pk, mafia[0].user, query=f"positions={rendered}")
+    assert ok and not numbered(goon)  # up to date: nothing to replay
+    await db(services.submit_post)(mafia[1].user, game.pk, body="first words", thread="mafia")
+    item = await goon.wait_for(is_post_with("first words"))
+    assert item["n"] == int(held["mafia"]) + 1
+    await goon.close()
