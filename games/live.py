@@ -167,9 +167,6 @@ class Renderer:
     def game(self) -> Game:
         if self._game is None:
             self._game = Game.objects.select_related("host").get(pk=self.game_id)
-            # Partials print ``game.event_seq`` in data attributes; pushed HTML must not
-            # carry the game-wide seq (see ``build_messages``). This copy is never saved.
-            self._game.event_seq = 0
         return self._game
 
     def prefetch_posts(self, events: Iterable[GameEvent]) -> None:
@@ -192,7 +189,7 @@ class Renderer:
             )
         elif event.kind == "vote_count":
             item.update(
-                html=self.vote_count_html({**payload, "seq": number}),
+                html=self.vote_count_html(payload),
                 phase=payload.get("phase"),
                 deadline=payload.get("deadline"),
                 paused_remaining=payload.get("paused_remaining"),

@@ -1494,9 +1494,7 @@ def replace_player(
 # ======================================================================================
 def _emit_vote_count(tx: _Tx) -> None:
     if tx.phase is not None and tx.phase.is_day:
-        data = vote_count(tx.phase, slots=tx.slots)
-        data["seq"] = tx.game.event_seq + 1  # the count as of this very event
-        _emit(tx, "vote_count", data)
+        _emit(tx, "vote_count", vote_count(tx.phase, slots=tx.slots))
 
 
 def vote_count(phase: Phase, *, slots: list[Slot] | None = None) -> dict[str, Any]:
@@ -1570,7 +1568,6 @@ def vote_count(phase: Phase, *, slots: list[Slot] | None = None) -> dict[str, An
         if phase.paused_remaining is not None
         else None,
         "resolved": phase.resolved,
-        "seq": game.event_seq,
     }
     if game.vote_rule == VoteRule.MAJORITY_LOCK:
         data["lock_text"] = f"A wagon of {majority + 1} locks"

@@ -107,7 +107,6 @@ class GameSerializer(serializers.Serializer):
     )
     winner = serializers.CharField(allow_blank=True)
     win_reason = serializers.CharField(allow_blank=True)
-    event_seq = serializers.IntegerField()
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
@@ -141,7 +140,6 @@ def game_data(game: Any, viewer: Viewer, *, players: bool = True) -> dict[str, A
         "role_list": game.role_list if viewer.sees_everything else None,
         "winner": game.winner,
         "win_reason": game.win_reason,
-        "event_seq": game.event_seq,
         "created_at": game.created_at,
         "started_at": game.started_at,
         "finished_at": game.finished_at,

@@ -62,3 +62,16 @@ def players_panel(game: Any, viewer: Any = None) -> dict[str, Any]:
 def vote_count_data(context: Any) -> dict[str, Any] | None:
     """The vote count in the context, as ``vc`` (the pages) or ``count`` (the live layer)."""
     return context.get("vc") or context.get("count")
+
+
+@register.simple_tag(takes_context=True)
+def live_positions(context: Any, game: Any) -> str:
+    """The viewer's positions in their live feeds, for ``live.js`` to resume from.
+
+    Pages never print the game-wide event seq: its jumps would count hidden events (night
+    actions, private results) between public ones.
+    """
+    from ..live import page_positions
+
+    request = context.get("request")
+    return page_positions(game, getattr(request, "user", None))

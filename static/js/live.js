@@ -18,9 +18,9 @@
   var pageThread = body.getAttribute("data-thread") || "public";
   var onNewestPage = body.getAttribute("data-last-page") === "1";
   var last = {}; // audience (or "~vote_count") -> number of the last item applied
-  var pageSeq = parseInt(body.getAttribute("data-last-seq") || "0", 10);
-  // Preferred: the page's numbers per audience (games.live.page_positions), which do not
-  // reveal the game-wide seq; data-last-seq is the fallback.
+  // The page's numbers per audience (games.live.page_positions): pages never carry the
+  // game-wide seq, whose jumps would count hidden events. Without them: from the start.
+  var pageSeq = 0;
   (body.getAttribute("data-live-positions") || "").split(",").forEach(function (pair) {
     var cut = pair.lastIndexOf(".");
     if (cut > 0) last[pair.slice(0, cut)] = parseInt(pair.slice(cut + 1), 10);
@@ -45,7 +45,7 @@
   // -- connection ----------------------------------------------------------------------
   function connect() {
     var scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    // First time: catch up from the page's seq. Later: from the numbers we hold.
+    // Catch up from the numbers we hold (the page's, then the frames').
     var from = known() ? "positions=" + encodeURIComponent(positionsQuery()) : "since=" + pageSeq;
     var url = scheme + "//" + location.host + "/ws/games/" + encodeURIComponent(gameId) +
       "/?" + from;

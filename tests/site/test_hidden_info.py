@@ -251,3 +251,20 @@ def test_after_the_end_everything_is_public(power_game, host):
     detail = json.loads(bodies[f"/api/v1/games/{game.pk}/"])
     assert all(p["role"] and p["alignment"] for p in detail["players"])
     assert detail["role_list"]
+
+
+def test_no_page_or_endpoint_prints_the_game_wide_event_count(power_game, host):
+    # Every event (night actions and private results included) bumps the game's event seq:
+    # a page or JSON that showed it would let anyone count hidden actions between two
+    # public events. Pages carry per-audience positions for live.js instead.
+    game = Game.objects.get(pk=power_game["game"].pk)
+    seq = str(game.event_seq)
+    for name, (user, _slot) in viewers(power_game["people"], host).items():
+        for url, body in everything(game, user).items():
+            assert "event_seq" not in body, (name, url)
+            assert not re.search(rf'data-(?:last-)?seq="{seq}"', body), (name, url)
+    count = json.loads(APIClient().get(f"/api/v1/games/{game.pk}/vote-count/").content)
+    assert "seq" not in count
+    thread = Client().get(f"/games/{game.pk}/").content.decode()
+    positions = re.search(r'data-live-positions="([^"]*)"', thread).group(1)
+    assert positions.startswith("public.") or ",public." in positions
