@@ -35,9 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AnonymousUser
 from django.db.models import Count, Q
-from django.template import TemplateDoesNotExist
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
@@ -45,6 +43,7 @@ from django.utils.html import format_html
 
 from .events import STATE_KINDS, group_name
 from .models import Game, GameEvent, Post, Slot
+from .views import partials
 
 log = logging.getLogger(__name__)
 
@@ -138,21 +137,6 @@ def access_meta(event: GameEvent) -> dict[str, Any] | None:
 # ======================================================================================
 # Rendering: once per event and audience
 # ======================================================================================
-def _anonymous_viewer(game: Game) -> Any:
-    try:
-        from .views.access import Viewer
-    except ImportError:  # the web layer is optional for the live layer
-        return None
-    return Viewer(game, AnonymousUser(), None)
-
-
-def _render(template: str, context: dict[str, Any], fallback: Callable[[], str]) -> str:
-    try:
-        return render_to_string(template, context)
-    except TemplateDoesNotExist:
-        return fallback()
-
-
 class Renderer:
     """Renders the items of one publish (or replay) call, sharing look-ups between them."""
 
@@ -202,7 +186,7 @@ class Renderer:
             item["players"] = self.players_html()
         return item
 
-    # -- partials -------------------------------------------------------------------------
+    # -- partials: the same templates the pages render, for an anonymous viewer ----------
     def post_html(self, payload: dict[str, Any]) -> str:
         post = self._posts.get(payload.get("id"))
         if post is None:
@@ -213,35 +197,14 @@ class Renderer:
             )
         if post is None:  # deleted with its game; the payload has what the thread shows
             return format_html('<article class="post">{}</article>', payload.get("author", ""))
-        context = {"post": post, "game": self.game, "viewer": _anonymous_viewer(self.game)}
-        return _render(
-            "games/_post.html",
-            context,
-            lambda: format_html(
-                '<article class="post" id="post-{}" data-number="{}"><header>#{} {}</header>'
-                "<div>{}</div></article>",
-                post.pk,
-                post.number,
-                post.number,
-                post.author.get_username(),
-                # post.html is markup.render_post output, sanitised by nh3 when posted.
-                _safe(post.html),
-            ),
-        )
+        return partials.render_post(post)
 
     def vote_count_html(self, count: dict[str, Any]) -> str:
+        # The count as of this event (not as of now): a newer one follows if it changed.
         game = self.game
-        # The partial reads the count itself; the phase row only if a template asks.
         phase = SimpleLazyObject(lambda: game.phases.filter(number=count.get("phase")).first())
-        context = {"count": count, "game": game, "phase": phase}
-        return _render(
-            "games/_vote_count.html",
-            context,
-            lambda: format_html(
-                '<div class="vote-count" data-seq="{}">{}</div>',
-                count.get("seq", ""),
-                "; ".join(f"{w['name']} ({w['count']})" for w in count.get("wagons", [])),
-            ),
+        return render_to_string(
+            "games/_vote_count.html", {"count": count, "game": game, "phase": phase}
         )
 
     def banner(self) -> dict[str, Any]:
@@ -249,15 +212,8 @@ class Renderer:
         if self._banner is None:
             game = self.game
             phase = game.current_phase()
-            context = {"game": game, "phase": phase, "viewer": _anonymous_viewer(game)}
-            label = phase.label if phase else game.get_status_display()
-            html = _render(
-                "games/_phase_banner.html",
-                context,
-                lambda: format_html('<div class="phase-banner">{}</div>', label),
-            )
             self._banner = {
-                "banner": html,
+                "banner": partials.render_phase_banner(game),
                 "deadline": phase.deadline.isoformat() if phase and phase.deadline else None,
                 "paused": bool(phase and phase.is_paused),
                 "status": game.status,
@@ -266,30 +222,8 @@ class Renderer:
 
     def players_html(self) -> str:
         if self._players is None:
-            game = self.game
-            slots = list(game.slots.select_related("user").order_by("seat"))
-            context = {"game": game, "slots": slots, "viewer": _anonymous_viewer(game)}
-            self._players = _render(
-                "games/_players.html",
-                context,
-                lambda: format_html(
-                    "<ul>{}</ul>",
-                    _safe(
-                        "".join(
-                            str(format_html("<li>{}</li>", s.display_name))
-                            for s in slots
-                            if s.alive
-                        )
-                    ),
-                ),
-            )
+            self._players = partials.render_players(self.game)
         return self._players
-
-
-def _safe(html: str) -> Any:
-    from django.utils.safestring import mark_safe
-
-    return mark_safe(html)
 
 
 # ======================================================================================
