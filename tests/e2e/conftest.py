@@ -20,6 +20,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -251,6 +252,45 @@ def e2e_stack() -> Iterator[Stack]:
             _flush_redis_db(E2E_REDIS_URL)
 
 
+def _our_chromium_pids() -> list[int]:
+    """Chromium processes descended from this test process."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                stat = Path(f"/proc/{entry}/stat").read_text()
+                ppid = int(stat.rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [os.getpid()]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            todo.append(child)
+            with contextlib.suppress(OSError):
+                if b"chromium" in Path(f"/proc/{child}/cmdline").read_bytes():
+                    found.append(child)
+    return found
+
+
+@contextlib.contextmanager
+def chromium_watchdog(seconds: float = 30.0) -> Iterator[None]:
+    """Closing a browser context has been seen to hang now and then (in the full suite,
+    after the game ends; the cause is not found yet). A hung close must not hang the whole
+    test run: after ``seconds`` the browser is killed, which ends the close."""
+
+    def kill() -> None:
+        for pid in _our_chromium_pids():
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+    timer = threading.Timer(seconds, kill)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
 @pytest.fixture(scope="package")
 def browser(e2e_stack: Stack) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
@@ -263,7 +303,8 @@ def browser(e2e_stack: Stack) -> Iterator[Any]:
         try:
             yield browser
         finally:
-            browser.close()
+            with chromium_watchdog(), contextlib.suppress(Exception):
+                browser.close()
 
 
 class Screens:

@@ -22,6 +22,7 @@ dashboard, never assumed.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from collections.abc import Iterator
@@ -32,7 +33,7 @@ import pytest
 from playwright.sync_api import expect
 
 from . import story as story_module
-from .conftest import LOGS, SCREENSHOTS
+from .conftest import LOGS, SCREENSHOTS, chromium_watchdog
 from .story import (
     HOST,
     LIVE_MS,
@@ -73,8 +74,10 @@ def story(e2e_stack: Any, browser: Any, shot: Any) -> Iterator[Story]:
     story_module.BROWSER_LOG = LOGS
     s = Story(base_url=e2e_stack.base_url, browser=browser, shot=shot)
     yield s
-    for person in s.people.values():
-        person.context.close()
+    with chromium_watchdog():
+        for person in s.people.values():
+            with contextlib.suppress(Exception):  # a killed browser has nothing to close
+                person.context.close()
 
 
 def cast(story: Story) -> dict[str, str]:
