@@ -128,6 +128,7 @@ def _play(state: GameState, nights: int, draw_night: Any) -> list[dict[str, Any]
         report = outcome.to_report(i + 1)
         assert set(report["dead"]) <= _may_die(state, night), (report, night)
         assert all(state.is_alive(n) for n in report["dead"]), report
+        assert set(report["reveals"]) <= set(report["dead"]), report
         assert all(isinstance(line, str) and line for line in report["explanation"])
         check_winner(outcome.state)  # never crashes either
         reports.append({"report": report, "night": night})
