@@ -140,6 +140,12 @@ def players_context(game: Game, user: Any = None, viewer: Viewer | None = None) 
         "can_vote": can_vote,
         "my_vote": my_vote,
         "skip_votable": can_vote and game.skip_vote_allowed and my_vote != "skip",
+        # Classic: "skip" may be nominated on the first day only (no night played yet).
+        "skip_nominatable": can_vote
+        and uses_nominations
+        and revote_ids is None
+        and not i_nominated
+        and not (game.resolver_state or {}).get("night_number", 0),
         "can_unvote": can_vote and my_vote is not None,
     }
 

@@ -318,6 +318,20 @@ def test_classic_nominate_buttons(make_game, client_for):
     assert vote_buttons(page) == {str(b.pk), "skip"}  # only nominated players
 
 
+def test_classic_skip_nomination_only_on_day_one(make_game, client_for, host):
+    game = make_game("classic-ten")
+    a, b = slots_of(game, "town")[:2]
+    page = html(client_for(a.user).get(f"/games/{game.pk}/"))
+    assert 'data-nominate="skip"' in page
+    client_for(a.user).post(f"/games/{game.pk}/nominate/", {"target": "skip"})
+    assert game.phases.get(number=1).nominations.get(nominator=a).target is None
+    assert 'data-nominate="skip"' not in html(client_for(a.user).get(f"/games/{game.pk}/"))
+    services.cut_deadline_now(host, game.pk)  # day 1 ends (skip wins: nobody voted)
+    services.cut_deadline_now(host, game.pk)  # night 1 passes quietly
+    assert current_phase(game).is_day
+    assert 'data-nominate="skip"' not in html(client_for(b.user).get(f"/games/{game.pk}/"))
+
+
 # -- private threads --------------------------------------------------------------------------
 def test_private_threads(make_game, client_for, client, host):
     game = make_game("classic-ten")
