@@ -10,6 +10,7 @@ ruff check .
 # Playwright here. Install it when missing and we may; otherwise those tests fail saying so.
 if [ ! -x /usr/bin/chromium ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        export DEBIAN_FRONTEND=noninteractive  # CI has no terminal to answer prompts
         echo "Installing Chromium for the browser tests (apt-get install -y chromium)..."
         apt-get install -y chromium >/dev/null || { apt-get update >/dev/null && apt-get install -y chromium >/dev/null; } \
             || echo "Could not install Chromium: the browser tests will fail." >&2
