@@ -97,6 +97,8 @@ class _Tx:
     now: datetime
     first_seq: int
     names: dict[int, str] = field(default_factory=dict)
+    # Standing votes read in this transaction (by revote flag); cleared when a vote is written.
+    standing: dict[bool, dict[int, Vote]] = field(default_factory=dict)
 
     @property
     def game(self) -> Game:
@@ -764,12 +766,20 @@ def _current_votes(phase: Phase, *, revote: bool | None = None) -> dict[int, Vot
     return {row.voter_id: row for row in rows if row.kind == VoteKind.VOTE}
 
 
+def _standing_votes(tx: _Tx, *, revote: bool | None = None) -> dict[int, Vote]:
+    """``_current_votes`` of the locked phase, read once per transaction until a write."""
+    key = tx.phase.in_revote if revote is None else revote
+    if key not in tx.standing:
+        tx.standing[key] = _current_votes(tx.phase, revote=key)
+    return tx.standing[key]
+
+
 def _check_vote(tx: _Tx, voter: Slot, target: Slot | None) -> None:
     _require_running(tx.game)
     game, phase = tx.game, _require_open_phase(tx, PhaseKind.DAY)
     if not voter.alive:
         raise NotAllowed("Dead players cannot vote.", "dead")
-    current = _current_votes(phase).get(voter.pk)
+    current = _standing_votes(tx).get(voter.pk)
     if current is not None and current.locked:
         raise NotAllowed("Your vote is locked: it can no longer be changed.", "locked")
     if target is None:
@@ -805,7 +815,7 @@ def _do_vote(
     """Apply a checked vote; returns the vote row (None if unchanged) and whether the day ended."""
     _check_vote(tx, voter, target)
     phase = tx.phase
-    current = _current_votes(phase).get(voter.pk)
+    current = _standing_votes(tx).get(voter.pk)
     if current is not None and current.target_id == (target.pk if target else None):
         return current, False  # voting again for the same wagon changes nothing
     vote = Vote.objects.create(
@@ -816,6 +826,7 @@ def _do_vote(
         post=post,
         revote=phase.in_revote,
     )
+    tx.standing.clear()
     _emit(
         tx,
         "vote",
@@ -834,8 +845,8 @@ def _do_vote(
 
 def _check_unvote(tx: _Tx, voter: Slot) -> Vote:
     _require_running(tx.game)
-    phase = _require_open_phase(tx, PhaseKind.DAY)
-    current = _current_votes(phase).get(voter.pk)
+    _require_open_phase(tx, PhaseKind.DAY)
+    current = _standing_votes(tx).get(voter.pk)
     if current is None:
         raise InvalidInput("You are not voting for anyone.", "no_vote")
     if current.locked:
@@ -853,6 +864,7 @@ def _do_unvote(tx: _Tx, voter: Slot, post: Post | None) -> Vote:
         post=post,
         revote=tx.phase.in_revote,
     )
+    tx.standing.clear()
     _emit(
         tx,
         "unvote",
@@ -872,7 +884,7 @@ def _after_vote(tx: _Tx) -> bool:
     game, phase = tx.game, tx.phase
     if not game.uses_majority or phase.in_revote:
         return False
-    votes = _current_votes(phase)
+    votes = _standing_votes(tx)
     count = tally(_ballots(tx, votes), [s.resolver_name for s in tx.locked.alive])
     if game.vote_rule == VoteRule.MAJORITY_HAMMER:
         if count.majority_target is not None:
@@ -888,6 +900,7 @@ def _after_vote(tx: _Tx) -> bool:
             ]
             if ids:
                 Vote.objects.filter(pk__in=ids).update(locked=True)
+                tx.standing.clear()
                 _emit(tx, "wagon_locked", {"target": _wagon_ref(tx, wagon.target)})
     return False
 
@@ -1118,7 +1131,7 @@ def _end_day(tx: _Tx) -> None:
     state = _state(game)
     rules = _rules(game)
     notes: list[str] = []
-    raw_day: dict[str, Any] = {"votes": _ballots(tx, _current_votes(phase, revote=False))}
+    raw_day: dict[str, Any] = {"votes": _ballots(tx, _standing_votes(tx, revote=False))}
     if rules.uses_nominations:
         raw_day["nominations"] = {
             n.nominator.resolver_name: (n.target.resolver_name if n.target else SKIP)
@@ -1126,7 +1139,7 @@ def _end_day(tx: _Tx) -> None:
             if n.nominator.alive and (n.target is None or n.target.alive)
         }
     if phase.in_revote:
-        raw_day["revote"] = _ballots(tx, _current_votes(phase, revote=True))
+        raw_day["revote"] = _ballots(tx, _standing_votes(tx, revote=True))
     if game.uses_majority and "dayVote" not in rules.flags:
         # Rule sets without their own majority rule: only a majority wagon eliminates.
         count = tally(raw_day["votes"], state.alive_names)
@@ -1494,10 +1507,12 @@ def replace_player(
 # ======================================================================================
 def _emit_vote_count(tx: _Tx) -> None:
     if tx.phase is not None and tx.phase.is_day:
-        _emit(tx, "vote_count", vote_count(tx.phase, slots=tx.slots))
+        _emit(tx, "vote_count", vote_count(tx.phase, slots=tx.slots, votes=_standing_votes(tx)))
 
 
-def vote_count(phase: Phase, *, slots: list[Slot] | None = None) -> dict[str, Any]:
+def vote_count(
+    phase: Phase, *, slots: list[Slot] | None = None, votes: dict[int, Vote] | None = None
+) -> dict[str, Any]:
     """The vote count as plain JSON-ready data (views and the live layer render it).
 
     ``{"phase", "kind", "label", "vote_rule", "in_revote", "alive_count", "majority",
@@ -1511,7 +1526,8 @@ def vote_count(phase: Phase, *, slots: list[Slot] | None = None) -> dict[str, An
         slots = list(game.slots.select_related("user").order_by("seat"))
     by_id = {s.pk: s for s in slots}
     alive = [s for s in slots if s.alive]
-    votes = _current_votes(phase) if phase.is_day else {}
+    if votes is None:
+        votes = _current_votes(phase) if phase.is_day else {}
     wagons: dict[int | None, list[Vote]] = {}
     ballots: dict[str, str] = {}
     for voter_id, vote in votes.items():
