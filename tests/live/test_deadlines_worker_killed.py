@@ -14,7 +14,7 @@ import uuid
 from datetime import timedelta
 
 import pytest
-from django.db import transaction
+from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from games.models import Game, GameEvent, Phase
@@ -69,8 +69,9 @@ def test_worker_killed_mid_transition_then_next_run_completes_once(tmp_path):
         assert not Phase.objects.get(game=game, number=1).resolved
         assert not Phase.objects.filter(game=game, number=2).exists()
         assert not GameEvent.objects.filter(game=game, kind="day_ended").exists()
-        with transaction.atomic():  # and no lock was left behind
-            Game.objects.select_for_update(nowait=True).get(pk=game.pk)
+        # And no lock was left behind: PostgreSQL ends the killed worker's session (and its
+        # row lock) once it sees the connection closed, which can take a moment under load.
+        wait_for(lambda: _lock_free(game.pk), timeout=15, what="the killed worker's lock")
 
         # The next run: a fresh worker, and the scan finds the phase still due and ends it.
         fresh = Worker(queue, name="fresh")
@@ -92,3 +93,12 @@ def test_worker_killed_mid_transition_then_next_run_completes_once(tmp_path):
     assert GameEvent.objects.filter(game=game, kind="day_ended").count() == 1
     assert GameEvent.objects.filter(game=game, kind="phase_started").count() == 2
     assert Phase.objects.filter(game=game).count() == 2
+
+
+def _lock_free(game_id: int) -> bool:
+    try:
+        with transaction.atomic():
+            Game.objects.select_for_update(nowait=True).get(pk=game_id)
+    except OperationalError:
+        return False
+    return True
