@@ -14,7 +14,16 @@ from dataclasses import replace
 from typing import Any
 
 from .errors import InvalidScenario
-from .model import Action, DayOutcome, GameState, NightOutcome, Player, Verdict, frozen_map
+from .model import (
+    Action,
+    DayActionOutcome,
+    DayOutcome,
+    GameState,
+    NightOutcome,
+    Player,
+    Verdict,
+    frozen_map,
+)
 from .rulesets import get_ruleset
 from .rulesets.base import Ruleset
 
@@ -93,12 +102,7 @@ def _parse_players(rules: Ruleset, raw: Any) -> tuple[Player, ...]:
         if not isinstance(modifiers, list):
             raise InvalidScenario("modifiers must be a list.", f"{where}.modifiers")
         for j, mod in enumerate(modifiers):
-            if mod not in rules.modifiers:
-                known = ", ".join(rules.modifiers) or "none"
-                raise InvalidScenario(
-                    f"Unknown modifier {mod!r} for the {rules.name} rule set (modifiers: {known}).",
-                    f"{where}.modifiers[{j}]",
-                )
+            rules.check_modifier(mod, f"{where}.modifiers[{j}]")
         sanity = item.get("sanity", "sane")
         if sanity not in rules.sanities:
             raise InvalidScenario(
@@ -168,6 +172,14 @@ def play_day(state: GameState, raw_day: Any, where: str = "$.day") -> DayOutcome
     outcome = rules.resolve_day(state, day)
     after = replace(outcome.state, phase_number=state.phase_number + 1, vote_immunity=())
     return replace(outcome, state=after)
+
+
+def play_day_action(
+    state: GameState, raw_action: Any, phase: str = "day", where: str = "$.action"
+) -> DayActionOutcome:
+    """Check and resolve one day action at once (a day vigilante's shot, a day
+    investigator's check); ``phase`` is the game's current phase ("day" or "night")."""
+    return get_ruleset(state.ruleset).resolve_day_action(state, raw_action, phase, where)
 
 
 def check_winner(state: GameState) -> Verdict:

@@ -242,6 +242,30 @@ class DayOutcome:
 
 
 @dataclass(frozen=True)
+class DayActionOutcome:
+    """What one day action did, resolved at once: deaths (a day vigilante's shot), private
+    results (a day investigator's), public reveals and the announcement the thread gets
+    (None: nothing public happened), the moderator's explanation and the state after."""
+
+    dead: tuple[str, ...]
+    results: Mapping[str, tuple[Mapping[str, Any], ...]]
+    reveals: Mapping[str, str]
+    announcement: str | None
+    explanation: tuple[str, ...]
+    state: GameState
+
+    def to_report(self) -> dict[str, Any]:
+        return {
+            "kind": "day_action",
+            "dead": sorted(self.dead),
+            "results": {k: [dict(r) for r in v] for k, v in self.results.items()},
+            "reveals": dict(self.reveals),
+            "announcement": self.announcement,
+            "explanation": list(self.explanation),
+        }
+
+
+@dataclass(frozen=True)
 class Verdict:
     """A win check's answer: ``winner`` is None while the game goes on."""
 

@@ -13,7 +13,18 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..errors import InvalidScenario
-from ..model import SKIP, Action, DayOutcome, DayVotes, GameState, NightOutcome, Player, Verdict
+from ..model import (
+    SKIP,
+    Action,
+    DayActionOutcome,
+    DayOutcome,
+    DayVotes,
+    GameState,
+    NightOutcome,
+    Player,
+    Verdict,
+)
+from ..votes import VoteCount, tally
 
 # How an ability may target its user.
 NEVER, ALLOWED, ONLY = "never", "allowed", "only"
@@ -26,7 +37,9 @@ class AbilitySpec:
     ``targets``: how many player names it takes. ``self_target``: NEVER, ALLOWED or ONLY.
     ``factional``: the faction's shared kill (one per faction per night, last one stands).
     ``uses``: how many nights it can be used (None: every night). ``extra``: required extra
-    fields of the action, e.g. ``("role",)`` for the forger.
+    fields of the action, e.g. ``("role",)`` for the forger. ``description``: one line for
+    a role PM ("Each night, you may..."). ``phase``: ``"night"`` (resolved with the night)
+    or ``"day"`` (resolved at once, by day: see the forum rule set's day actions).
     """
 
     slug: str
@@ -36,11 +49,18 @@ class AbilitySpec:
     uses: int | None = None
     extra: tuple[str, ...] = ()
     dead_targets: bool = False  # may name a dead player (a no-op) instead of being invalid
+    description: str = ""
+    phase: str = "night"
 
 
 @dataclass(frozen=True)
 class RoleSpec:
-    """A role: its default alignment, its active abilities and a one-line description."""
+    """A role: its default alignment, its active abilities, its display ``title``
+    ("Vanilla Townie") and a one-line description.
+
+    ``private_thread``: the name of the private thread the role's holders share from day 1
+    (``"masons"``, ``"neighbors"``), for the site to open; None: no such thread.
+    """
 
     slug: str
     alignment: str
@@ -48,6 +68,8 @@ class RoleSpec:
     description: str = ""
     factional_kill: bool = False  # may use the faction's shared kill
     cop_like: bool = False  # takes a ``sanity``
+    title: str = ""
+    private_thread: str | None = None
 
     def ability(self, slug: str) -> AbilitySpec | None:
         return next((a for a in self.abilities if a.slug == slug), None)
@@ -55,12 +77,22 @@ class RoleSpec:
 
 @dataclass(frozen=True)
 class FlagSpec:
-    """A house-rule switch: its default and, for non-boolean flags, the allowed values."""
+    """A house-rule switch: its default and, for non-boolean flags, the allowed values.
+
+    ``name`` is the key scenarios use (``protectionStopsAllKills``); ``title`` the display
+    name ("Protection stops all kills"); ``help`` the one-line explanation.
+    """
 
     name: str
     default: Any
     help: str
     choices: tuple[Any, ...] = field(default=(True, False))
+    title: str = ""
+
+    @property
+    def description(self) -> str:
+        """The one-line explanation, under the name roles and modifiers use."""
+        return self.help
 
     def check(self, value: Any, where: str) -> Any:
         # bool is an int in Python: compare types too, so 1 is not taken for True.
@@ -70,6 +102,41 @@ class FlagSpec:
                 f"Flag {self.name} takes one of {allowed}, not {_json_word(value)}.", where
             )
         return value
+
+
+@dataclass(frozen=True)
+class ModifierSpec:
+    """A modifier a role-list entry may carry, as data: ``slug``, display ``title`` and a
+    one-line ``description``. ``param`` names the number a parameterised modifier takes
+    (``"N"`` for ``shots:N``; None: a plain modifier) and ``least`` its smallest legal
+    value. ``kind``: ``"night"`` (changes night actions), ``"day"``, ``"vote"`` (changes the
+    day vote) or ``"defence"`` (changes how the player survives kills); for listing only.
+    """
+
+    slug: str
+    title: str
+    description: str
+    param: str | None = None
+    least: int = 1
+    kind: str = "night"
+
+    def text(self, arg: int | None = None) -> str:
+        """The description with the parameter filled in, when there is one."""
+        if self.param is None or arg is None:
+            return self.description
+        return self.description.replace(self.param, str(arg))
+
+    def label(self, arg: int | None = None) -> str:
+        """The display name with the parameter filled in: "2-Shot"."""
+        if self.param is None or arg is None:
+            return self.title
+        return self.title.replace(self.param, str(arg))
+
+
+def split_modifier(text: str) -> tuple[str, str | None]:
+    """``"shots:2"`` -> ``("shots", "2")``; ``"ninja"`` -> ``("ninja", None)``."""
+    slug, sep, arg = text.partition(":")
+    return slug, (arg if sep else None)
 
 
 def _json_word(value: Any) -> str:
@@ -94,17 +161,63 @@ class Ruleset:
     name: ClassVar[str]
     methods: ClassVar[tuple[str, ...]]  # the first is the default
     roles: ClassVar[Mapping[str, RoleSpec]]
-    modifiers: ClassVar[Mapping[str, str]] = {}  # slug -> description
+    modifier_specs: ClassVar[Mapping[str, ModifierSpec]] = {}
     flags: ClassVar[Mapping[str, FlagSpec]] = {}
     sanities: ClassVar[tuple[str, ...]] = ("sane",)
     alignments: ClassVar[tuple[str, ...]] = ("town", "mafia")
+    # Display names and one-line win conditions of each alignment, for role PMs.
+    alignment_titles: ClassVar[Mapping[str, str]] = {"town": "Town", "mafia": "Mafia"}
+    win_conditions: ClassVar[Mapping[str, str]] = {}
     factional_kill: ClassVar[AbilitySpec | None] = None
     dead_may_act: ClassVar[bool] = False
     uses_nominations: ClassVar[bool] = False
     uses_immunity_card: ClassVar[bool] = False
     uses_executioner_target: ClassVar[bool] = False
 
+    @property
+    def modifiers(self) -> Mapping[str, str]:
+        """slug -> description: the plain mapping the web app has always read."""
+        return {slug: spec.description for slug, spec in self.modifier_specs.items()}
+
     # -- setup -------------------------------------------------------------------------
+    def check_modifier(self, text: Any, where: str) -> tuple[str, int | None]:
+        """Parse one modifier (``"ninja"``, ``"shots:2"``) into its slug and number, or raise
+        InvalidScenario naming the known ones."""
+        slug, arg = split_modifier(text) if isinstance(text, str) else (text, None)
+        spec = self.modifier_specs.get(slug) if isinstance(slug, str) else None
+        if spec is None:
+            known = ", ".join(self.modifier_forms()) or "none"
+            raise InvalidScenario(
+                f"Unknown modifier {text!r} for the {self.name} rule set (modifiers: {known}).",
+                where,
+            )
+        if spec.param is None:
+            if arg is not None:
+                raise InvalidScenario(f"The modifier {slug} takes no number.", where)
+            return slug, None
+        if arg is None or not arg.isascii() or not arg.isdigit() or int(arg) < spec.least:
+            raise InvalidScenario(
+                f"The modifier {slug} needs a whole number of at least {spec.least}, as in "
+                f"{slug}:{max(spec.least, 1)}; {text!r} has none.",
+                where,
+            )
+        return slug, int(arg)
+
+    def modifier_forms(self) -> list[str]:
+        """How each modifier is written: ``ninja``, ``shots:N``."""
+        return [f"{s.slug}:{s.param}" if s.param else s.slug for s in self.modifier_specs.values()]
+
+    def describe_modifier(self, text: str) -> tuple[str, str]:
+        """Display name and one-line description of a modifier as written on a player
+        (``"shots:2"`` -> ``("2-Shot", "Can use their own abilities 2 times in the game.")``);
+        an unknown one is shown as written."""
+        slug, arg = split_modifier(text)
+        spec = self.modifier_specs.get(slug)
+        if spec is None:
+            return text, ""
+        number = int(arg) if arg is not None and arg.isdigit() else None
+        return spec.label(number), spec.text(number)
+
     def default_flags(self) -> dict[str, Any]:
         return {name: spec.default for name, spec in self.flags.items()}
 
@@ -128,6 +241,16 @@ class Ruleset:
     def role(self, slug: str) -> RoleSpec:
         return self.roles[slug]
 
+    def private_threads(self, state: GameState) -> dict[str, list[str]]:
+        """Private threads the site opens on day 1 (``RoleSpec.private_thread``): thread name
+        -> its members in seat order (dead members included: they were in it)."""
+        threads: dict[str, list[str]] = {}
+        for p in state.players:
+            thread = self.roles[p.role].private_thread
+            if thread is not None:
+                threads.setdefault(thread, []).append(p.name)
+        return threads
+
     def check_player(self, player: Player, where: str) -> None:
         """Rule-set-specific checks of one seat; the default accepts what parsing accepted."""
 
@@ -138,13 +261,27 @@ class Ruleset:
     def abilities_of(self, state: GameState, player: Player) -> tuple[AbilitySpec, ...]:
         """The active abilities this player has tonight (own ones, then the faction's kill)."""
         spec = self.roles[player.role]
-        own = tuple(a for a in spec.abilities if not self._spent(state, player.name, a))
+        own = tuple(a for a in spec.abilities if self.unavailable(state, player, a) is None)
         if self.factional_kill is not None and self.may_use_factional_kill(state, player):
             return (*own, self.factional_kill)
         return own
 
+    def shots_left(self, state: GameState, player: Player) -> int | None:
+        """Uses left of a player's limited (X-shot) abilities; None: not limited."""
+        return None
+
     def may_use_factional_kill(self, state: GameState, player: Player) -> bool:
         return self.roles[player.role].factional_kill or player.alignment == "mafia"
+
+    def unavailable(self, state: GameState, player: Player, ability: AbilitySpec) -> str | None:
+        """Why ``player`` cannot use their own ``ability`` tonight (one sentence), or None.
+
+        Rule sets add their reasons (forum: X-shot, odd/even nights, novice)."""
+        if ability.phase != "night":
+            return f"{player.name}'s {ability.slug} is a day action, not a night one."
+        if self._spent(state, player.name, ability):
+            return f"{player.name} has already used up the one-shot {ability.slug} ability."
+        return None
 
     def _spent(self, state: GameState, actor: str, ability: AbilitySpec) -> bool:
         if ability.uses is None:
@@ -155,9 +292,11 @@ class Ruleset:
     def parse_night(self, state: GameState, raw: Any, where: str) -> tuple[Action, ...]:
         if not isinstance(raw, list):
             raise InvalidScenario("A night must be a list of actions.", where)
-        return tuple(
+        actions = tuple(
             self.parse_action(state, item, f"{where}[{i}]", i) for i, item in enumerate(raw)
         )
+        self.check_night(state, actions, where)
+        return actions
 
     def parse_action(self, state: GameState, raw: Any, where: str, index: int) -> Action:
         if not isinstance(raw, dict):
@@ -197,6 +336,9 @@ class Ruleset:
             self.check_action(state, action, where)
         return action
 
+    def check_night(self, state: GameState, actions: tuple[Action, ...], where: str) -> None:
+        """Hook for checks of the whole night (forum: a compulsive player must act)."""
+
     def _pick_ability(self, state: GameState, actor: Player, slug: Any, where: str) -> AbilitySpec:
         available = self.abilities_of(state, actor)
         if slug is None:
@@ -206,9 +348,12 @@ class Ruleset:
             if not own and len(available) == 1:
                 return available[0]
             if not available:
-                raise InvalidScenario(
-                    f"{actor.name} ({actor.role}) has no night ability to use.", f"{where}.actor"
-                )
+                reasons = [
+                    self.unavailable(state, actor, a) for a in self.roles[actor.role].abilities
+                ]
+                why = next((r for r in reasons if r), "")
+                text = f"{actor.name} ({actor.role}) has no night ability to use"
+                raise InvalidScenario(f"{text}: {why}" if why else f"{text}.", f"{where}.actor")
             raise InvalidScenario(
                 f"{actor.name} ({actor.role}) has several abilities "
                 f"({', '.join(a.slug for a in available)}); say which one.",
@@ -220,7 +365,7 @@ class Ruleset:
         spec = self.roles[actor.role].ability(slug) if isinstance(slug, str) else None
         if spec is not None:
             raise InvalidScenario(
-                f"{actor.name} has already used up the one-shot {slug} ability.",
+                self.unavailable(state, actor, spec) or f"{actor.name} cannot use {slug} now.",
                 f"{where}.ability",
             )
         raise InvalidScenario(
@@ -239,7 +384,7 @@ class Ruleset:
         if (
             ability.self_target == NEVER
             and is_self
-            and not self.self_target_allowed(state, ability)
+            and not self.self_target_allowed(state, ability, actor)
         ):
             raise InvalidScenario(
                 f"{actor.name} cannot use {ability.slug} on themself in the {self.name} rules.",
@@ -248,8 +393,10 @@ class Ruleset:
         if ability.self_target == ONLY and not is_self:
             raise InvalidScenario(f"{actor.name}'s {ability.slug} can only target themself.", where)
 
-    def self_target_allowed(self, state: GameState, ability: AbilitySpec) -> bool:
-        """Hook: a flag may lift the self-targeting ban (forum house rules)."""
+    def self_target_allowed(
+        self, state: GameState, ability: AbilitySpec, actor: Player | None = None
+    ) -> bool:
+        """Hook: a flag or the actor's modifier may lift the self-targeting ban (forum)."""
         return False
 
     def check_action(self, state: GameState, action: Action, where: str) -> None:
@@ -307,6 +454,16 @@ class Ruleset:
                     )
             ballots[voter] = target
         return ballots
+
+    def resolve_day_action(
+        self, state: GameState, raw: Any, phase: str = "day", where: str = "$.action"
+    ) -> DayActionOutcome:
+        """Resolve one day action at once (forum: day vigilante, day investigator)."""
+        raise InvalidScenario(f"The {self.name} rule set has no day actions.", where)
+
+    def count_votes(self, state: GameState, votes: Mapping[str, str]) -> VoteCount:
+        """The live vote count (wagons, L-n) with the table's vote modifiers, if any."""
+        return tally(votes, state.alive_names)
 
     def check_day(self, state: GameState, day: DayVotes, where: str) -> None:
         """Hook for rule-set-specific day checks (classic: votes only for nominees)."""

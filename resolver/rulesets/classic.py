@@ -21,24 +21,46 @@ MAFIA = "mafia"
 # memory key: the player the last day eliminated (None after a night or a no-elimination day)
 DAY_ELIMINATION = "day_elimination"
 
-INVESTIGATE = AbilitySpec("investigate", self_target=NEVER)
-PROTECT = AbilitySpec("protect", self_target=ALLOWED)
-FACTION_KILL = AbilitySpec("kill", factional=True)
+INVESTIGATE = AbilitySpec(
+    "investigate",
+    self_target=NEVER,
+    description="Each night, investigate one player: you learn mafia or not mafia.",
+)
+PROTECT = AbilitySpec(
+    "protect",
+    self_target=ALLOWED,
+    description="Each night, protect one player (yourself too) from the mafia's kill.",
+)
+FACTION_KILL = AbilitySpec(
+    "kill", factional=True, description="Each night the mafia kill one player together."
+)
 
 ROLES: Mapping[str, RoleSpec] = {
-    "town": RoleSpec("town", "town", description="No night action; finds the mafia by talking."),
+    "town": RoleSpec(
+        "town", "town", description="No night action; finds the mafia by talking.", title="Town"
+    ),
     "detective": RoleSpec(
         "detective",
         "town",
         (INVESTIGATE,),
         "Investigates one player a night and learns mafia or not mafia.",
         cop_like=True,
+        title="Detective",
     ),
     "doctor": RoleSpec(
-        "doctor", "town", (PROTECT,), "Protects one player a night (self allowed) from the kill."
+        "doctor",
+        "town",
+        (PROTECT,),
+        "Protects one player a night (self allowed) from the kill.",
+        title="Doctor",
     ),
     "mafia": RoleSpec(
-        "mafia", MAFIA, (), "Knows the other mafia; they kill one player a night.", True
+        "mafia",
+        MAFIA,
+        (),
+        "Knows the other mafia; they kill one player a night.",
+        True,
+        title="Mafia",
     ),
 }
 
@@ -97,6 +119,10 @@ class Classic(Ruleset):
     roles = ROLES
     factional_kill = FACTION_KILL
     uses_nominations = True
+    win_conditions = {
+        "town": "You win when every mafia member has been eliminated.",
+        "mafia": "You win when the mafia equal or outnumber the town.",
+    }
 
     # -- night -----------------------------------------------------------------------
     def parse_night(self, state: GameState, raw: Any, where: str) -> tuple[Action, ...]:

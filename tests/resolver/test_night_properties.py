@@ -4,8 +4,13 @@ For city, classic, power, and forum under both RAR and NAR: resolving never cras
 dies who was not reached by a killing effect (a kill aimed at them or moved onto them) or a
 triggered one (the Lover drag onto the player a mistress visited, a bomb's or a paranoid gun
 owner's retaliation on a player who acted), the dead were alive, and the same nights give the
-same reports twice. Legality comes from the rule sets' own input checks: a random action is
+same reports twice, and every death is explained (the dead player is named in the
+explanation). Legality comes from the rule sets' own input checks: a random action is
 kept only if the rule set accepts the night with it.
+
+Forum players carry random combinations of modifiers (X-shot, odd/even night, novice,
+compulsive, self-targeting, ninja, macho, weak, loyal/disloyal, the vests and vote
+modifiers), so every combination is resolved by both RAR and NAR.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from resolver.engine import check_winner, new_game, play_night
@@ -36,8 +41,8 @@ def _setup(draw: Any, ruleset: str, method: str | None) -> GameState:
     ]
     for seat in players:
         spec = rules.roles[seat["role"]]
-        if rules.modifiers:
-            seat["modifiers"] = draw(st.lists(st.sampled_from(sorted(rules.modifiers)), max_size=1))
+        if rules.modifier_specs:
+            seat["modifiers"] = draw(_modifiers(rules))
         if spec.cop_like and len(rules.sanities) > 1:
             seat["sanity"] = draw(st.sampled_from(rules.sanities))
         if rules.uses_immunity_card:
@@ -53,27 +58,51 @@ def _setup(draw: Any, ruleset: str, method: str | None) -> GameState:
         return None  # type: ignore[return-value]
 
 
+def _modifiers(rules: Any) -> st.SearchStrategy[list[str]]:
+    """Up to three modifiers; a parameterised one gets a small number (``shots:2``).
+    Contradictory pairs are drawn too: the setup refuses them, as it should."""
+    written = st.sampled_from(sorted(rules.modifier_specs)).flatmap(
+        lambda slug: (
+            st.integers(rules.modifier_specs[slug].least, 3).map(lambda n: f"{slug}:{n}")
+            if rules.modifier_specs[slug].param
+            else st.just(slug)
+        )
+    )
+    return st.lists(written, max_size=3, unique_by=lambda m: m.partition(":")[0])
+
+
 def _night(draw: Any, state: GameState) -> list[dict[str, Any]]:
     rules = get_ruleset(state.ruleset)
     names = [p.name for p in state.players]
     kept: list[dict[str, Any]] = []
     for player in state.alive:
+        must = player.has("compulsive")  # a compulsive player's night needs an action
         for ability in rules.abilities_of(state, player):
-            if not draw(st.booleans()):
+            if not must and not draw(st.booleans()):
                 continue
-            targets = [draw(st.sampled_from(names)) for _ in range(ability.targets)]
-            action: dict[str, Any] = {
-                "actor": player.name,
-                "ability": ability.slug,
-                "targets": targets,
-            }
-            for key in ability.extra:
-                action[key] = draw(st.sampled_from(sorted(rules.roles)))
-            try:
-                rules.parse_night(state, [*kept, action], "$")
-            except InvalidScenario:
-                continue
-            kept.append(action)
+            for _ in range(4 if must and not ability.factional else 1):
+                targets = [draw(st.sampled_from(names)) for _ in range(ability.targets)]
+                action: dict[str, Any] = {
+                    "actor": player.name,
+                    "ability": ability.slug,
+                    "targets": targets,
+                }
+                for key in ability.extra:
+                    action[key] = draw(st.sampled_from(sorted(rules.roles)))
+                try:
+                    rules.parse_night(state, [*kept, action], "$")
+                except InvalidScenario as err:
+                    # A compulsive player later in the seats has not acted yet: not this
+                    # action's fault; the whole night is checked again below.
+                    if "compulsive" not in err.message:
+                        continue
+                kept.append(action)
+                must = must and ability.factional
+                break
+    try:
+        rules.parse_night(state, kept, "$")
+    except InvalidScenario:  # a compulsive player found no legal target in four tries
+        assume(False)
     return draw(st.permutations(kept))
 
 
@@ -130,6 +159,8 @@ def _play(state: GameState, nights: int, draw_night: Any) -> list[dict[str, Any]
         assert all(state.is_alive(n) for n in report["dead"]), report
         assert set(report["reveals"]) <= set(report["dead"]), report
         assert all(isinstance(line, str) and line for line in report["explanation"])
+        text = " ".join(report["explanation"])
+        assert all(name in text for name in report["dead"]), report  # every death explained
         check_winner(outcome.state)  # never crashes either
         reports.append({"report": report, "night": night})
         state = outcome.state

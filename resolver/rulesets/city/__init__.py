@@ -23,6 +23,12 @@ class CityRuleset(Ruleset):
     roles = ROLES
     flags = FLAGS
     alignments = ("town", "mafia", "maniac")  # town is the red team
+    alignment_titles = {"town": "Red", "mafia": "Black", "maniac": "Maniac"}
+    win_conditions = {
+        "town": "You win when every mafia member and the Maniac are dead.",
+        "mafia": "You win when the mafia equal or outnumber everyone else alive.",
+        "maniac": "You win when you are the last black player and at most one red is left.",
+    }
     factional_kill = FACTION_KILL
     uses_immunity_card = True
 

@@ -6,11 +6,29 @@ Action Resolution (``nar``, nar.py); days by majority (or plurality, a house rul
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
 from ...errors import InvalidScenario
-from ...model import SKIP, Action, DayOutcome, DayVotes, GameState, NightOutcome, Verdict
-from ...votes import majority_needed, plurality, tally
-from ..base import AbilitySpec, FlagSpec, Ruleset, names
-from .roles import FACTION_KILL, MODIFIERS, ROLES, SANITIES
+from ...model import (
+    SKIP,
+    Action,
+    DayActionOutcome,
+    DayOutcome,
+    DayVotes,
+    GameState,
+    NightOutcome,
+    Player,
+    Verdict,
+)
+from ...votes import VoteCount
+from ..base import AbilitySpec, FlagSpec, Ruleset, split_modifier
+from . import common
+from . import day as forum_day
+from . import win as forum_win
+from .day_actions import resolve_day_action
+from .roles import CONFLICTS, FACTION_KILL, JESTER, MODIFIERS, ROLES, SANITIES, THIRD_PARTIES
 
 FLAGS = {
     f.name: f
@@ -20,28 +38,33 @@ FLAGS = {
             "majority",
             "How the day's elimination is decided: majority of the living, or plurality.",
             ("majority", "plurality"),
+            title="Day vote",
         ),
         FlagSpec(
             "selfTargeting",
             False,
             "Players may target themselves with any ability (RAR default: only "
             "abilities that only self-target).",
+            title="Self-targeting",
         ),
         FlagSpec(
             "selfVote",
             True,
             "A player may vote for themself by day.",
+            title="Self-vote",
         ),
         FlagSpec(
             "noEliminationVote",
             True,
             'Players may vote "skip" (no elimination).',
+            title="No-elimination vote",
         ),
         FlagSpec(
             "protectionStopsAllKills",
             True,
             "One protection stops every kill on its target that night (RAR's reading); "
             "false: it stops one kill.",
+            title="Protection stops all kills",
         ),
         FlagSpec(
             "narSharedSwaps",
@@ -50,6 +73,7 @@ FLAGS = {
             "resolution order (compose), or cancel out for actions on the shared player, "
             "moving each action at most once (cancel, RAR's reading).",
             ("compose", "cancel"),
+            title="NAR shared swaps",
         ),
     )
 }
@@ -59,23 +83,137 @@ class ForumRuleset(Ruleset):
     name = "forum"
     methods = ("rar", "nar")
     roles = ROLES
-    modifiers = MODIFIERS
+    modifier_specs = MODIFIERS
     flags = FLAGS
     sanities = SANITIES
-    alignments = ("town", "mafia")
+    alignments = ("town", "mafia", *THIRD_PARTIES)
+    alignment_titles = {
+        "town": "Town",
+        "mafia": "Mafia",
+        "serial_killer": "Serial Killer",
+        "survivor": "Survivor",
+        "jester": "Jester",
+    }
+    win_conditions = {
+        "town": "You win when every mafia member and serial killer is dead.",
+        "mafia": "You win when the mafia equal or outnumber everyone else alive and no "
+        "serial killer is left (or hold more than half the votes).",
+        "serial_killer": "You win alone when no other killer lives and at most one other "
+        "player is left.",
+        "survivor": "You win if you are alive when the game ends, whoever else wins.",
+        "jester": "You win if the day vote eliminates you; the game goes on without you.",
+    }
     factional_kill: AbilitySpec | None = FACTION_KILL
 
-    def self_target_allowed(self, state: GameState, ability: AbilitySpec) -> bool:
-        return bool(state.flags.get("selfTargeting"))
+    def check_player(self, player: Player, where: str) -> None:
+        """A third party keeps its own alignment; a modifier at most once per player, and
+        no contradictory pair (roles.CONFLICTS)."""
+        third = player.role in THIRD_PARTIES or player.alignment in THIRD_PARTIES
+        if third and player.alignment != player.role:
+            raise InvalidScenario(
+                f"{player.name}: a {player.role} cannot be {player.alignment}; third parties "
+                "keep their own alignment.",
+                f"{where}.alignment",
+            )
+        seen: dict[str, int] = {}
+        for j, text in enumerate(player.modifiers):
+            slug = split_modifier(text)[0]
+            if slug in seen:
+                raise InvalidScenario(
+                    f"{player.name} has the modifier {slug} twice.", f"{where}.modifiers[{j}]"
+                )
+            seen[slug] = j
+        for one, other in CONFLICTS:
+            if one in seen and other in seen:
+                raise InvalidScenario(
+                    f"{player.name} cannot be both {one} and {other}.",
+                    f"{where}.modifiers[{seen[other]}]",
+                )
+
+    def self_target_allowed(
+        self, state: GameState, ability: AbilitySpec, actor: Player | None = None
+    ) -> bool:
+        return bool(state.flags.get("selfTargeting")) or (
+            actor is not None and actor.has("self_target")
+        )
+
+    # -- night -----------------------------------------------------------------------
+    def unavailable(self, state: GameState, player: Player, ability: AbilitySpec) -> str | None:
+        """Modifiers that take a player's own abilities away for a night (the faction's
+        shared kill is the faction's, not theirs: these never take it away)."""
+        why = super().unavailable(state, player, ability)
+        if why is not None:
+            return why
+        return self.spent_shots(state, player) or (
+            None if ability.phase != "night" else _night_rule(player, state.night_number + 1)
+        )
+
+    def spent_shots(self, state: GameState, player: Player) -> str | None:
+        shots = common.modifier_number(player, "shots")
+        if shots is not None and common.shots_used(state, player.name) >= shots:
+            return f"{player.name} has used all {shots} of their shots."
+        return None
+
+    def shots_left(self, state: GameState, player: Player) -> int | None:
+        shots = common.modifier_number(player, "shots")
+        return None if shots is None else max(0, shots - common.shots_used(state, player.name))
+
+    def check_night(self, state: GameState, actions: tuple[Action, ...], where: str) -> None:
+        """A compulsive player who can use an ability of their own tonight must use one:
+        leaving it out (or sending no target) makes the night invalid, so the site asks."""
+        compulsive = [p for p in state.alive if p.has("compulsive")]
+        if not compulsive:
+            return
+        acted = {a.actor for a in actions if a.targets and not self._faction_kill(state, a)}
+        for player in compulsive:
+            if player.name in acted:
+                continue
+            own = [a for a in self.abilities_of(state, player) if not a.factional]
+            if own:
+                raise InvalidScenario(
+                    f"{player.name} is compulsive and must use their "
+                    f"{' or '.join(a.slug for a in own)} tonight.",
+                    where,
+                )
+
+    def _faction_kill(self, state: GameState, action: Action) -> bool:
+        return common.is_factional_kill(state, action)
 
     def resolve_night(self, state: GameState, actions: tuple[Action, ...]) -> NightOutcome:
         if state.method == "nar":
             from .nar import resolve_nar
 
-            return resolve_nar(self, state, actions)
-        from .rar import resolve_rar
+            outcome = resolve_nar(self, state, actions)
+        else:
+            from .rar import resolve_rar
 
-        return resolve_rar(self, state, actions)
+            outcome = resolve_rar(self, state, actions)
+        return self._count_shots(state, actions, outcome)
+
+    def _count_shots(
+        self, state: GameState, actions: tuple[Action, ...], outcome: NightOutcome
+    ) -> NightOutcome:
+        """Spend one shot per X-shot action sent with a target, whatever became of it (a
+        roleblocked shot is spent, as on mafiascum), and say how many are left."""
+        limited = {p.name for p in state.players if common.modifier_number(p, "shots")}
+        if not limited:
+            return outcome
+        used = {
+            a.actor
+            for a in actions
+            if a.targets and a.actor in limited and not self._faction_kill(state, a)
+        }
+        if not used:
+            return outcome
+        spent = dict(state.memory.get(common.SHOTS_USED, {}))
+        lines = []
+        for name in sorted(used):
+            spent[name] = spent.get(name, 0) + 1
+            total = common.modifier_number(state.player(name), "shots")
+            left = max(0, (total or 0) - spent[name])
+            lines.append(f"{name} used a shot: {left} of {total} left.")
+        after = outcome.state.with_memory(**{common.SHOTS_USED: spent})
+        return replace(outcome, state=after, explanation=(*outcome.explanation, *lines))
 
     # -- day -----------------------------------------------------------------------
     def check_day(self, state: GameState, day: DayVotes, where: str) -> None:
@@ -93,61 +231,39 @@ class ForumRuleset(Ruleset):
                 )
 
     def resolve_day(self, state: GameState, day: DayVotes) -> DayOutcome:
-        alive = state.alive_names
-        count = tally(day.votes, alive)
-        lines: list[str] = []
-        eliminated: str | None = None
-        if state.flags["dayVote"] == "majority":
-            leader = count.majority_target
-            need = majority_needed(len(alive))
-            if leader is None:
-                lines.append(
-                    f"No wagon reached majority ({need} of {len(alive)} alive): "
-                    "nobody is eliminated."
-                )
-            elif leader == SKIP:
-                lines.append(f"A majority ({need}) voted for no elimination: nobody is eliminated.")
-            else:
-                eliminated = leader
-                voters = count.wagon(leader).voters  # type: ignore[union-attr]
-                lines.append(
-                    f"{leader} is eliminated: {names(voters)} voted for them, "
-                    f"reaching majority ({need} of {len(alive)} alive)."
-                )
-        else:
-            top = plurality(day.votes)
-            if not top.leaders:
-                lines.append("Nobody voted: nobody is eliminated.")
-            elif top.single is None:
-                lines.append(
-                    f"{names(list(top.leaders))} tied with {top.votes} votes each: "
-                    "nobody is eliminated."
-                )
-            elif top.single == SKIP:
-                lines.append("No elimination had the most votes: nobody is eliminated.")
-            else:
-                eliminated = top.single
-                lines.append(f"{eliminated} is eliminated with the most votes ({top.votes}).")
+        eliminated, lines = forum_day.resolve_day(state, day)
         after = state
         reveals = {}
         if eliminated is not None:
             after = state.with_dead([eliminated])
             reveals = {eliminated: state.player(eliminated).role}
+            if state.player(eliminated).alignment == JESTER:
+                after = replace(after, co_winners=(*after.co_winners, eliminated))
+                lines.append(f"{eliminated} was the jester: they win too; the game goes on.")
         return DayOutcome(eliminated, None, tuple(lines), after, reveals)
+
+    def resolve_day_action(
+        self, state: GameState, raw: Any, phase: str = "day", where: str = "$.action"
+    ) -> DayActionOutcome:
+        return resolve_day_action(self, state, raw, phase, where)
+
+    def count_votes(self, state: GameState, votes: Mapping[str, str]) -> VoteCount:
+        return forum_day.count_votes(state, votes)
 
     # -- win -----------------------------------------------------------------------
     def check_winner(self, state: GameState) -> Verdict:
-        mafia = sum(1 for p in state.alive if p.alignment == "mafia")
-        others = len(state.alive) - mafia
-        if mafia == 0:
-            return Verdict("town", "Every mafia member is dead.")
-        if mafia >= others:
-            return Verdict(
-                "mafia",
-                f"The mafia ({mafia}) equal or outnumber everyone else ({others}): "
-                "the town can no longer win a vote.",
-            )
-        return Verdict(None)
+        return forum_win.check_winner(state)
+
+
+def _night_rule(player: Player, night: int) -> str | None:
+    """Why ``player``'s own abilities rest on night ``night`` (novice, odd/even), or None."""
+    if player.has("novice") and night == 1:
+        return f"{player.name} is a novice: no actions on night 1."
+    if player.has("odd_night") and night % 2 == 0:
+        return f"{player.name} acts on odd nights only, and this is night {night}."
+    if player.has("even_night") and night % 2 == 1:
+        return f"{player.name} acts on even nights only, and this is night {night}."
+    return None
 
 
 RULESET = ForumRuleset()

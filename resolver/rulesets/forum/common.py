@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ...model import Action, GameState, NightOutcome, Player, frozen_map
+from ..base import names
 from .roles import INVESTIGATION_IMMUNE, MAFIA, ROLES, VISITING_ABILITIES, cop_result
 
 # -- what an ability does -------------------------------------------------------------
@@ -124,6 +125,83 @@ ABILITY_NOUNS: Mapping[str, str] = {
 
 
 # -- modifiers --------------------------------------------------------------------------
+# Alignments that "target mafia" for a weak player and read guilty to a cop.
+SCUM = frozenset({MAFIA, "serial_killer"})
+
+# memory key: how many X-shot uses each player has spent (name -> count)
+SHOTS_USED = "shots_used"
+
+
+def modifier_number(player: Player, slug: str) -> int | None:
+    """N of a ``slug:N`` modifier the player has (``shots:2`` -> 2), else None."""
+    prefix = slug + ":"
+    for text in player.modifiers:
+        if text.startswith(prefix):
+            return int(text[len(prefix) :])
+    return None
+
+
+def shots_used(state: GameState, name: str) -> int:
+    return int(state.memory.get(SHOTS_USED, {}).get(name, 0))
+
+
+def is_scum(player: Player) -> bool:
+    return player.alignment in SCUM
+
+
+def is_ninja(player: Player) -> bool:
+    return player.has("ninja")
+
+
+def is_macho(player: Player) -> bool:
+    return player.has("macho")
+
+
+def is_weak(player: Player) -> bool:
+    return player.has("weak")
+
+
+def allegiance_failures(
+    state: GameState, actions: Sequence[Action]
+) -> tuple[tuple[Action, ...], tuple[str, ...]]:
+    """Drop the actions of loyal and disloyal players that fail "as if roleblocked".
+
+    Judged on the targets the player chose (a loyal player's action on anyone outside
+    their alignment fails; a disloyal player's on anyone inside it), before anything is
+    resolved: a failed action does nothing, is not a visit, and a tracker sees no visit."""
+    seats = {p.name: p for p in state.players if p.has("loyal") or p.has("disloyal")}
+    if not seats:  # the usual night: nothing to check (and no look-up per action)
+        return tuple(actions), ()
+    players = {p.name: p for p in state.players}
+    kept: list[Action] = []
+    lines: list[str] = []
+    for action in actions:
+        actor = seats.get(action.actor)
+        if actor is None:
+            kept.append(action)
+            continue
+        wrong = [t for t in action.targets if _off_limits(actor, players[t])]
+        if not wrong:
+            kept.append(action)
+            continue
+        word = "loyal" if actor.has("loyal") else "disloyal"
+        side = "outside" if word == "loyal" else "inside"
+        lines.append(
+            f"{action_phrase(state, action)} fails as if roleblocked: {action.actor} is "
+            f"{word} and {names(wrong)} {'is' if len(wrong) == 1 else 'are'} {side} "
+            f"the {actor.alignment} faction."
+        )
+    return tuple(kept), tuple(lines)
+
+
+def _off_limits(actor: Player, target: Player) -> bool:
+    if actor.has("loyal"):
+        return target.alignment != actor.alignment
+    if actor.has("disloyal"):
+        return target.alignment == actor.alignment
+    return False
+
+
 def is_bulletproof(player: Player) -> bool:
     return player.has("bulletproof")
 
@@ -159,7 +237,7 @@ def looks_mafia(player: Player, framed: bool) -> bool:
         return True
     if player.role in INVESTIGATION_IMMUNE:
         return False
-    return player.alignment == MAFIA
+    return is_scum(player)
 
 
 def investigation_result(

@@ -132,9 +132,11 @@ class _Night:
 
     # -- before the graph ----------------------------------------------------------------
     def standing_actions(self, actions: Sequence[Action]) -> tuple[Action, ...]:
-        """Drop "no action" entries and every mafia kill but the last submitted."""
+        """Drop "no action" entries, every mafia kill but the last submitted, and the
+        actions a loyal or disloyal player's target makes fail."""
         kept, lines = common.last_kill_stands(self.state, actions)
-        self.effects.extend(lines)
+        kept, failed = common.allegiance_failures(self.state, kept)
+        self.effects.extend([*lines, *failed])
         return kept
 
     def _who(self, name: str) -> str:
@@ -346,6 +348,7 @@ class _Night:
     def finish(self) -> NightOutcome:
         state = self.state
         self._paranoid_gun_owners()
+        self._weak_players()
         dead, spent, death_lines = self._deaths()
         results: dict[str, list[dict[str, Any]]] = {}
         cleaned: list[str] = []
@@ -382,6 +385,20 @@ class _Night:
                         f"{pgo.name} (paranoid gun owner) shoots {visitor}, who visited them."
                     )
 
+    def _weak_players(self) -> None:
+        """Passive: a weak player whose visit landed on a scum player dies (a kill, after
+        all actions: protection, bulletproof and vests stop it)."""
+        for visitor, spots in self.visits.items():
+            if not common.is_weak(self.players[visitor]):
+                continue
+            for spot in dict.fromkeys(spots):
+                if spot != visitor and common.is_scum(self.players[spot]):
+                    self.kills.append((spot, visitor, "weak"))
+                    self.effects.append(
+                        f"{visitor} is weak and visited {spot}, who is "
+                        f"{self.players[spot].alignment}: {visitor} will die unless saved."
+                    )
+
     def visitors(self) -> dict[str, list[str]]:
         """Who visited each player (each visitor once, in the order they first visited
         anyone), read from the finished night; worked out once."""
@@ -408,6 +425,12 @@ class _Night:
                 continue
             name = player.name
             shields = list(self.protections.get(name, ()))
+            if shields and common.is_macho(player):
+                lines.append(
+                    f"{name} is macho: {names([by for by, _ in shields])}'s protection "
+                    "does nothing."
+                )
+                shields = []
             vest = common.has_vest(state, name)
             hits = []
             for killer, kind in shots:
@@ -455,18 +478,26 @@ class _Night:
                     + (f" ({'; '.join(why)})." if why else ".")
                 )
             elif action.ability == "track":
-                entry = common.track_result(asked, self.visits.get(target, ()), target)
+                ninja = common.is_ninja(self.players[target])
+                entry = common.track_result(
+                    asked, () if ninja else self.visits.get(target, ()), target
+                )
                 visited = entry["visited"]
                 lines.append(
-                    f"{actor.name} tracks {target}, who visited {names(visited)}."
+                    f"{actor.name} tracks {target}, a ninja: no visit is seen."
+                    if ninja
+                    else f"{actor.name} tracks {target}, who visited {names(visited)}."
                     if visited
                     else f"{actor.name} tracks {target}, who went nowhere."
                 )
             else:
-                visitors = [v for v in self.visitors().get(target, ()) if v != actor.name]
+                came = [v for v in self.visitors().get(target, ()) if v != actor.name]
+                visitors = [v for v in came if not common.is_ninja(self.players[v])]
+                hidden = [v for v in came if v not in visitors]
                 entry = common.watch_result(asked, visitors, target)
                 lines.append(
-                    f"{actor.name} watches {target}, visited by {names(entry['visitors'])}."
+                    f"{actor.name} watches {target}, visited by {names(entry['visitors'])}"
+                    + (f" ({names(hidden)} also visited, unseen: ninja)." if hidden else ".")
                 )
             results.setdefault(actor.name, []).append(entry)
         return lines
@@ -477,4 +508,6 @@ def _describe_kill(killer: str, kind: str) -> str:
         return f"the mafia's kill (by {killer})"
     if kind == "pgo":
         return f"{killer}'s paranoid gun"
+    if kind == "weak":
+        return f"their weakness (they visited {killer})"
     return f"{killer}'s shot"

@@ -31,15 +31,20 @@ from .common import (
     REDIRECTING,
     action_name,
     action_phrase,
+    allegiance_failures,
     clean_result,
     components,
     finish_night,
     has_vest,
     investigation_result,
     is_bulletproof,
+    is_macho,
+    is_ninja,
     is_paranoid_gun_owner,
+    is_scum,
     is_strong_willed,
     is_visit,
+    is_weak,
     last_kill_stands,
     track_result,
     watch_result,
@@ -77,8 +82,9 @@ class Landing:
 @dataclass
 class Attempt:
     """One reason a player might die: a kill landing on them, or a visit of theirs that
-    landed on a paranoid gun owner. ``stands`` ignores protection; ``protections`` are
-    the protections that hold against it."""
+    landed on a paranoid gun owner (``gun_owner``) or, for a weak player, on a scum player
+    (``weak_on``). ``stands`` ignores protection; ``protections`` are the protections that
+    hold against it."""
 
     source: Action
     landing: Landing
@@ -86,6 +92,7 @@ class Attempt:
     gun_owner: str | None = None
     acted: bool = True
     protections: tuple[Action, ...] = ()
+    weak_on: str | None = None
 
     @property
     def stands(self) -> bool:
@@ -95,12 +102,13 @@ class Attempt:
 def resolve_rar(rules: Ruleset, state: GameState, actions: tuple[Action, ...]) -> NightOutcome:
     """Resolve one forum night by RAR."""
     kept, lines = last_kill_stands(state, actions)
+    kept, failed = allegiance_failures(state, kept)
     night = _Night(state, kept)
     limit = sys.getrecursionlimit()
     # Chains can be as long as the night's action list; each link costs a few frames.
     sys.setrecursionlimit(max(limit, 2000 + 30 * len(kept)))
     try:
-        return night.resolve(list(lines))
+        return night.resolve([*lines, *failed])
     finally:
         sys.setrecursionlimit(limit)
 
@@ -283,7 +291,10 @@ class _Night:
         )
 
     def protections(self, player: str, chain: Chain) -> tuple[Action, ...]:
-        """The protections (doctor, jail) that land on ``player`` and hold."""
+        """The protections (doctor, jail) that land on ``player`` and hold (none hold on a
+        macho player)."""
+        if is_macho(self.player(player)):
+            return ()
 
         def compute() -> tuple[Action, ...]:
             return tuple(
@@ -336,12 +347,19 @@ class _Night:
             for landing in self.landings(k, base):
                 if landing.where == name or k.target == name:
                     out.append(self._attempt(k, landing, base, name))
+        weak = is_weak(self.player(name))
         for v in self.visits_by.get(name, ()):
             base = frozenset({v.index})
             for landing in self.landings(v, base):
                 owner = self.player(landing.where)
-                if is_paranoid_gun_owner(owner) and landing.where != name:
+                if landing.where == name:
+                    continue
+                if is_paranoid_gun_owner(owner):
                     out.append(self._attempt(v, landing, base, name, owner.name))
+                if weak and is_scum(owner):
+                    attempt = self._attempt(v, landing, base, name, owner.name)
+                    attempt.gun_owner, attempt.weak_on = None, owner.name
+                    out.append(attempt)
         return out
 
     def _attempt(
@@ -420,6 +438,8 @@ class _Night:
         return next(a for a in self.actions if a.index == index)
 
     def _kill_name(self, attempt: Attempt) -> str:
+        if attempt.weak_on is not None:
+            return f"{attempt.source.actor}'s weakness"
         if attempt.gun_owner is not None:
             return f"{attempt.gun_owner}'s paranoid gun"
         return action_name(self.state, attempt.source)
@@ -431,8 +451,14 @@ class _Night:
                 f"{a.gun_owner}'s paranoid gun (fired at {name} for visiting "
                 f"with {action_name(self.state, a.source)})"
             )
+        if a.weak_on is not None:
+            kill = (
+                f"{name}'s weakness ({name} is weak and their "
+                f"{action_name(self.state, a.source).split(chr(39) + 's ', 1)[-1]} "
+                f"landed on {a.weak_on}, who is {self.player(a.weak_on).alignment})"
+            )
         moved = self._path_text(a.source, a.landing)
-        if a.landing.where != name and a.gun_owner is None:
+        if a.landing.where != name and a.gun_owner is None and a.weak_on is None:
             return f"{action_name(self.state, a.source)} on {name} was {moved}"
         if moved and a.landing.path:
             kill = f"{kill} ({moved})"
@@ -452,6 +478,8 @@ class _Night:
 
     def _failed_protection(self, p: Action, name: str, chain: Chain) -> str:
         label = action_name(self.state, p)
+        if is_macho(self.player(name)) and p.target == name:
+            return f"{label} does nothing: {name} is macho and cannot be protected"
         if p.index in chain:
             return f"{label} cannot protect {name} again ({ONCE})"
         base = chain | {p.index}
@@ -573,12 +601,17 @@ class _Night:
             elif kind == "track":
                 visited = self._visited(where, chain)
                 seen = f"{where} visited {names(visited)}" if visited else f"{where} went nowhere"
+                if is_ninja(self.player(where)):
+                    seen = f"{where} is a ninja, so {a.actor} sees no visit"
                 out.append((track_result(a.target, visited, where), f"{label}: {seen}."))  # type: ignore[arg-type]
             elif kind == "watch":
                 visitors = self._visitors(where, a.actor, chain)
                 seen = (
                     f"{names(visitors)} visited {where}" if visitors else f"nobody visited {where}"
                 )
+                hidden = self._visitors(where, a.actor, chain, ninjas=True)
+                if hidden:
+                    seen += f" ({names(hidden)} also visited, unseen: ninja)"
                 out.append((watch_result(a.target, visitors, where), f"{label}: {seen}."))  # type: ignore[arg-type]
             elif where in dead and where not in cleaned:
                 cleaned.append(where)
@@ -605,7 +638,10 @@ class _Night:
         return f"{target} reads {result}" + (f" ({'; '.join(notes)})" if notes else "") + "."
 
     def _visited(self, tracked: str, chain: Chain) -> list[str]:
-        """Where ``tracked``'s visits landed and held (rule #3: track and visit both)."""
+        """Where ``tracked``'s visits landed and held (rule #3: track and visit both); a
+        ninja's visits are never seen."""
+        if is_ninja(self.player(tracked)):
+            return []
         visited = []
         for v in self.visits_by.get(tracked, ()):
             if self._skip(v.index, chain):
@@ -616,13 +652,18 @@ class _Night:
                     visited.append(landing.where)
         return sorted(set(visited))
 
-    def _visitors(self, watched: str, watcher: str, chain: Chain) -> list[str]:
-        """Who visited ``watched`` (the watcher does not see their own visit)."""
+    def _visitors(
+        self, watched: str, watcher: str, chain: Chain, ninjas: bool = False
+    ) -> list[str]:
+        """Who visited ``watched`` and is seen (the watcher does not see their own visit,
+        nobody sees a ninja's); ``ninjas``: the ninjas who visited, unseen, instead."""
         return sorted(
             {
                 v.actor
                 for v in self.visit_reach.get(watched, ())
-                if v.actor != watcher and self.lands_on(v, watched, chain) is not None
+                if v.actor != watcher
+                and is_ninja(self.player(v.actor)) == ninjas
+                and self.lands_on(v, watched, chain) is not None
             }
         )
 

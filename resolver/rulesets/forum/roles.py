@@ -6,63 +6,266 @@ Both night methods (RAR in rar.py, NAR in nar.py) read these tables; a new role 
 
 from __future__ import annotations
 
-from ..base import ALLOWED, AbilitySpec, RoleSpec
+from ..base import ALLOWED, AbilitySpec, ModifierSpec, RoleSpec
 
 # -- abilities ---------------------------------------------------------------------------
-KILL = AbilitySpec("kill")  # the vigilante's own shot
-FACTION_KILL = AbilitySpec("kill", factional=True)  # the mafia's one shared kill a night
-PROTECT = AbilitySpec("protect")
-INVESTIGATE = AbilitySpec("investigate")
-BLOCK = AbilitySpec("block")
-JAIL = AbilitySpec("jail")
-TRACK = AbilitySpec("track")
-WATCH = AbilitySpec("watch")
-SWAP = AbilitySpec("swap", targets=2)
-REDIRECT = AbilitySpec("redirect", targets=2)  # [whose action, new target]
-FRAME = AbilitySpec("frame")
-CLEAN = AbilitySpec("clean")
+# Each carries the line a role PM shows for it.
+KILL = AbilitySpec("kill", description="Each night, you may shoot one player.")
+FACTION_KILL = AbilitySpec(
+    "kill",
+    factional=True,
+    description="Each night, the mafia may kill one player; any member may send the kill "
+    "(the last one sent stands).",
+)
+PROTECT = AbilitySpec(
+    "protect", description="Each night, protect one other player from the night's kills."
+)
+INVESTIGATE = AbilitySpec(
+    "investigate", description="Each night, investigate one player: mafia or innocent."
+)
+BLOCK = AbilitySpec("block", description="Each night, roleblock one player: their actions fail.")
+JAIL = AbilitySpec(
+    "jail", description="Each night, jail one player: they are protected and cannot act."
+)
+TRACK = AbilitySpec("track", description="Each night, learn whom one player visits.")
+WATCH = AbilitySpec("watch", description="Each night, learn who visits one player.")
+SWAP = AbilitySpec(
+    "swap",
+    targets=2,
+    description="Each night, swap two players: every action on one lands on the other.",
+)
+REDIRECT = AbilitySpec(  # [whose action, new target]
+    "redirect",
+    targets=2,
+    description="Each night, send one player's actions to a new target of your choice.",
+)
+FRAME = AbilitySpec(
+    "frame", description="Each night, frame one player: they read mafia to cops tonight."
+)
+CLEAN = AbilitySpec(
+    "clean",
+    description="Each night, clean one player: if they die tonight their role stays hidden "
+    "and you learn it.",
+)
+
+SK_KILL = AbilitySpec(
+    "kill", description="Each night, you may kill one player; you act alone, for yourself."
+)
+
+# Day actions: resolved at once, by day (forum/day_actions.py), never with the night.
+DAY_KILL = AbilitySpec(
+    "day_kill",
+    phase="day",
+    description="Once a day, you may shoot one player in the thread; the shot is resolved "
+    "at once and announced.",
+)
+DAY_INVESTIGATE = AbilitySpec(
+    "day_investigate",
+    phase="day",
+    description="Once a day, you may investigate one player: mafia or innocent, told only to you.",
+)
 
 TOWN, MAFIA = "town", "mafia"
+# Third parties: each is its own faction, named after its role (forum/win.py).
+SERIAL_KILLER, SURVIVOR, JESTER = "serial_killer", "survivor", "jester"
+THIRD_PARTIES = (SERIAL_KILLER, SURVIVOR, JESTER)
 
 
-def _town(slug: str, *abilities: AbilitySpec, text: str, cop: bool = False) -> RoleSpec:
-    return RoleSpec(slug, TOWN, abilities, text, cop_like=cop)
+def _town(slug: str, title: str, *abilities: AbilitySpec, text: str, cop: bool = False) -> RoleSpec:
+    return RoleSpec(slug, TOWN, abilities, text, cop_like=cop, title=title)
 
 
-def _mafia(slug: str, *abilities: AbilitySpec, text: str) -> RoleSpec:
-    return RoleSpec(slug, MAFIA, abilities, text, factional_kill=True)
+def _mafia(slug: str, title: str, *abilities: AbilitySpec, text: str) -> RoleSpec:
+    return RoleSpec(slug, MAFIA, abilities, text, factional_kill=True, title=title)
 
 
 ROLES: dict[str, RoleSpec] = {
     r.slug: r
     for r in (
-        _town("vanilla_townie", text="No night action; wins with the town."),
-        _town("cop", INVESTIGATE, text="Learns whether a player is mafia.", cop=True),
-        _town("doctor", PROTECT, text="Protects a player from night kills."),
-        _town("vigilante", KILL, text="Shoots a player at night (or holds fire)."),
-        _town("roleblocker", BLOCK, text="Stops a player's night actions."),
-        _town("jailkeeper", JAIL, text="Protects a player and stops their night actions."),
-        _town("tracker", TRACK, text="Learns whom a player visited."),
-        _town("watcher", WATCH, text="Learns who visited a player."),
-        _town("bus_driver", SWAP, text="Swaps two players: actions on one land on the other."),
-        _town("redirector", REDIRECT, text="Sends a player's actions to a new target."),
+        _town("vanilla_townie", "Vanilla Townie", text="No night action; wins with the town."),
+        _town("cop", "Cop", INVESTIGATE, text="Learns whether a player is mafia.", cop=True),
+        _town("doctor", "Doctor", PROTECT, text="Protects a player from night kills."),
+        _town("vigilante", "Vigilante", KILL, text="Shoots a player at night (or holds fire)."),
+        _town("roleblocker", "Roleblocker", BLOCK, text="Stops a player's night actions."),
+        _town(
+            "jailkeeper",
+            "Jailkeeper",
+            JAIL,
+            text="Protects a player and stops their night actions.",
+        ),
+        _town("tracker", "Tracker", TRACK, text="Learns whom a player visited."),
+        _town("watcher", "Watcher", WATCH, text="Learns who visited a player."),
+        _town(
+            "bus_driver",
+            "Bus Driver",
+            SWAP,
+            text="Swaps two players: actions on one land on the other.",
+        ),
+        _town(
+            "redirector", "Redirector", REDIRECT, text="Sends a player's actions to a new target."
+        ),
         _town(
             "paranoid_gun_owner",
+            "Paranoid Gun Owner",
             text="Passive: shoots everyone who visits them at night.",
         ),
-        _mafia("goon", text="Mafia: shares the mafia's night kill."),
-        _mafia("godfather", text="Mafia leader: reads innocent to cops."),
-        _mafia("mafia_roleblocker", BLOCK, text="Mafia: stops a player's night actions."),
-        _mafia("framer", FRAME, text="Mafia: makes a player read mafia to cops tonight."),
-        _mafia("janitor", CLEAN, text="Mafia: hides the role of a player who dies tonight."),
+        _town(
+            "day_vigilante",
+            "Day Vigilante",
+            DAY_KILL,
+            text="Shoots a player by day, at once; the shot is announced.",
+        ),
+        _town(
+            "day_investigator",
+            "Day Investigator",
+            DAY_INVESTIGATE,
+            text="Investigates a player by day; only they learn the result.",
+            cop=True,
+        ),
+        RoleSpec(
+            "mason",
+            TOWN,
+            (),
+            "Town: knows the other masons and talks with them in a private thread.",
+            title="Mason",
+            private_thread="masons",
+        ),
+        RoleSpec(
+            "neighbor",
+            TOWN,
+            (),
+            "Town: shares a private thread with the other neighbors from day 1.",
+            title="Neighbor",
+            private_thread="neighbors",
+        ),
+        _mafia("goon", "Goon", text="Mafia: shares the mafia's night kill."),
+        _mafia("godfather", "Godfather", text="Mafia leader: reads innocent to cops."),
+        _mafia(
+            "mafia_roleblocker",
+            "Mafia Roleblocker",
+            BLOCK,
+            text="Mafia: stops a player's night actions.",
+        ),
+        _mafia("framer", "Framer", FRAME, text="Mafia: makes a player read mafia to cops tonight."),
+        _mafia(
+            "janitor",
+            "Janitor",
+            CLEAN,
+            text="Mafia: hides the role of a player who dies tonight.",
+        ),
+        RoleSpec(
+            "serial_killer",
+            SERIAL_KILLER,
+            (SK_KILL,),
+            "Third party: kills one player a night and wins alone.",
+            title="Serial Killer",
+        ),
+        RoleSpec(
+            "survivor",
+            SURVIVOR,
+            (),
+            "Third party: wins if alive at the end, whoever else wins.",
+            title="Survivor",
+        ),
+        RoleSpec(
+            "jester",
+            JESTER,
+            (),
+            "Third party: wins if eliminated by the day vote; the game goes on.",
+            title="Jester",
+        ),
     )
 }
 
-MODIFIERS: dict[str, str] = {
-    "bulletproof": "Survives every night kill.",
-    "one_shot_bulletproof": "A vest: the first night kill that would kill them fails.",
-    "strong_willed": "Cannot be roleblocked or jailed out of acting.",
+MODIFIERS: dict[str, ModifierSpec] = {
+    m.slug: m
+    for m in (
+        ModifierSpec("bulletproof", "Bulletproof", "Survives every night kill.", kind="defence"),
+        ModifierSpec(
+            "one_shot_bulletproof",
+            "One-Shot Bulletproof",
+            "A vest: the first night kill that would kill them fails.",
+            kind="defence",
+        ),
+        ModifierSpec(
+            "strong_willed",
+            "Strong-Willed",
+            "Cannot be roleblocked or jailed out of acting.",
+        ),
+        # -- parts of a role: checked at input (forum/__init__.py) or applied by both night
+        # methods (common.py helpers, used by rar.py and nar.py)
+        ModifierSpec(
+            "shots",
+            "N-Shot",
+            "Can use their own abilities N time(s) in the game, day or night.",
+            param="N",
+        ),
+        ModifierSpec("odd_night", "Odd-Night", "Can use their own abilities on odd nights only."),
+        ModifierSpec(
+            "even_night", "Even-Night", "Can use their own abilities on even nights only."
+        ),
+        ModifierSpec("novice", "Novice", "Cannot use their own abilities on night 1."),
+        ModifierSpec(
+            "compulsive",
+            "Compulsive",
+            "Must use one of their own abilities every night they can.",
+        ),
+        ModifierSpec("self_target", "Self-Targeting", "May target themself with any ability."),
+        ModifierSpec(
+            "ninja",
+            "Ninja",
+            "Trackers and watchers do not see their visits (a paranoid gun owner still does).",
+        ),
+        ModifierSpec(
+            "macho", "Macho", "Cannot be protected: doctors' and jails' protection does nothing."
+        ),
+        ModifierSpec(
+            "weak",
+            "Weak",
+            "Dies if one of their visits lands on a mafia member or serial killer.",
+        ),
+        ModifierSpec(
+            "loyal",
+            "Loyal",
+            "Their actions fail, as if roleblocked, on any target outside their own faction.",
+        ),
+        ModifierSpec(
+            "disloyal",
+            "Disloyal",
+            "Their actions fail, as if roleblocked, on any target of their own faction.",
+        ),
+        # -- votes (forum/day.py)
+        ModifierSpec(
+            "loved", "Loved", "Needs one more vote than the majority to be eliminated.", kind="vote"
+        ),
+        ModifierSpec(
+            "hated", "Hated", "Needs one vote less than the majority to be eliminated.", kind="vote"
+        ),
+        ModifierSpec("double_voter", "Double Voter", "Their vote counts twice.", kind="vote"),
+        ModifierSpec(
+            "vote_weight",
+            "N-Vote",
+            "Their vote counts N times.",
+            param="N",
+            least=0,
+            kind="vote",
+        ),
+        ModifierSpec(
+            "lynch_proof",
+            "Lynch-Proof",
+            "Cannot be eliminated by the day vote: a wagon that reaches them does nothing.",
+            kind="vote",
+        ),
+    )
 }
+
+# Modifiers that cannot go together on one player: each pair contradicts itself.
+CONFLICTS: tuple[tuple[str, str], ...] = (
+    ("loved", "hated"),
+    ("double_voter", "vote_weight"),
+    ("odd_night", "even_night"),
+    ("loyal", "disloyal"),
+)
 
 SANITIES = ("sane", "insane", "paranoid", "naive")
 

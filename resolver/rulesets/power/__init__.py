@@ -24,6 +24,7 @@ FLAGS = {
         "Off: a block landing on a blocker always stops their block (pure chains). On: a "
         "block only stops a blocker of equal or lower priority (jailkeeper 3 > roleblocker 2 "
         "> mafia roleblocker 1). Circles of blocks fail either way.",
+        title="Block priority",
     ),
 }
 
@@ -34,6 +35,12 @@ class Power(Ruleset):
     roles = ROLES
     flags = FLAGS
     alignments = (TOWN, MAFIA, NEUTRAL)
+    alignment_titles = {TOWN: "Town", MAFIA: "Mafia", NEUTRAL: "Neutral"}
+    win_conditions = {
+        TOWN: "You win when every mafia-aligned player is dead.",
+        MAFIA: "You win when the mafia equal or outnumber everyone else alive.",
+        NEUTRAL: "You win by your role's own goal (see your role), whoever else wins.",
+    }
     factional_kill = FACTION_KILL
     uses_executioner_target = True
 

@@ -3,55 +3,114 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from ..base import ALLOWED, NEVER, AbilitySpec, RoleSpec
 
 TOWN, MAFIA, NEUTRAL = "town", "mafia", "neutral"
 
-INVESTIGATE = AbilitySpec("investigate", self_target=NEVER)
-PROTECT = AbilitySpec("protect", self_target=ALLOWED)
-SHOOT = AbilitySpec("kill", self_target=NEVER)  # the vigilante's own gun
-BLOCK = AbilitySpec("block", self_target=NEVER)
-TRACK = AbilitySpec("track", self_target=NEVER)
-JAIL = AbilitySpec("jail", self_target=NEVER)
-FRAME = AbilitySpec("frame", self_target=NEVER)
-CLEAN = AbilitySpec("clean", self_target=NEVER)
-FORGE = AbilitySpec("forge", self_target=NEVER, extra=("role",))
-FACTION_KILL = AbilitySpec("kill", factional=True)
+
+def _ability(slug: str, text: str, **options: Any) -> AbilitySpec:
+    return AbilitySpec(slug, description=text, **options)
 
 
-def _town(slug: str, description: str, *abilities: AbilitySpec, cop: bool = False) -> RoleSpec:
-    return RoleSpec(slug, TOWN, abilities, description, cop_like=cop)
+INVESTIGATE = _ability(
+    "investigate", "Each night, investigate one player: mafia or innocent.", self_target=NEVER
+)
+PROTECT = _ability(
+    "protect", "Each night, protect one player (yourself too) from kills.", self_target=ALLOWED
+)
+# the vigilante's own gun
+SHOOT = _ability("kill", "Each night, you may shoot one player.", self_target=NEVER)
+BLOCK = _ability("block", "Each night, stop one player's night actions.", self_target=NEVER)
+TRACK = _ability("track", "Each night, learn whom one player visited.", self_target=NEVER)
+JAIL = _ability(
+    "jail", "Each night, jail one player: they are protected and cannot act.", self_target=NEVER
+)
+FRAME = _ability(
+    "frame", "Each night, frame one player: they read mafia to the cop.", self_target=NEVER
+)
+CLEAN = _ability(
+    "clean", "Each night, hide the role of the mafia's victim if they die.", self_target=NEVER
+)
+FORGE = _ability(
+    "forge",
+    "Each night, choose the role shown for the mafia's victim if they die.",
+    self_target=NEVER,
+    extra=("role",),
+)
+FACTION_KILL = _ability(
+    "kill", "Each night the mafia kill one player; the godfather leads.", factional=True
+)
 
 
-def _mafia(slug: str, description: str, *abilities: AbilitySpec) -> RoleSpec:
-    return RoleSpec(slug, MAFIA, abilities, description, factional_kill=True)
+def _town(
+    slug: str, title: str, description: str, *abilities: AbilitySpec, cop: bool = False
+) -> RoleSpec:
+    return RoleSpec(slug, TOWN, abilities, description, cop_like=cop, title=title)
+
+
+def _mafia(slug: str, title: str, description: str, *abilities: AbilitySpec) -> RoleSpec:
+    return RoleSpec(slug, MAFIA, abilities, description, factional_kill=True, title=title)
 
 
 ROLES: Mapping[str, RoleSpec] = {
     r.slug: r
     for r in (
-        _town("villager", "No night action; relies on discussion and voting."),
-        _town("cop", "Investigates one player a night: mafia or innocent.", INVESTIGATE, cop=True),
-        _town("doctor", "Protects one player a night (self allowed) from kills.", PROTECT),
-        _town("vigilante", "Shoots one player a night, or holds fire.", SHOOT),
-        _town("roleblocker", "Blocks one player's night actions (priority 2).", BLOCK),
-        _town("tracker", "Learns whom one player successfully visited.", TRACK),
-        _town("jailkeeper", "Jails one player: blocks and protects them (priority 3).", JAIL),
-        _town("mason", "No night action; knows the other masons from the start."),
-        _town("bomb", "No night action; whoever kills them at night dies too."),
-        _mafia("godfather", "Leads the mafia kill; reads innocent to the cop."),
-        _mafia("mafia", "A plain mafia member; takes part in the kill."),
-        _mafia("mafia_roleblocker", "Blocks one player's night actions (priority 1).", BLOCK),
-        _mafia("framer", "Frames one player: they read mafia to the cop that night.", FRAME),
-        _mafia("janitor", "Cleans the mafia's victim: their role is shown as unknown.", CLEAN),
-        _mafia("forger", "Shows a chosen role for the mafia's victim (beats the janitor).", FORGE),
-        RoleSpec("jester", NEUTRAL, (), "Wins too if voted out during the day."),
+        _town("villager", "Villager", "No night action; relies on discussion and voting."),
+        _town(
+            "cop",
+            "Cop",
+            "Investigates one player a night: mafia or innocent.",
+            INVESTIGATE,
+            cop=True,
+        ),
+        _town(
+            "doctor", "Doctor", "Protects one player a night (self allowed) from kills.", PROTECT
+        ),
+        _town("vigilante", "Vigilante", "Shoots one player a night, or holds fire.", SHOOT),
+        _town(
+            "roleblocker", "Roleblocker", "Blocks one player's night actions (priority 2).", BLOCK
+        ),
+        _town("tracker", "Tracker", "Learns whom one player successfully visited.", TRACK),
+        _town(
+            "jailkeeper",
+            "Jailkeeper",
+            "Jails one player: blocks and protects them (priority 3).",
+            JAIL,
+        ),
+        _town("mason", "Mason", "No night action; knows the other masons from the start."),
+        _town("bomb", "Bomb", "No night action; whoever kills them at night dies too."),
+        _mafia("godfather", "Godfather", "Leads the mafia kill; reads innocent to the cop."),
+        _mafia("mafia", "Mafia", "A plain mafia member; takes part in the kill."),
+        _mafia(
+            "mafia_roleblocker",
+            "Mafia Roleblocker",
+            "Blocks one player's night actions (priority 1).",
+            BLOCK,
+        ),
+        _mafia(
+            "framer", "Framer", "Frames one player: they read mafia to the cop that night.", FRAME
+        ),
+        _mafia(
+            "janitor",
+            "Janitor",
+            "Cleans the mafia's victim: their role is shown as unknown.",
+            CLEAN,
+        ),
+        _mafia(
+            "forger",
+            "Forger",
+            "Shows a chosen role for the mafia's victim (beats the janitor).",
+            FORGE,
+        ),
+        RoleSpec("jester", NEUTRAL, (), "Wins too if voted out during the day.", title="Jester"),
         RoleSpec(
             "executioner",
             NEUTRAL,
             (),
             "Wins too if their target is voted out; becomes a jester if the target dies at night.",
+            title="Executioner",
         ),
     )
 }

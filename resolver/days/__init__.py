@@ -1,0 +1,61 @@
+"""Day scripts: the turn-by-turn days of the table games (classic, city, power).
+
+A script is pure data and functions. The site stores a ``DayState`` (JSON via
+``to_dict`` / ``from_dict``) and drives the day with three calls::
+
+    script = get_day_script("classic")           # None for "forum": a free thread
+    state = script.start_day(seats, alive, day_number, settings, seed=game_seed)
+    turn = script.now(state)                      # step, speaker, who may do what
+    state, notices = script.apply(state, {"kind": "post", "player": "A", "words": 73})
+
+An illegal event raises ``DayRuleError`` (``.reason``) and changes nothing; ``attempt``
+counts the refusal instead, so the rules' "after 3 failed attempts" default can apply.
+When ``script.now(state).step == "done"`` the state holds the outcome (``eliminated``,
+``last_words``, ``explanation``); ``script.resolve(game, state)`` applies it to the game
+through the rule set's own day resolution.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .base import (
+    DONE,
+    DayRuleError,
+    DayScript,
+    DayState,
+    Notice,
+    Turn,
+    attempt,
+    speaking_order,
+)
+
+_MODULES = {
+    "classic": "resolver.days.classic",
+    "city": "resolver.days.city",
+    "power": "resolver.days.power",
+}
+FREE_THREAD = ("forum",)  # rule sets whose day is a free forum thread, not a script
+
+
+def get_day_script(ruleset: str) -> DayScript | None:
+    """The day script of ``ruleset``, or None when its day is a free thread (forum)."""
+    if ruleset in FREE_THREAD:
+        return None
+    if ruleset not in _MODULES:
+        known = ", ".join((*_MODULES, *FREE_THREAD))
+        raise DayRuleError(f"Unknown rule set {ruleset!r}; use one of {known}.")
+    return importlib.import_module(_MODULES[ruleset]).SCRIPT
+
+
+__all__ = [
+    "DONE",
+    "DayRuleError",
+    "DayScript",
+    "DayState",
+    "Notice",
+    "Turn",
+    "attempt",
+    "get_day_script",
+    "speaking_order",
+]

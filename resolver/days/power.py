@@ -1,0 +1,252 @@
+"""The power-roles day: question round, open discussion, statements, a concurrent vote.
+
+Three turn-based discussion steps, then the vote:
+
+1. **Question round** ("question"): one turn each; a post asks one question of a named
+   living player (the post's ``target``; not oneself), or the player passes (``SKIP``).
+2. **Open discussion** ("discussion"): round-robin, one post or pass a turn, lap after
+   lap, until the day's message budget is spent or every living player has passed in a
+   row. The budget is ``alive x allowance``, the allowance growing by ``growth`` each day
+   after the first, clamped to ``[floor, cap]`` (settings ``discussion_open_*``).
+3. **Pre-vote statements** ("statement"): one turn each (post or pass).
+4. **Vote** ("vote"): everyone votes at once for a living player or skip. Plurality; a tie
+   or skip on top eliminates nobody. There are no last words and no revote.
+
+During steps 1-3 any living player may vote to end the discussion (a line
+``VOTE_SKIP_DISCUSSION`` in a post; ``UNVOTE_SKIP_DISCUSSION`` takes it back). A strict
+majority of the living ends the discussion at once and the vote begins. ``strip_tokens``
+takes those lines out of a post for the site and ``token_events`` turns them into events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..model import SKIP
+from ..rulesets.base import names
+from ..votes import plurality
+from .base import (
+    DISCUSSION,
+    QUESTION,
+    STATEMENT,
+    UNVOTE_SKIP_DISCUSSION,
+    VOTE_SKIP_DISCUSSION,
+    DayRuleError,
+    DayScript,
+    DayState,
+    Notice,
+    Out,
+)
+
+TOKENS = {
+    "VOTE_SKIP_DISCUSSION": VOTE_SKIP_DISCUSSION,
+    "UNVOTE_SKIP_DISCUSSION": UNVOTE_SKIP_DISCUSSION,
+}
+DISCUSSION_STEPS = (QUESTION, DISCUSSION, STATEMENT)
+
+
+def discussion_budget(alive: int, day: int, settings: Mapping[str, Any]) -> int:
+    """Open-discussion messages for the day: alive x allowance (growing daily), clamped."""
+    allowance = settings["discussion_open_allowance"] + settings["discussion_open_growth"] * (
+        day - 1
+    )
+    floor, cap = settings["discussion_open_floor"], settings["discussion_open_cap"]
+    return max(floor, min(cap, alive * allowance))
+
+
+class PowerDay(DayScript):
+    name = "power"
+    # The document names configurable ``discussion_open_*`` numbers but gives no values;
+    # these defaults are ours (see the README).
+    defaults = {
+        "discussion_open_allowance": 2,  # messages per living player on day 1
+        "discussion_open_growth": 1,  # added to the allowance each later day
+        "discussion_open_floor": 6,
+        "discussion_open_cap": 40,
+    }
+
+    def check_settings(
+        self, raw: Mapping[str, Any], seats: Sequence[str], alive: set[str]
+    ) -> dict[str, Any]:
+        settings = super().check_settings(raw, seats, alive)
+        if settings["discussion_open_floor"] > settings["discussion_open_cap"]:
+            raise DayRuleError("The discussion floor cannot be above its cap.")
+        return settings
+
+    # -- steps -----------------------------------------------------------------------
+    def first_step(self, state: DayState, out: Out) -> DayState:
+        budget = discussion_budget(len(state.alive), state.day, state.settings)
+        state = replace(state, budget=budget)
+        return self.begin_turns(state, QUESTION, self.day_order(state), out)
+
+    def step_over(self, state: DayState, out: Out) -> DayState:
+        if state.step == QUESTION:
+            if state.budget <= 0:
+                state = self.explain(state, "The open discussion has no messages today.")
+                return self.begin_turns(state, STATEMENT, self.day_order(state), out)
+            return self.begin_turns(state, DISCUSSION, self.day_order(state), out)
+        if state.step == DISCUSSION:
+            return self.begin_turns(state, STATEMENT, self.day_order(state), out)
+        if state.step == STATEMENT:
+            return self.begin_vote(state, (*state.alive, SKIP), out)
+        raise AssertionError(state.step)
+
+    def after_turn(self, state: DayState, out: Out) -> DayState:
+        if state.step != DISCUSSION:
+            return super().after_turn(state, out)
+        if state.messages >= state.budget:
+            state = self.explain(
+                state, f"The open discussion ends: its {state.budget} messages are spent."
+            )
+            return self.step_over(state, out)
+        if state.silence >= len(state.alive):
+            state = self.explain(
+                state, "The open discussion ends: every living player passed in a row."
+            )
+            return self.step_over(state, out)
+        if state.turn + 1 < len(state.order):
+            return replace(state, turn=state.turn + 1)
+        return replace(state, turn=0, round=state.round + 1)  # the next lap
+
+    def count(self, state: DayState, out: Out) -> DayState:
+        top = plurality(state.rounds[-1])
+        out_ = top.single if top.single != SKIP else None
+        if out_ is not None:
+            return self.finish(
+                replace(state, eliminated=out_),
+                out,
+                f"{out_} has the most votes ({top.votes}) and is eliminated.",
+            )
+        if not top.leaders:
+            why = "nobody voted"
+        elif top.single == SKIP:
+            why = "skip has the most votes"
+        else:
+            why = f"{names(top.leaders)} tie with {top.votes} each (no revote in these rules)"
+        return self.finish(state, out, f"Nobody is eliminated: {why}.")
+
+    # -- turns -----------------------------------------------------------------------
+    def turn_options(self, state: DayState) -> tuple[str, ...]:
+        if state.step == QUESTION:
+            return tuple(p for p in state.alive if p != state.speaker)
+        return ()
+
+    def messages_left(self, state: DayState) -> int | None:
+        return state.budget - state.messages if state.step == DISCUSSION else None
+
+    def on_post(self, state: DayState, player: str, event: Mapping[str, Any], out: Out) -> DayState:
+        if state.step == QUESTION:
+            target = event.get("target")
+            if target not in self.turn_options(state):
+                raise DayRuleError(_bad_question(state, player, target))
+            out.append(Notice("question", f"{player} asks {target} a question.", player))
+        if state.step == DISCUSSION:
+            return replace(state, messages=state.messages + 1, silence=0)
+        return state
+
+    def on_pass(self, state: DayState, player: str, out: Out) -> DayState:
+        if state.step == DISCUSSION:
+            return replace(state, silence=state.silence + 1)
+        return state
+
+    # -- skip-discussion votes ---------------------------------------------------------
+    def extra_actions(self, state: DayState) -> Mapping[str, tuple[str, ...]]:
+        if state.step not in DISCUSSION_STEPS:
+            return {}
+        voted = set(state.skip_discussion)
+        return {
+            p: (UNVOTE_SKIP_DISCUSSION,) if p in voted else (VOTE_SKIP_DISCUSSION,)
+            for p in state.alive
+        }
+
+    def _on_vote_skip_discussion(
+        self, state: DayState, player: str, event: Mapping[str, Any], out: Out
+    ) -> DayState:
+        voters = tuple(p for p in state.alive if p in {*state.skip_discussion, player})
+        state = replace(state, skip_discussion=voters)
+        needed = len(state.alive) // 2 + 1
+        out.append(
+            Notice(
+                "skip_discussion",
+                f"{player} votes to end the discussion ({len(voters)}/{needed}).",
+                player,
+            )
+        )
+        if len(voters) < needed:
+            return state
+        state = self.explain(
+            state,
+            f"A majority ({names(list(voters))}: {len(voters)} of {len(state.alive)}) voted to "
+            "end the discussion, so the vote begins.",
+        )
+        return self.begin_vote(replace(state, skip_discussion=()), (*state.alive, SKIP), out)
+
+    def after_removal(self, state: DayState, out: Out) -> DayState:
+        """Fewer living players: the votes to end the discussion may be a majority now."""
+        voters = state.skip_discussion
+        if state.step not in DISCUSSION_STEPS or len(voters) < len(state.alive) // 2 + 1:
+            return state
+        state = self.explain(
+            state,
+            f"With {len(state.alive)} alive, {names(list(voters))} are a majority to end the "
+            "discussion, so the vote begins.",
+        )
+        return self.begin_vote(replace(state, skip_discussion=()), (*state.alive, SKIP), out)
+
+    def _on_unvote_skip_discussion(
+        self, state: DayState, player: str, event: Mapping[str, Any], out: Out
+    ) -> DayState:
+        out.append(
+            Notice(
+                "skip_discussion", f"{player} takes back their vote to end the discussion.", player
+            )
+        )
+        return replace(
+            state, skip_discussion=tuple(p for p in state.skip_discussion if p != player)
+        )
+
+
+def _bad_question(state: DayState, player: str, target: Any) -> str:
+    if target is None:
+        return f"{player}'s question must name the living player it is addressed to, or pass."
+    if target == player:
+        return f"{player} cannot ask themself; name another living player, or pass."
+    if target in state.seats:
+        return f"{player} cannot ask {target}: {target} is dead."
+    return f"{player} cannot ask {target!r}: not a player in this game."
+
+
+def strip_tokens(body: str) -> tuple[str, tuple[str, ...]]:
+    """Take the skip-discussion token lines out of a post.
+
+    Returns the body without them (for the public thread) and the event kinds they stand
+    for, in order. A token counts only alone on its line (spaces around it allowed).
+    """
+    kept: list[str] = []
+    found: list[str] = []
+    for line in body.splitlines(keepends=True):
+        token = TOKENS.get(line.strip())
+        if token is None:
+            kept.append(line)
+        else:
+            found.append(token)
+    return "".join(kept), tuple(found)
+
+
+def token_events(state: DayState, player: str, tokens: Sequence[str]) -> list[dict[str, str]]:
+    """The event a post's tokens send now, if any.
+
+    The tokens toggle one vote, so only the last counts, and only if it changes something
+    (a repeated vote or an unvote without a vote sends nothing) during a discussion step.
+    """
+    if not tokens or state.step not in DISCUSSION_STEPS or player not in state.alive:
+        return []
+    voted = player in state.skip_discussion
+    if (tokens[-1] == VOTE_SKIP_DISCUSSION) == voted:
+        return []
+    return [{"kind": tokens[-1], "player": player}]
+
+
+SCRIPT = PowerDay()
