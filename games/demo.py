@@ -1,4 +1,5 @@
-"""The demo game: a live forum game of bots, so a newcomer sees the site working at once.
+"""The demo games: a live forum game of bots and a classic table of bots, so a newcomer
+sees the site working at once (a free thread, and a day played turn by turn).
 
 ``ensure_demo_game()`` keeps one demo game running (hosted by the ``demo`` account, password
 ``demo``), and starts a new one when the last has ended and its result has been on screen for
@@ -10,6 +11,11 @@ actions and the mafia talk in their chat. Deadlines are not the bots' business: 
 
 The bots are server-side and read their own slot (role, partners) from the database, as a
 player reads their role PM; they never reveal anything in the thread.
+
+The classic table (``ensure_demo_table``) is the classic ten-player setup with its day
+script: night zero, then speeches with nominations, a vote, last words. Its bots take their
+turns when the table gives them one (``turn_view`` says whose), like the reference bot in
+``scripts/reference_bot.py`` does through the API.
 """
 
 from __future__ import annotations
@@ -25,13 +31,24 @@ from django.utils import timezone
 from . import services
 from .errors import GameRuleError
 from .models import Game, GameStatus, NightAction, Slot, Thread, Vote, VoteKind
+from .setups import SETUPS
+from .turn_view import turn_view
 
 log = logging.getLogger(__name__)
 
 DEMO_SETUP = "demo"
 DEMO_USERNAME = "demo"
 DEMO_PASSWORD = "demo"
-BOT_NAMES = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace"]
+# Names nobody signs up with: a newcomer who picks "alice" must not find it taken.
+BOT_NAMES = [
+    "Alice-bot",
+    "Bob-bot",
+    "Carol-bot",
+    "Dave-bot",
+    "Erin-bot",
+    "Frank-bot",
+    "Grace-bot",
+]
 DEMO_ROLES = [
     {"role": "vanilla_townie", "count": 3},
     {"role": "cop"},
@@ -42,6 +59,18 @@ DAY_LENGTH = timedelta(minutes=3)
 NIGHT_LENGTH = timedelta(minutes=1)
 # How long a finished demo game stays the newest before the next one starts.
 RESULT_PAUSE = timedelta(seconds=30)
+
+TABLE_SETUP = "demo-classic"
+TABLE_BOT_NAMES = ["Hank", "Ivy", "Jack", "Kate", "Liam", "Mona", "Nick", "Olga", "Paul", "Rosa"]
+TURN_LENGTH = timedelta(seconds=20)
+SPEECHES = [
+    "Night zero was quiet, as it must be. I watched who talked first and who waited. "
+    "{name} waited, and that is my nomination for now.",
+    "I am town. Yesterday's vote split along a line I do not like: {name} followed "
+    "the crowd without a reason. I nominate {name}.",
+    "Short speech: nothing solid yet, but {name} has been pushing hard on weak points. "
+    "Let us hear from {name}.",
+]
 
 CHATTER = [
     "Morning all. Anyone have a read yet?",
@@ -84,10 +113,10 @@ def demo_user() -> Any:
     return user
 
 
-def bot_users() -> list[Any]:
+def bot_users(names: list[str] = BOT_NAMES) -> list[Any]:
     User = get_user_model()
     bots = []
-    for name in BOT_NAMES:
+    for name in names:
         user, created = User.objects.get_or_create(username=name)
         if created:
             user.set_unusable_password()  # bots never log in
@@ -133,7 +162,49 @@ def create_demo_game(*, seed: int | None = None, now: Any = None) -> Game:
 
 def ensure_demo_game(*, now: Any = None) -> Game:
     """The running demo game; a new one if there is none or the last ended a while ago."""
-    game = current_demo_game()
+    return _ensure(current_demo_game(), create_demo_game, now=now)
+
+
+def current_demo_table() -> Game | None:
+    return Game.objects.filter(setup=TABLE_SETUP).order_by("-created_at", "-pk").first()
+
+
+def create_demo_table(*, seed: int | None = None, now: Any = None) -> Game:
+    """A fresh classic table of ten bots, started (on night zero)."""
+    host = demo_user()
+    number = Game.objects.filter(setup=TABLE_SETUP).count() + 1
+    kwargs = {
+        **SETUPS["classic-ten"].game_kwargs(),
+        "setup": TABLE_SETUP,
+        "turn_length": TURN_LENGTH,
+        "vote_length": TURN_LENGTH,
+        "night_length": NIGHT_LENGTH,
+    }
+    game = services.create_game(
+        host, title=f"Demo table #{number}: ten bots play the classic game", seed=seed, **kwargs
+    )
+    for bot in bot_users(TABLE_BOT_NAMES):
+        services.join_game(bot, game.pk)
+    services.start_game(host, game.pk, now=now)
+    services.host_post(
+        host,
+        game.pk,
+        body=(
+            "Welcome to the classic table. Ten bots play the classic ten-player game turn by "
+            "turn: night zero, then a speech and a nomination each, a vote, last words."
+        ),
+    )
+    game.refresh_from_db()
+    log.info("Demo table %s started", game.pk)
+    return game
+
+
+def ensure_demo_table(*, now: Any = None) -> Game:
+    """The running classic table; a new one if there is none or the last ended a while ago."""
+    return _ensure(current_demo_table(), create_demo_table, now=now)
+
+
+def _ensure(game: Game | None, create: Any, *, now: Any = None) -> Game:
     now = now or timezone.now()
     if game is not None and game.status == GameStatus.RUNNING:
         return game
@@ -147,17 +218,65 @@ def ensure_demo_game(*, now: Any = None) -> Game:
             pass
     if game is not None and game.finished_at and now - game.finished_at < RESULT_PAUSE:
         return game
-    return create_demo_game()
+    return create()
 
 
 def tick(rng: random.Random | None = None) -> Game:
     """One round of bot activity in the demo game (starting a new game if needed)."""
     rng = rng or random.Random()
+    table = ensure_demo_table()
+    if table.status == GameStatus.RUNNING:
+        play_table(table, rng)
     game = ensure_demo_game()
     if game.status != GameStatus.RUNNING:
         return game
     play_bots(game, rng)
     return game
+
+
+def play_table(game: Game, rng: random.Random) -> None:
+    """The classic table's bots: the speaker speaks and nominates; in a vote, some vote."""
+    phase = game.current_phase()
+    if phase is None or phase.resolved:
+        return
+    slots = list(game.slots.select_related("user").order_by("seat"))
+    if phase.is_night:
+        for slot in slots:
+            if slot.alive:
+                try:
+                    _night_move(game, phase, slot, slots, rng)
+                except GameRuleError as exc:
+                    log.debug("Demo table bot %s: %s", slot.display_name, exc.message)
+        return
+    view = turn_view(game, phase, slots)
+    try:
+        if view["step"] == "vote":
+            voted = {r["slot_id"] for r in view["voted"]}
+            for slot in slots:
+                if slot.alive and slot.pk not in voted and rng.random() < 0.3:
+                    choice = rng.choice(view["ballot"])
+                    services.cast_vote(
+                        slot.user, game.pk, None if choice.get("skip") else choice["slot_id"]
+                    )
+        elif view["speaker"] is not None and rng.random() < 0.5:
+            _table_turn(
+                game, view, next(s for s in slots if s.pk == view["speaker"]["slot_id"]), rng
+            )
+    except GameRuleError as exc:  # the turn's timer ran out under us
+        log.debug("Demo table: %s", exc.message)
+
+
+def _table_turn(game: Game, view: dict[str, Any], slot: Slot, rng: random.Random) -> None:
+    if view["step"] != "speech":  # a defense or last words: a line, then the turn ends
+        services.submit_post(
+            slot.user, game.pk, body="I have said what I had to say. Think it over."
+        )
+        return
+    options = [o for o in view["options"] if not o.get("skip") and o["slot_id"] != slot.pk]
+    target = rng.choice(options)
+    body = rng.choice(SPEECHES).format(name=target["name"])
+    services.submit_post(slot.user, game.pk, body=body)
+    services.nominate(slot.user, game.pk, target["slot_id"])
 
 
 def play_bots(game: Game, rng: random.Random) -> None:

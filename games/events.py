@@ -30,18 +30,9 @@ from django.conf import settings
 
 log = logging.getLogger(__name__)
 
-# Events that carry state rather than news: a newer one replaces an older one, so they are
-# outside the per-audience ``prev`` chain and may be coalesced on the way to a socket.
-STATE_KINDS = frozenset({"vote_count"})
-
 MAX_BACKLOG = 500  # events one publish call catches up at most
 LOCK_TTL_MS = 10_000  # a publisher that dies holding the lock blocks the game this long
 SEND_TIMEOUT = 5.0  # seconds; a stuck Redis must not hold a request forever
-
-
-def group_name(game_id: int, audience: str) -> str:
-    """The channel-layer group of one audience of one game (group names allow no colon)."""
-    return f"game-{game_id}.{audience.replace(':', '-')}"
 
 
 # ======================================================================================

@@ -1,6 +1,6 @@
 """Who the host should replace: the read side of the inactivity rule.
 
-The rule itself runs inside the day's transition (``services._check_inactivity``, so it
+The rule itself runs inside the day's transition (``services.phases.check_inactivity``, so it
 happens exactly once per day, hammer or deadline): every living player with fewer posts in
 the game thread that day than ``Game.min_posts_per_day`` gets a prod, a private notice
 stored in the game's event log (``GameEvent`` kind ``prod`` to ``slot:<id>``, a copy to the

@@ -45,12 +45,15 @@ def lock_game(game_id: int) -> Game:
 
 
 def lock_slots(game: Game) -> list[Slot]:
-    return list(
+    slots = list(
         Slot.objects.select_for_update(of=("self",))
         .filter(game=game)
         .select_related("user")
         .order_by("seat")
     )
+    for slot in slots:
+        slot.game = game  # the locked instance: no query when a slot needs its game's rules
+    return slots
 
 
 def lock_current_phase(game: Game) -> Phase | None:

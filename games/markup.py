@@ -81,6 +81,11 @@ def _url(href: str, text: str) -> str:
     href = href.strip().strip("\"'")
     if "<" in href or ">" in href:
         return text  # cannot be written as a Markdown link destination: keep the text only
+    scheme = re.match(r"\s*([a-zA-Z][a-zA-Z0-9+.-]*):", href)
+    if scheme is None or scheme.group(1).lower() not in URL_SCHEMES:
+        # javascript:, data:, relative links...: Markdown would print the whole link
+        # literally, so keep just the text, as a forum does with a link it refuses.
+        return text
     return f"[{text}](<{href}>)"
 
 

@@ -16,6 +16,8 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
+from django.utils.functional import cached_property
 
 
 def new_seed() -> int:
@@ -26,6 +28,15 @@ def new_seed() -> int:
 def resolver_name(seat: int) -> str:
     """The stable name a slot has inside the resolver: replacements keep it."""
     return f"P{seat}"
+
+
+# Bounds of what a host may ask for, checked by the forms, the API and the services alike
+# (beyond them a timedelta overflows or a smallint column refuses the value).
+MIN_PHASE_LENGTH = timedelta(minutes=1)
+MAX_PHASE_LENGTH = timedelta(days=14)
+MAX_PHASE_MINUTES = int(MAX_PHASE_LENGTH.total_seconds() // 60)
+MAX_MIN_POSTS_PER_DAY = 1000
+MAX_PLAYER_CAP = 50
 
 
 class Ruleset(models.TextChoices):
@@ -51,6 +62,12 @@ class InactivityAction(models.TextChoices):
     MODKILL = "modkill", "Modkill the player"
 
 
+class Openness(models.TextChoices):
+    CLOSED = "closed", "Closed"
+    SEMI_OPEN = "semi-open", "Semi-open"
+    OPEN = "open", "Open"
+
+
 class GameStatus(models.TextChoices):
     SIGNUPS = "signups", "Sign-ups"
     RUNNING = "running", "Running"
@@ -66,6 +83,7 @@ class DeathCause(models.TextChoices):
     NIGHT = "night", "Killed at night"
     DAY = "day", "Eliminated by the vote"
     MODKILL = "modkill", "Modkilled"
+    SHOT = "shot", "Shot by day"
 
 
 class Thread(models.TextChoices):
@@ -73,6 +91,13 @@ class Thread(models.TextChoices):
     MAFIA = "mafia", "Mafia chat"
     DEAD = "dead", "Dead thread"
     MASONS = "masons", "Masons' thread"
+    NEIGHBORS = "neighbors", "Neighbors' thread"
+
+
+# Roles whose holders share a private thread from day 1 (the resolver's
+# ``RoleSpec.private_thread``; a role's thread name is a ``Thread`` value).
+ROLE_THREADS = {"mason": Thread.MASONS.value, "neighbor": Thread.NEIGHBORS.value}
+TEAM_THREADS = tuple(ROLE_THREADS.values())
 
 
 class Game(models.Model):
@@ -104,9 +129,41 @@ class Game(models.Model):
     skip_vote_allowed = models.BooleanField(
         default=True, help_text='Players may vote "no elimination".'
     )
+    vote_modifiers_public = models.BooleanField(
+        default=False,
+        help_text="The public vote count names vote modifiers (loved, hated, double voter).",
+    )
+    lynch_proof_ends_day = models.BooleanField(
+        default=False,
+        help_text="A lynch-proof player's wagon reaching the threshold ends the day without "
+        "an elimination (otherwise the day goes on).",
+    )
+    openness = models.CharField(
+        max_length=10,
+        choices=Openness.choices,
+        default="closed",
+        help_text="Open: the role list is public; semi-open: the roles it may hold are.",
+    )
+    vote_count_every = models.DurationField(
+        null=True, blank=True, help_text="The site posts a numbered vote count this often by day."
+    )
     min_posts_per_day = models.PositiveSmallIntegerField(default=0, help_text="0 = off")
     inactivity_action = models.CharField(
         max_length=10, choices=InactivityAction.choices, default="replace"
+    )
+    # Table games (city, classic, power): the day is a sequence of turns run by the rule
+    # set's day script (resolver.days), not a free thread.
+    turn_based = models.BooleanField(
+        default=False, help_text="Days run turn by turn (city, classic and power only)."
+    )
+    turn_length = models.DurationField(
+        default=timedelta(minutes=2), help_text="Time for one turn (a speech, a question...)."
+    )
+    vote_length = models.DurationField(
+        default=timedelta(minutes=2), help_text="Time for a table day's vote."
+    )
+    day_settings = models.JSONField(
+        default=dict, blank=True, help_text="The day script's settings (word limit, budget...)."
     )
     status = models.CharField(max_length=10, choices=GameStatus.choices, default="signups")
     seed = models.BigIntegerField(default=new_seed)
@@ -215,6 +272,11 @@ class Slot(models.Model):
     def is_mason(self) -> bool:
         return self.role == "mason"
 
+    @property
+    def private_thread(self) -> str | None:
+        """The day-1 private thread the slot's role shares (masons, neighbors), or None."""
+        return ROLE_THREADS.get(self.role)
+
 
 class Replacement(models.Model):
     """History of who held a slot: the forum's "X replaces Y"."""
@@ -250,6 +312,24 @@ class Phase(models.Model):
         blank=True,
         help_text="Classic: slot ids of the tied players while the day is in its revote.",
     )
+    final_count = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The day's vote count as it stood when the day ended (vote_count() data).",
+    )
+    announcements = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Numbers of the site's public posts the phase banner links to.",
+    )
+    # A table day: the day script's state (resolver DayState.to_dict(), resolver names);
+    # ``deadline`` is then the current turn's (or vote's) deadline, and ``turn_seq``
+    # counts the turns so a turn's timer fires exactly once.
+    day_state = models.JSONField(null=True, blank=True)
+    turn_seq = models.PositiveIntegerField(default=0)
+    night_zero = models.BooleanField(
+        default=False, help_text="Classic night zero: the mafia talk, nobody acts."
+    )
 
     class Meta:
         ordering = ["game", "number"]
@@ -278,10 +358,19 @@ class Phase(models.Model):
         return self.revote is not None
 
     @property
+    def is_table_day(self) -> bool:
+        return self.day_state is not None
+
+    @cached_property  # a phase's kind and number never change; pages read it several times
     def label(self) -> str:
-        """Forum style: "Day 1", "Night 2" (counting days and nights separately)."""
-        same_kind = self.game.phases.filter(kind=self.kind, number__lte=self.number).count()
-        return f"{self.get_kind_display()} {same_kind}"
+        """Forum style: "Day 1", "Night 2" (counting days and nights separately). A classic
+        game's first night is "Night 0" (its rules' night zero) and the count goes on from
+        there, so its first night with actions is Night 1."""
+        counted = self.game.phases.filter(kind=self.kind, number__lte=self.number).aggregate(
+            same_kind=models.Count("id"),
+            night_zero=models.Count("id", filter=models.Q(night_zero=True)),
+        )
+        return f"{self.get_kind_display()} {counted['same_kind'] - counted['night_zero']}"
 
 
 class Post(models.Model):
@@ -295,13 +384,20 @@ class Post(models.Model):
     slot = models.ForeignKey(
         Slot, null=True, blank=True, on_delete=models.PROTECT, related_name="posts"
     )
+    # SET_NULL, not PROTECT: a game's deletion cascades to its phases and its posts alike.
     phase = models.ForeignKey(
-        Phase, null=True, blank=True, on_delete=models.PROTECT, related_name="posts"
+        Phase, null=True, blank=True, on_delete=models.SET_NULL, related_name="posts"
     )
     number = models.PositiveIntegerField()
     body = models.TextField()
     html = models.TextField()
     is_host = models.BooleanField(default=False)
+    is_auto = models.BooleanField(
+        default=False, help_text="Written by the site for the host (an announcement)."
+    )
+    vote_note = models.TextField(
+        blank=True, help_text="Why the post's bold vote did not count (shown under the post)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -309,7 +405,11 @@ class Post(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["game", "thread", "number"], name="post_unique_number"),
         ]
-        indexes = [models.Index(fields=["game", "thread", "slot"])]
+        # One player's posts in order (the ISO view) are an index range; the per-player
+        # counts read the same index.
+        indexes = [
+            models.Index(fields=["game", "thread", "slot", "number"], name="post_iso"),
+        ]
 
     def __str__(self) -> str:
         return f"#{self.number} in {self.thread} of {self.game_id}"
@@ -387,6 +487,25 @@ class NightAction(models.Model):
         ]
 
 
+class DayAction(models.Model):
+    """A day action used in the thread (a day vigilante's shot, a day investigation):
+    resolved at once by the resolver; ``report`` is its ``DayActionOutcome.to_report()``
+    in resolver names (the host and, after the game, the archive read it)."""
+
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="day_actions")
+    actor = models.ForeignKey(Slot, on_delete=models.CASCADE, related_name="day_actions")
+    ability = models.CharField(max_length=30)
+    targets = models.JSONField(default=list, help_text="Slot ids.")
+    report = models.JSONField(default=dict)
+    post = models.ForeignKey(
+        "Post", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["phase", "id"]
+
+
 class PrivateResult(models.Model):
     """A player's own feedback from a night (an investigation, a track...)."""
 
@@ -422,3 +541,105 @@ class GameEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game_id}#{self.seq} {self.kind} -> {self.audience}"
+
+
+class DeadlineSweep(models.Model):
+    """When each kind of deadline sweeper last looked for due phases.
+
+    Every sweeper writes its row (the Celery scan, the web process's watchdog, the embedded
+    scanner), so ``/healthz`` and the host dashboard can tell whether deadlines are being
+    kept even when the broker, and so Redis, is down.
+    """
+
+    sweeper = models.CharField(max_length=40, primary_key=True)
+    swept_at = models.DateTimeField()
+    found = models.PositiveIntegerField(default=0)  # due phases it found that time
+
+    def __str__(self) -> str:
+        return f"{self.sweeper} at {self.swept_at:%Y-%m-%d %H:%M:%S}"
+
+
+class VoteCountPost(models.Model):
+    """A numbered vote count posted in the thread ("Vote count 2.3": day 2, third count),
+    on the host's request or on the game's schedule. ``last_vote`` is the newest vote row
+    it counted: the votes since the previous count are the ones that changed it."""
+
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="count_posts")
+    number = models.PositiveIntegerField(help_text="The count's number within its day.")
+    label = models.CharField(max_length=40)
+    post = models.ForeignKey(Post, null=True, on_delete=models.SET_NULL, related_name="+")
+    last_vote = models.ForeignKey(
+        Vote, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    data = models.JSONField(help_text="The vote count as posted (vote_count.vote_count()).")
+    created_at = models.DateTimeField(default=timezone.now)  # the service passes its now
+
+    class Meta:
+        ordering = ["phase", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["phase", "number"], name="count_post_unique_number"),
+        ]
+
+
+class Absence(models.Model):
+    """V/LA: a player's dates away (inclusive). Prods skip them; counts show them."""
+
+    slot = models.ForeignKey(Slot, on_delete=models.CASCADE, related_name="absences")
+    starts = models.DateField()
+    ends = models.DateField()
+    note = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["slot", "starts"]
+
+
+class ReplacementSignup(models.Model):
+    """A user in a game's replacement queue, first come first served."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="replacement_queue")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "user"], name="replacement_signup_once"),
+        ]
+
+
+class SavedSetup(models.Model):
+    """A host's own setup, saved from the create form for reuse: ``data`` holds the
+    ``create_game`` keyword arguments (lengths in seconds)."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="saved_setups"
+    )
+    name = models.CharField(max_length=100)
+    ruleset = models.CharField(max_length=20, choices=Ruleset.choices)
+    data = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+
+class SimulationRun(models.Model):
+    """A balance simulation of a setup (``games.simulator``), run by a Celery worker:
+    ``done`` of ``games`` played so far and the wins per faction."""
+
+    setup = models.CharField(max_length=50, help_text="A ready-made setup's slug.")
+    saved_setup = models.ForeignKey(SavedSetup, null=True, blank=True, on_delete=models.CASCADE)
+    games = models.PositiveIntegerField()
+    done = models.PositiveIntegerField(default=0)
+    wins = models.JSONField(default=dict)
+    status = models.CharField(max_length=10, default="queued")  # queued, running, done, failed
+    error = models.TextField(blank=True)
+    seed = models.BigIntegerField(default=new_seed)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]

@@ -38,3 +38,10 @@ def seat_of(name: str) -> int | None:
     """The seat of a resolver name, or None if it is not one ("skip")."""
     match = RESOLVER_NAME.fullmatch(name)
     return int(match.group(1)) if match else None
+
+
+def slot_ref(slot: Any | None) -> dict[str, Any] | None:
+    """How the pages, the API and events refer to a slot: id, seat and current name."""
+    if slot is None:
+        return None
+    return {"slot_id": slot.pk, "seat": slot.seat, "name": slot.display_name}

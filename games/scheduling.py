@@ -34,6 +34,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from mafia_site.celery import app as celery_app
+
 log = logging.getLogger(__name__)
 
 # ETA tasks only for deadlines this close; far below the broker's visibility timeout (1 h).
@@ -42,7 +44,8 @@ SHORT_RANGE = timedelta(minutes=10)
 # the scan has ended the phase by then.
 ETA_EXPIRES_AFTER = timedelta(minutes=5)
 
-_DEADLINE_FIELDS = {"deadline", "paused_remaining"}
+_DEADLINE_FIELDS = {"deadline", "paused_remaining", "turn_seq"}
+ADVANCE_PHASE_TASK = "games.tasks.advance_phase_task"
 
 
 def eta_tasks_enabled() -> bool:
@@ -58,7 +61,9 @@ def wants_eta(deadline: datetime | None, *, now: datetime | None = None) -> bool
     return deadline - now <= SHORT_RANGE
 
 
-def schedule_deadline(game_id: int, phase_number: int, deadline: datetime | None) -> bool:
+def schedule_deadline(
+    game_id: int, phase_number: int, deadline: datetime | None, turn_seq: int | None = None
+) -> bool:
     """Queue the ETA task for this deadline if it is near; True if one was sent.
 
     Never raises: the scan ends the phase anyway, so a broker hiccup must not turn into an
@@ -66,11 +71,12 @@ def schedule_deadline(game_id: int, phase_number: int, deadline: datetime | None
     """
     if not eta_tasks_enabled() or not wants_eta(deadline):
         return False
-    from .tasks import advance_phase_task  # tasks import services; keep this module light
-
     try:
-        advance_phase_task.apply_async(
-            args=(game_id, phase_number),
+        # By name: ``games.tasks`` imports this module, and this one must not import it back.
+        celery_app.send_task(
+            ADVANCE_PHASE_TASK,
+            # A table day's turn timer is keyed by its turn too: it fires for that turn only.
+            args=(game_id, phase_number) if turn_seq is None else (game_id, phase_number, turn_seq),
             eta=deadline,
             expires=deadline + ETA_EXPIRES_AFTER,
             retry=False,
@@ -106,7 +112,8 @@ def _after_commit(game_id: int, phase_number: int, phase: Any) -> None:
     phase._deadline_hook_pending = False
     if phase.resolved:
         return
-    schedule_deadline(game_id, phase_number, phase.deadline)
+    turn_seq = phase.turn_seq if phase.day_state is not None else None
+    schedule_deadline(game_id, phase_number, phase.deadline, turn_seq)
 
 
 def connect() -> None:

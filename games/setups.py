@@ -28,6 +28,14 @@ class Setup:
     no_night_posting: bool = True
     self_vote_allowed: bool = False
     skip_vote_allowed: bool = True
+    turn_based: bool = False  # the day runs turn by turn (the rule set's day script)
+    turn_length: timedelta = timedelta(minutes=2)
+    vote_length: timedelta = timedelta(minutes=2)
+    vote_modifiers_public: bool = False
+    lynch_proof_ends_day: bool = False
+    # closed: the role list stays hidden until the end; semi-open: the roles that may be in
+    # the game are public (not how many); open: the whole role list is public.
+    openness: str = "closed"
 
     @property
     def player_count(self) -> int:
@@ -48,11 +56,28 @@ class Setup:
             "no_night_posting": self.no_night_posting,
             "self_vote_allowed": self.self_vote_allowed,
             "skip_vote_allowed": self.skip_vote_allowed,
+            "turn_based": self.turn_based,
+            "turn_length": self.turn_length,
+            "vote_length": self.vote_length,
+            "vote_modifiers_public": self.vote_modifiers_public,
+            "lynch_proof_ends_day": self.lynch_proof_ends_day,
+            "openness": self.openness,
         }
 
 
 def _roles(*pairs: tuple[str, int]) -> tuple[dict[str, Any], ...]:
     return tuple({"role": role, "count": count} for role, count in pairs)
+
+
+def _part(role: str, count: int = 1, *modifiers: str) -> dict[str, Any]:
+    """A role-list entry built from parts: ``_part("vigilante", 1, "shots:1")``."""
+    entry: dict[str, Any] = {"role": role, "count": count}
+    if modifiers:
+        entry["modifiers"] = list(modifiers)
+    return entry
+
+
+OPENNESS = (("closed", "Closed"), ("semi-open", "Semi-open"), ("open", "Open"))
 
 
 SETUPS: dict[str, Setup] = {
@@ -74,6 +99,7 @@ SETUPS: dict[str, Setup] = {
                 ("citizen", 4),
             ),
             vote_rule="plurality",
+            turn_based=True,
         ),
         Setup(
             slug="classic-ten",
@@ -84,6 +110,8 @@ SETUPS: dict[str, Setup] = {
             role_list=_roles(("mafia", 3), ("detective", 1), ("doctor", 1), ("town", 5)),
             vote_rule="plurality",
             self_vote_allowed=True,  # "including themselves if they were nominated"
+            turn_based=True,
+            starts_with="night",  # night zero: the mafia meet before day 1
         ),
         Setup(
             slug="power-nine",
@@ -102,6 +130,7 @@ SETUPS: dict[str, Setup] = {
                 ("jester", 1),
             ),
             vote_rule="plurality",
+            turn_based=True,
         ),
         Setup(
             slug="forum-vanilla",
@@ -122,6 +151,78 @@ SETUPS: dict[str, Setup] = {
             method="rar",
             role_list=_roles(("cop", 1), ("doctor", 1), ("vanilla_townie", 5), ("goon", 2)),
             vote_rule="majority_lock",
+        ),
+        # -- the forum setup library: the common setups of the big forums
+        Setup(
+            slug="forum-mountainous",
+            name="Mountainous (13)",
+            description="Ten vanilla townies against three goons: no power roles at all, "
+            "pure discussion. Open setup.",
+            ruleset="forum",
+            method="rar",
+            role_list=_roles(("vanilla_townie", 10), ("goon", 3)),
+            vote_rule="majority_hammer",
+            openness="open",
+        ),
+        Setup(
+            slug="forum-cop-nine",
+            name="Cop 9er",
+            description="A cop and six vanilla townies against two goons; the game starts "
+            "at night so the cop gets a check first. Open setup.",
+            ruleset="forum",
+            method="rar",
+            role_list=_roles(("cop", 1), ("vanilla_townie", 6), ("goon", 2)),
+            vote_rule="majority_hammer",
+            starts_with="night",
+            openness="open",
+        ),
+        Setup(
+            slug="forum-vig-ten",
+            name="Vig 10er",
+            description="A one-shot vigilante and six vanilla townies against three goons. "
+            "Open setup.",
+            ruleset="forum",
+            method="rar",
+            role_list=(
+                _part("vigilante", 1, "shots:1"),
+                _part("vanilla_townie", 6),
+                _part("goon", 3),
+            ),
+            vote_rule="majority_hammer",
+            openness="open",
+        ),
+        Setup(
+            slug="forum-newbie-seven",
+            name="Newbie 7",
+            description="A small game for new players: a cop and four vanilla townies "
+            "against two goons. Open setup.",
+            ruleset="forum",
+            method="rar",
+            role_list=_roles(("cop", 1), ("vanilla_townie", 4), ("goon", 2)),
+            vote_rule="majority_hammer",
+            openness="open",
+        ),
+        Setup(
+            slug="forum-third-party-ten",
+            name="Third parties (10)",
+            description="A one-shot day vigilante, a loved townie, a double voter and four "
+            "more town against two goons and a serial killer, with a survivor on the side. "
+            "Vote modifiers are public. Semi-open setup.",
+            ruleset="forum",
+            method="rar",
+            role_list=(
+                _part("day_vigilante", 1, "shots:1"),
+                _part("vanilla_townie", 1, "double_voter"),
+                _part("vanilla_townie", 1, "loved"),
+                _part("cop", 1),
+                _part("vanilla_townie", 2),
+                _part("goon", 2),
+                _part("serial_killer", 1),
+                _part("survivor", 1),
+            ),
+            vote_rule="majority_hammer",
+            vote_modifiers_public=True,
+            openness="semi-open",
         ),
     )
 }

@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from typing import Any
 
 from celery import shared_task
 from django.utils import timezone
 
 from . import services
+from .deadlines import record_sweep, sweep_overdue
 from .errors import NotFound
 from .models import Phase
+from .scheduling import ADVANCE_PHASE_TASK, schedule_deadline
 
 log = logging.getLogger(__name__)
 
@@ -36,36 +39,43 @@ EARLY_RETRY_WINDOW = timedelta(seconds=10)
 @shared_task(name="games.tasks.advance_due_phases", ignore_result=True)
 def advance_due_phases() -> int:
     """Queue the transition of every due phase; returns how many were queued."""
-    due = services.due_phases()
+    now = timezone.now()
+    due = services.due_phases(now)
     for game_id, number in due:
         advance_phase_task.delay(game_id, number)
+    record_sweep("celery", len(due), now=now)
     if due:
         log.info("Deadline scan: %d due phase(s): %s", len(due), due)
     return len(due)
 
 
 @shared_task(
-    name="games.tasks.advance_phase_task",
+    name=ADVANCE_PHASE_TASK,
     bind=True,
     acks_late=True,
     reject_on_worker_lost=True,
     ignore_result=False,
 )
-def advance_phase_task(self, game_id: int, phase_number: int) -> bool:
-    """End phase ``phase_number`` of the game if it is due; True if this call advanced it."""
+def advance_phase_task(self, game_id: int, phase_number: int, turn_seq: int | None = None) -> bool:
+    """End phase ``phase_number`` of the game (or that turn of a table day) if it is due;
+    True if this call advanced it."""
     try:
-        advanced = services.advance_phase(game_id, phase_number)
+        advanced = services.advance_phase(game_id, phase_number, turn_seq=turn_seq)
     except NotFound:
         return False  # the game was deleted
     if not advanced:
-        _retry_if_early(game_id, phase_number)
+        _retry_if_early(game_id, phase_number, turn_seq)
     return advanced
 
 
-def _retry_if_early(game_id: int, phase_number: int) -> None:
-    """The task ran a moment before the deadline (another clock): queue it again after."""
-    from .scheduling import schedule_deadline
+@shared_task(name="games.tasks.post_scheduled_vote_counts", ignore_result=True)
+def post_scheduled_vote_counts() -> int:
+    """Post the numbered vote count of every game whose schedule is due (beat, each minute)."""
+    return len(services.post_scheduled_counts())
 
+
+def _retry_if_early(game_id: int, phase_number: int, turn_seq: int | None = None) -> None:
+    """The task ran a moment before the deadline (another clock): queue it again after."""
     phase = (
         Phase.objects.filter(
             game_id=game_id,
@@ -74,14 +84,16 @@ def _retry_if_early(game_id: int, phase_number: int) -> None:
             game__phase_number=phase_number,
             deadline__isnull=False,
         )
-        .only("deadline")
+        .only("deadline", "turn_seq")
         .first()
     )
-    if phase is None:
+    if phase is None or (turn_seq is not None and phase.turn_seq != turn_seq):
         return
     remaining = phase.deadline - timezone.now()
     if timedelta(0) < remaining <= EARLY_RETRY_WINDOW:
-        schedule_deadline(game_id, phase_number, phase.deadline + timedelta(milliseconds=200))
+        schedule_deadline(
+            game_id, phase_number, phase.deadline + timedelta(milliseconds=200), turn_seq
+        )
 
 
 def run_due_phases() -> list[tuple[int, int]]:
@@ -90,11 +102,37 @@ def run_due_phases() -> list[tuple[int, int]]:
     Each game is its own transaction and its own try: a failing game is logged and retried
     on the next scan while the others go on.
     """
-    advanced = []
-    for game_id, number in services.due_phases():
-        try:
-            if services.advance_phase(game_id, number):
-                advanced.append((game_id, number))
-        except Exception:
-            log.exception("Could not end phase %s of game %s", number, game_id)
-    return advanced
+    return sweep_overdue(timedelta(0), sweeper="embedded")
+
+
+@shared_task(name="games.tasks.simulate_setup", ignore_result=True)
+def simulate_setup(run_id: int) -> None:
+    """Play a ``SimulationRun``'s games, saving the progress every few games."""
+    from . import simulator
+    from .models import SimulationRun
+
+    run = SimulationRun.objects.filter(pk=run_id).select_related("saved_setup").first()
+    if run is None or run.status == "done":
+        return
+    setup = simulation_setup(run)
+    SimulationRun.objects.filter(pk=run_id).update(status="running", done=0, wins={})
+
+    def progress(done: int, wins: dict[str, int]) -> None:
+        SimulationRun.objects.filter(pk=run_id).update(done=done, wins=wins)
+
+    try:
+        simulator.simulate(setup, run.games, seed=run.seed, progress=progress, every=25)
+    except Exception as exc:  # a setup the bots cannot play: say so on the page
+        log.exception("Simulation %s failed", run_id)
+        SimulationRun.objects.filter(pk=run_id).update(status="failed", error=str(exc)[:500])
+        return
+    SimulationRun.objects.filter(pk=run_id).update(status="done")
+
+
+def simulation_setup(run: Any) -> dict[str, Any]:
+    """The ``create_game`` keyword arguments of the run's setup."""
+    from .setups import SETUPS
+
+    if run.saved_setup is not None:
+        return services.saved_setup_kwargs(run.saved_setup)
+    return SETUPS[run.setup].game_kwargs()

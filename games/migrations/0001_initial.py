@@ -8,7 +8,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -17,236 +16,643 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Game',
+            name="Game",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(max_length=200)),
-                ('setup', models.CharField(blank=True, help_text='Slug of the ready-made setup it started from.', max_length=50)),
-                ('ruleset', models.CharField(choices=[('city', 'City mafia'), ('classic', 'Classic ten-player'), ('power', 'Power roles'), ('forum', 'Forum (mafiascum-style)')], max_length=20)),
-                ('method', models.CharField(blank=True, help_text="Night resolution method; blank = the rule set's.", max_length=20)),
-                ('flags', models.JSONField(blank=True, default=dict)),
-                ('role_list', models.JSONField(default=list, help_text='[{"role": "cop", "count": 1, "modifiers": [], "alignment": "town"}, ...]')),
-                ('day_length', models.DurationField(default=datetime.timedelta(days=1))),
-                ('night_length', models.DurationField(default=datetime.timedelta(seconds=43200))),
-                ('player_cap', models.PositiveSmallIntegerField()),
-                ('starts_with', models.CharField(choices=[('day', 'Day'), ('night', 'Night')], default='day', max_length=5)),
-                ('vote_rule', models.CharField(choices=[('majority_hammer', 'Majority, hammer ends the day'), ('majority_lock', 'Majority, one more vote locks the wagon'), ('plurality', 'Plurality at the deadline')], default='plurality', max_length=20)),
-                ('no_night_posting', models.BooleanField(default=True)),
-                ('self_vote_allowed', models.BooleanField(default=False)),
-                ('skip_vote_allowed', models.BooleanField(default=True, help_text='Players may vote "no elimination".')),
-                ('min_posts_per_day', models.PositiveSmallIntegerField(default=0, help_text='0 = off')),
-                ('inactivity_action', models.CharField(choices=[('replace', 'Replace the player'), ('modkill', 'Modkill the player')], default='replace', max_length=10)),
-                ('status', models.CharField(choices=[('signups', 'Sign-ups'), ('running', 'Running'), ('finished', 'Finished')], default='signups', max_length=10)),
-                ('seed', models.BigIntegerField(default=games.models.new_seed)),
-                ('phase_number', models.PositiveIntegerField(default=0, help_text='The current phase; 0 before.')),
-                ('winner', models.CharField(blank=True, max_length=30)),
-                ('win_reason', models.TextField(blank=True)),
-                ('co_winners', models.JSONField(blank=True, default=list)),
-                ('resolver_state', models.JSONField(blank=True, help_text='resolver GameState.to_dict() after the last phase.', null=True)),
-                ('event_seq', models.PositiveBigIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('host', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='hosted_games', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("title", models.CharField(max_length=200)),
+                (
+                    "setup",
+                    models.CharField(
+                        blank=True,
+                        help_text="Slug of the ready-made setup it started from.",
+                        max_length=50,
+                    ),
+                ),
+                (
+                    "ruleset",
+                    models.CharField(
+                        choices=[
+                            ("city", "City mafia"),
+                            ("classic", "Classic ten-player"),
+                            ("power", "Power roles"),
+                            ("forum", "Forum (mafiascum-style)"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "method",
+                    models.CharField(
+                        blank=True,
+                        help_text="Night resolution method; blank = the rule set's.",
+                        max_length=20,
+                    ),
+                ),
+                ("flags", models.JSONField(blank=True, default=dict)),
+                (
+                    "role_list",
+                    models.JSONField(
+                        default=list,
+                        help_text='[{"role": "cop", "count": 1, "modifiers": [], "alignment": "town"}, ...]',
+                    ),
+                ),
+                ("day_length", models.DurationField(default=datetime.timedelta(days=1))),
+                ("night_length", models.DurationField(default=datetime.timedelta(seconds=43200))),
+                ("player_cap", models.PositiveSmallIntegerField()),
+                (
+                    "starts_with",
+                    models.CharField(
+                        choices=[("day", "Day"), ("night", "Night")], default="day", max_length=5
+                    ),
+                ),
+                (
+                    "vote_rule",
+                    models.CharField(
+                        choices=[
+                            ("majority_hammer", "Majority, hammer ends the day"),
+                            ("majority_lock", "Majority, one more vote locks the wagon"),
+                            ("plurality", "Plurality at the deadline"),
+                        ],
+                        default="plurality",
+                        max_length=20,
+                    ),
+                ),
+                ("no_night_posting", models.BooleanField(default=True)),
+                ("self_vote_allowed", models.BooleanField(default=False)),
+                (
+                    "skip_vote_allowed",
+                    models.BooleanField(
+                        default=True, help_text='Players may vote "no elimination".'
+                    ),
+                ),
+                (
+                    "min_posts_per_day",
+                    models.PositiveSmallIntegerField(default=0, help_text="0 = off"),
+                ),
+                (
+                    "inactivity_action",
+                    models.CharField(
+                        choices=[
+                            ("replace", "Replace the player"),
+                            ("modkill", "Modkill the player"),
+                        ],
+                        default="replace",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("signups", "Sign-ups"),
+                            ("running", "Running"),
+                            ("finished", "Finished"),
+                        ],
+                        default="signups",
+                        max_length=10,
+                    ),
+                ),
+                ("seed", models.BigIntegerField(default=games.models.new_seed)),
+                (
+                    "phase_number",
+                    models.PositiveIntegerField(
+                        default=0, help_text="The current phase; 0 before."
+                    ),
+                ),
+                ("winner", models.CharField(blank=True, max_length=30)),
+                ("win_reason", models.TextField(blank=True)),
+                ("co_winners", models.JSONField(blank=True, default=list)),
+                (
+                    "resolver_state",
+                    models.JSONField(
+                        blank=True,
+                        help_text="resolver GameState.to_dict() after the last phase.",
+                        null=True,
+                    ),
+                ),
+                ("event_seq", models.PositiveBigIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "host",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="hosted_games",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='GameEvent',
+            name="GameEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seq', models.PositiveBigIntegerField()),
-                ('kind', models.CharField(max_length=40)),
-                ('audience', models.CharField(default='public', max_length=30)),
-                ('payload', models.JSONField(default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='events', to='games.game')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seq", models.PositiveBigIntegerField()),
+                ("kind", models.CharField(max_length=40)),
+                ("audience", models.CharField(default="public", max_length=30)),
+                ("payload", models.JSONField(default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="events",
+                        to="games.game",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['game', 'seq'],
+                "ordering": ["game", "seq"],
             },
         ),
         migrations.CreateModel(
-            name='Phase',
+            name="Phase",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('kind', models.CharField(choices=[('day', 'Day'), ('night', 'Night')], max_length=5)),
-                ('started_at', models.DateTimeField()),
-                ('deadline', models.DateTimeField(blank=True, help_text='None while paused.', null=True)),
-                ('paused_remaining', models.DurationField(blank=True, null=True)),
-                ('ended_at', models.DateTimeField(blank=True, null=True)),
-                ('resolved', models.BooleanField(default=False)),
-                ('report', models.JSONField(blank=True, null=True)),
-                ('revote', models.JSONField(blank=True, help_text='Classic: slot ids of the tied players while the day is in its revote.', null=True)),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='phases', to='games.game')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                (
+                    "kind",
+                    models.CharField(choices=[("day", "Day"), ("night", "Night")], max_length=5),
+                ),
+                ("started_at", models.DateTimeField()),
+                (
+                    "deadline",
+                    models.DateTimeField(blank=True, help_text="None while paused.", null=True),
+                ),
+                ("paused_remaining", models.DurationField(blank=True, null=True)),
+                ("ended_at", models.DateTimeField(blank=True, null=True)),
+                ("resolved", models.BooleanField(default=False)),
+                ("report", models.JSONField(blank=True, null=True)),
+                (
+                    "revote",
+                    models.JSONField(
+                        blank=True,
+                        help_text="Classic: slot ids of the tied players while the day is in its revote.",
+                        null=True,
+                    ),
+                ),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="phases",
+                        to="games.game",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['game', 'number'],
+                "ordering": ["game", "number"],
             },
         ),
         migrations.CreateModel(
-            name='Slot',
+            name="Slot",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seat', models.PositiveSmallIntegerField()),
-                ('role', models.CharField(blank=True, max_length=40)),
-                ('alignment', models.CharField(blank=True, max_length=20)),
-                ('modifiers', models.JSONField(blank=True, default=list)),
-                ('sanity', models.CharField(default='sane', max_length=20)),
-                ('immune', models.BooleanField(default=False, help_text='City: holds an immunity card.')),
-                ('alive', models.BooleanField(default=True)),
-                ('died_in_phase', models.PositiveIntegerField(blank=True, null=True)),
-                ('death_cause', models.CharField(blank=True, choices=[('night', 'Killed at night'), ('day', 'Eliminated by the vote'), ('modkill', 'Modkilled')], max_length=10)),
-                ('revealed_role', models.CharField(blank=True, help_text="The role shown publicly at death ('unknown' if cleaned).", max_length=40)),
-                ('prods', models.PositiveSmallIntegerField(default=0, help_text='Inactivity prods received.')),
-                ('joined_at', models.DateTimeField(auto_now_add=True)),
-                ('executioner_target', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='games.slot')),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='slots', to='games.game')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='slots', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seat", models.PositiveSmallIntegerField()),
+                ("role", models.CharField(blank=True, max_length=40)),
+                ("alignment", models.CharField(blank=True, max_length=20)),
+                ("modifiers", models.JSONField(blank=True, default=list)),
+                ("sanity", models.CharField(default="sane", max_length=20)),
+                (
+                    "immune",
+                    models.BooleanField(default=False, help_text="City: holds an immunity card."),
+                ),
+                ("alive", models.BooleanField(default=True)),
+                ("died_in_phase", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "death_cause",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("night", "Killed at night"),
+                            ("day", "Eliminated by the vote"),
+                            ("modkill", "Modkilled"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "revealed_role",
+                    models.CharField(
+                        blank=True,
+                        help_text="The role shown publicly at death ('unknown' if cleaned).",
+                        max_length=40,
+                    ),
+                ),
+                (
+                    "prods",
+                    models.PositiveSmallIntegerField(
+                        default=0, help_text="Inactivity prods received."
+                    ),
+                ),
+                ("joined_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "executioner_target",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="games.slot",
+                    ),
+                ),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="slots",
+                        to="games.game",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="slots",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['game', 'seat'],
+                "ordering": ["game", "seat"],
             },
         ),
         migrations.CreateModel(
-            name='Replacement',
+            name="Replacement",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('phase_number', models.PositiveIntegerField(blank=True, null=True)),
-                ('at', models.DateTimeField(auto_now_add=True)),
-                ('new_user', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('old_user', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('slot', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='replacements', to='games.slot')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("phase_number", models.PositiveIntegerField(blank=True, null=True)),
+                ("at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "new_user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "old_user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "slot",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="replacements",
+                        to="games.slot",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['at', 'id'],
+                "ordering": ["at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='PrivateResult',
+            name="PrivateResult",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('payload', models.JSONField(help_text="The resolver's result object (resolver names).")),
-                ('text', models.TextField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('phase', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='private_results', to='games.phase')),
-                ('slot', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='private_results', to='games.slot')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "payload",
+                    models.JSONField(help_text="The resolver's result object (resolver names)."),
+                ),
+                ("text", models.TextField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "phase",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="private_results",
+                        to="games.phase",
+                    ),
+                ),
+                (
+                    "slot",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="private_results",
+                        to="games.slot",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['phase', 'id'],
+                "ordering": ["phase", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Post',
+            name="Post",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('thread', models.CharField(choices=[('public', 'Game thread'), ('mafia', 'Mafia chat'), ('dead', 'Dead thread'), ('masons', "Masons' thread")], default='public', max_length=10)),
-                ('number', models.PositiveIntegerField()),
-                ('body', models.TextField()),
-                ('html', models.TextField()),
-                ('is_host', models.BooleanField(default=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('author', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='game_posts', to=settings.AUTH_USER_MODEL)),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='posts', to='games.game')),
-                ('phase', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='posts', to='games.phase')),
-                ('slot', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='posts', to='games.slot')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "thread",
+                    models.CharField(
+                        choices=[
+                            ("public", "Game thread"),
+                            ("mafia", "Mafia chat"),
+                            ("dead", "Dead thread"),
+                            ("masons", "Masons' thread"),
+                        ],
+                        default="public",
+                        max_length=10,
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                ("body", models.TextField()),
+                ("html", models.TextField()),
+                ("is_host", models.BooleanField(default=False)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "author",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="game_posts",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="posts",
+                        to="games.game",
+                    ),
+                ),
+                (
+                    "phase",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="posts",
+                        to="games.phase",
+                    ),
+                ),
+                (
+                    "slot",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="posts",
+                        to="games.slot",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['game', 'thread', 'number'],
+                "ordering": ["game", "thread", "number"],
             },
         ),
         migrations.CreateModel(
-            name='Nomination',
+            name="Nomination",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('phase', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='nominations', to='games.phase')),
-                ('post', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='nominations', to='games.post')),
-                ('nominator', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='nominations', to='games.slot')),
-                ('target', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='nominated_in', to='games.slot')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "phase",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="nominations",
+                        to="games.phase",
+                    ),
+                ),
+                (
+                    "post",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="nominations",
+                        to="games.post",
+                    ),
+                ),
+                (
+                    "nominator",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="nominations",
+                        to="games.slot",
+                    ),
+                ),
+                (
+                    "target",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="nominated_in",
+                        to="games.slot",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['phase', 'id'],
+                "ordering": ["phase", "id"],
             },
         ),
         migrations.CreateModel(
-            name='NightAction',
+            name="NightAction",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('ability', models.CharField(max_length=30)),
-                ('targets', models.JSONField(default=list)),
-                ('extra', models.JSONField(blank=True, default=dict)),
-                ('submitted_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('phase', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='night_actions', to='games.phase')),
-                ('actor', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='night_actions', to='games.slot')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("ability", models.CharField(max_length=30)),
+                ("targets", models.JSONField(default=list)),
+                ("extra", models.JSONField(blank=True, default=dict)),
+                ("submitted_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "phase",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="night_actions",
+                        to="games.phase",
+                    ),
+                ),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="night_actions",
+                        to="games.slot",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['phase', 'updated_at', 'id'],
+                "ordering": ["phase", "updated_at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Vote',
+            name="Vote",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('vote', 'Vote'), ('unvote', 'Unvote')], default='vote', max_length=6)),
-                ('revote', models.BooleanField(default=False, help_text='Cast in the classic revote.')),
-                ('locked', models.BooleanField(default=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('phase', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='votes', to='games.phase')),
-                ('post', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='votes', to='games.post')),
-                ('target', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='votes_received', to='games.slot')),
-                ('voter', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='votes_cast', to='games.slot')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("vote", "Vote"), ("unvote", "Unvote")],
+                        default="vote",
+                        max_length=6,
+                    ),
+                ),
+                (
+                    "revote",
+                    models.BooleanField(default=False, help_text="Cast in the classic revote."),
+                ),
+                ("locked", models.BooleanField(default=False)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "phase",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="votes",
+                        to="games.phase",
+                    ),
+                ),
+                (
+                    "post",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="votes",
+                        to="games.post",
+                    ),
+                ),
+                (
+                    "target",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="votes_received",
+                        to="games.slot",
+                    ),
+                ),
+                (
+                    "voter",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="votes_cast",
+                        to="games.slot",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['phase', 'id'],
+                "ordering": ["phase", "id"],
             },
         ),
         migrations.AddIndex(
-            model_name='game',
-            index=models.Index(fields=['status', '-created_at'], name='games_game_status_9fc539_idx'),
+            model_name="game",
+            index=models.Index(
+                fields=["status", "-created_at"], name="games_game_status_9fc539_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='gameevent',
-            constraint=models.UniqueConstraint(fields=('game', 'seq'), name='event_unique_seq'),
+            model_name="gameevent",
+            constraint=models.UniqueConstraint(fields=("game", "seq"), name="event_unique_seq"),
         ),
         migrations.AddIndex(
-            model_name='phase',
-            index=models.Index(fields=['resolved', 'deadline'], name='games_phase_resolve_d2000d_idx'),
+            model_name="phase",
+            index=models.Index(
+                fields=["resolved", "deadline"], name="games_phase_resolve_d2000d_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='phase',
-            constraint=models.UniqueConstraint(fields=('game', 'number'), name='phase_unique_number'),
+            model_name="phase",
+            constraint=models.UniqueConstraint(
+                fields=("game", "number"), name="phase_unique_number"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='slot',
-            constraint=models.UniqueConstraint(fields=('game', 'seat'), name='slot_unique_seat'),
+            model_name="slot",
+            constraint=models.UniqueConstraint(fields=("game", "seat"), name="slot_unique_seat"),
         ),
         migrations.AddConstraint(
-            model_name='slot',
-            constraint=models.UniqueConstraint(fields=('game', 'user'), name='slot_unique_user'),
+            model_name="slot",
+            constraint=models.UniqueConstraint(fields=("game", "user"), name="slot_unique_user"),
         ),
         migrations.AddIndex(
-            model_name='post',
-            index=models.Index(fields=['game', 'thread', 'slot'], name='games_post_game_id_0cd085_idx'),
+            model_name="post",
+            index=models.Index(
+                fields=["game", "thread", "slot"], name="games_post_game_id_0cd085_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='post',
-            constraint=models.UniqueConstraint(fields=('game', 'thread', 'number'), name='post_unique_number'),
+            model_name="post",
+            constraint=models.UniqueConstraint(
+                fields=("game", "thread", "number"), name="post_unique_number"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='nomination',
-            constraint=models.UniqueConstraint(fields=('phase', 'nominator'), name='nomination_once'),
+            model_name="nomination",
+            constraint=models.UniqueConstraint(
+                fields=("phase", "nominator"), name="nomination_once"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='nightaction',
-            constraint=models.UniqueConstraint(fields=('phase', 'actor', 'ability'), name='night_action_once'),
+            model_name="nightaction",
+            constraint=models.UniqueConstraint(
+                fields=("phase", "actor", "ability"), name="night_action_once"
+            ),
         ),
         migrations.AddIndex(
-            model_name='vote',
-            index=models.Index(fields=['phase', 'voter', 'id'], name='games_vote_phase_i_0fd6ce_idx'),
+            model_name="vote",
+            index=models.Index(
+                fields=["phase", "voter", "id"], name="games_vote_phase_i_0fd6ce_idx"
+            ),
         ),
     ]

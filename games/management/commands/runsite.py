@@ -8,8 +8,9 @@ Serves ``mafia_site.asgi`` (HTTP and websockets) with uvicorn and, on the same e
 
 Both run their synchronous database work in worker threads through ``sync_to_async``, so the
 events they publish go through this loop: the in-memory channel layer reaches every socket.
-With Redis configured, ``scripts/run.sh`` starts a real Celery worker and beat instead of
-the scanner.
+With Redis configured, ``scripts/run.sh`` starts a real Celery worker and beat (supervised)
+instead of the scanner, and the deadline watchdog that the ASGI lifespan starts
+(``games.deadlines``) ends any phase they leave overdue.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ class Command(BaseCommand):
     async def serve(self, options: dict[str, Any], scanner: bool) -> None:
         import uvicorn
 
-        from games import demo, tasks
+        from games import demo, services, tasks
 
         host, port = options["host"], options["port"]
         server = uvicorn.Server(
@@ -86,20 +87,25 @@ class Command(BaseCommand):
                 "mafia_site.asgi:application",
                 host=host,
                 port=port,
-                lifespan="off",
+                lifespan="on",  # starts the deadline watchdog (games.deadlines)
                 log_level=os.environ.get("LOG_LEVEL", "info").lower(),
             )
         )
         jobs = []
         if scanner:
             jobs.append(every(options["scan_seconds"], tasks.run_due_phases, "Deadline scan"))
+            jobs.append(every(60.0, services.post_scheduled_counts, "Vote count schedule"))
         if not options["no_demo"]:
             rng = random.Random()
             jobs.append(every(options["bot_seconds"], lambda: demo.tick(rng), "Demo bots"))
         running = [asyncio.create_task(job) for job in jobs]
         db = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
         layer = "Redis" if not settings.EMBEDDED_SERVICES else "in-memory"
-        deadlines = "in-process scanner" if scanner else "Celery worker + beat"
+        deadlines = (
+            "in-process scanner"
+            if scanner
+            else "Celery worker + beat, this process's watchdog as backstop"
+        )
         self.stdout.write(
             self.style.SUCCESS(f"\n  Forum Mafia on http://{host}:{port}/\n")
             + f"  Log in as {demo.DEMO_USERNAME} / {demo.DEMO_PASSWORD} "

@@ -1,0 +1,180 @@
+"""The site's own posts in the game thread, written as the host does on a forum: a phase
+begins (with its deadline), the day's final vote count and elimination, the night's deaths
+or a quiet night, a revote, a modkill, the end of the game.
+
+Each is a public post by the host marked ``is_auto``, written inside the transaction of the
+change it announces, and linked from the phase banner (``Phase.announcements``). They say
+only what is public: a role is named only as the resolver revealed it (a cleaned role stays
+unknown, a role the rules do not reveal is not named).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from ..display import role_title
+from ..markup import escape_markdown
+from ..models import Phase, Post, Slot, Thread, VoteRule
+from .common import Tx
+from .thread import do_post
+
+UNKNOWN_ROLE = "unknown"
+
+
+def announce(tx: Tx, body: str) -> Post:
+    """Post ``body`` in the game thread as the host, marked automatic."""
+    post = do_post(tx, tx.game.host, None, body, Thread.PUBLIC, is_host=True, is_auto=True)
+    tx.announced.append(post.number)
+    return post
+
+
+def link_from_banner(tx: Tx, phase: Phase | None, *, replace: bool) -> None:
+    """Let the banner of ``phase`` link this transaction's announcements (``replace``: only
+    them, for a phase that just opened or a game that just ended)."""
+    if phase is None or not tx.announced:
+        return
+    numbers = list(tx.announced) if replace else [*phase.announcements, *tx.announced]
+    phase.announcements = list(dict.fromkeys(numbers))
+    Phase.objects.filter(pk=phase.pk).update(announcements=phase.announcements)
+
+
+def name(slot: Slot) -> str:
+    return escape_markdown(slot.display_name)
+
+
+def role_sentence(slot: Slot) -> str:
+    """What the thread learns of a dead player's role: exactly what was revealed."""
+    role = slot.revealed_role
+    if not role:
+        return "Their role is not revealed."
+    if role == UNKNOWN_ROLE:
+        return "Their role could not be determined."
+    return f"They were **{escape_markdown(role_title(slot.game.ruleset, role))}**."
+
+
+def when(deadline: datetime | None) -> str:
+    if deadline is None:
+        return ""
+    return deadline.strftime("%a %-d %b, %H:%M UTC")
+
+
+def phase_begins(tx: Tx, phase: Phase, *, table_day: bool = False) -> str:
+    game = tx.game
+    if table_day:  # its deadline is the first turn's: the turn panel shows the clock
+        return (
+            f"**{phase.label} begins.** The day is played turn by turn: the order, whose "
+            "turn it is and the turn's clock are beside the thread."
+        )
+    lines = [f"**{phase.label} begins.** It ends {when(phase.deadline)}."]
+    alive = len(tx.locked.alive)
+    if phase.night_zero:
+        lines.append("The mafia meet in their thread; nobody acts tonight.")
+        if game.no_night_posting:
+            lines.append("The game thread is closed to players until the morning.")
+    elif phase.is_day:
+        if game.vote_rule == VoteRule.PLURALITY:
+            lines.append(f"With {alive} alive, the most votes at the deadline eliminate.")
+        else:
+            majority = alive // 2 + 1
+            lines.append(f"With {alive} alive it takes {majority} to eliminate.")
+    else:
+        lines.append("Send your night actions from your role PM.")
+        if game.no_night_posting:
+            lines.append("The game thread is closed to players until the morning.")
+    return "\n\n".join(lines)
+
+
+def count_lines(count: dict[str, Any]) -> list[str]:
+    """The final vote count as a forum host posts it."""
+    lines = [f"**Final vote count, {count['label']}**", ""]
+    for wagon in count["wagons"]:
+        voters = ", ".join(escape_markdown(v["name"]) for v in wagon["voters"])
+        lines.append(f"- {escape_markdown(wagon['name'])} ({wagon['count']}): {voters}")
+    if not count["wagons"]:
+        lines.append("- No votes.")
+    not_voting = ", ".join(escape_markdown(p["name"]) for p in count["not_voting"])
+    lines.append(f"- Not voting ({len(count['not_voting'])}): {not_voting or '—'}")
+    lines.extend(["", f"{count['majority_text']}."])
+    return lines
+
+
+def day_ended(count: dict[str, Any], eliminated: Slot | None, label: str) -> str:
+    lines = count_lines(count)
+    lines.append("")
+    if eliminated is None:
+        lines.append(f"**{label} ends with no elimination.**")
+    else:
+        lines.append(f"**{name(eliminated)} has been eliminated.** {role_sentence(eliminated)}")
+    return "\n".join(lines)
+
+
+def table_day_ended(
+    label: str, eliminated: Slot | None, rounds: Iterable[Iterable[tuple[Slot, Slot | None]]] = ()
+) -> str:
+    """A table day's end, with the ballots of each of its votes (voter → target, ``None``
+    for skip): the panel shows them when a vote closes, but the day may end at that very
+    moment (no last words), so the thread keeps them."""
+    lines: list[str] = []
+    rounds = [list(r) for r in rounds]
+    for number, ballots in enumerate(rounds, start=1):
+        title = "The vote" if number == 1 else "The revote"
+        lines.append(f"{title}:")
+        lines.extend(
+            f"- {name(voter)} → {name(target) if target is not None else 'skip'}"
+            for voter, target in ballots
+        )
+        lines.append("")
+    if eliminated is None:
+        lines.append(f"**{label} ends with no elimination.**")
+    else:
+        lines.append(
+            f"**{label} ends: {name(eliminated)} has been eliminated.** {role_sentence(eliminated)}"
+        )
+    return "\n".join(lines)
+
+
+def day_shot(aim: Slot, dead: Iterable[Slot]) -> str:
+    """A day vigilante's shot: who was shot and, if they died, their role (the day's flip)."""
+    dead = list(dead)
+    if not dead:
+        return f"**{name(aim)} has been shot, but survives.**"
+    return "\n\n".join(
+        f"**{name(slot)} has been shot and dies.** {role_sentence(slot)}" for slot in dead
+    )
+
+
+def night_ended(label: str, deaths: Iterable[Slot]) -> str:
+    deaths = list(deaths)
+    if not deaths:
+        return f"**{label} is over.** Nobody died in the night."
+    lines = [f"**{label} is over.**", ""]
+    for slot in deaths:
+        lines.append(f"{name(slot)} was found dead. {role_sentence(slot)}")
+        lines.append("")
+    return "\n".join(lines).strip()
+
+
+def revote(label: str, tied: Iterable[Slot], deadline: datetime | None) -> str:
+    names = ", ".join(name(s) for s in tied)
+    return (
+        f"**{label} is tied: a revote.** Vote again between {names} or no elimination, "
+        f"until {when(deadline)}."
+    )
+
+
+def modkilled(slot: Slot, reason: str) -> str:
+    why = f" ({escape_markdown(reason)})" if reason else ""
+    return f"**{name(slot)} has been modkilled{why}.** {role_sentence(slot)}"
+
+
+def game_over(winner: str, reason: str, co_winners: Iterable[Slot]) -> str:
+    lines = [f"**The game is over: {escape_markdown(winner.capitalize())} wins.**"]
+    if reason:
+        lines.append(escape_markdown(reason))
+    co = ", ".join(name(s) for s in co_winners)
+    if co:
+        lines.append(f"Also winning: {co}.")
+    lines.append("Every role, night action and explanation is now in the archive.")
+    return "\n\n".join(lines)

@@ -1,0 +1,237 @@
+"""What every service module shares: the game transaction, events, look-ups and checks.
+
+Every public service function runs inside ``game_tx``: ONE ``transaction.atomic()`` that
+takes the row locks in the fixed order of ``games.locks`` (game row, then its slots, then
+its current phase). Rule checks raise a ``GameRuleError`` whose message a player can read
+and which never reveals hidden information. Writes append ``GameEvent`` rows (``emit``);
+the live layer gets them only after the commit (``notify``), so a rolled-back change is
+never announced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import partial
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+import resolver
+from resolver.model import GameState
+from resolver.rulesets import get_ruleset
+from resolver.rulesets.base import Ruleset as ResolverRuleset
+
+from .. import events, naming
+from ..errors import InvalidInput, NotAllowed, WrongPhase
+from ..locks import Locked, lock_all
+from ..models import MAX_PHASE_LENGTH as _MAX_PHASE_LENGTH
+from ..models import MIN_PHASE_LENGTH as _MIN_PHASE_LENGTH
+from ..models import (
+    Game,
+    GameEvent,
+    GameStatus,
+    Phase,
+    PhaseKind,
+    Slot,
+    Vote,
+)
+from ..naming import slot_ref
+
+MIN_PHASE_LENGTH = _MIN_PHASE_LENGTH
+MAX_PHASE_LENGTH = _MAX_PHASE_LENGTH
+
+
+MAX_POST_LENGTH = 20_000
+
+
+MAX_PLAYERS = 50
+
+
+# A tied day's revote (classic, city) gets a quarter of the day, at least five minutes.
+MIN_REVOTE_LENGTH = timedelta(minutes=5)
+
+
+# Prods before the host's inactivity action applies ("repeated inactivity").
+PRODS_BEFORE_ACTION = 2
+
+
+@dataclass
+class Tx:
+    """What one service call holds: the locked rows and where its events start."""
+
+    locked: Locked
+    now: datetime
+    first_seq: int
+    names: dict[int, str] = field(default_factory=dict)
+    # Standing votes read in this transaction (by revote flag); cleared when a vote is written.
+    standing: dict[bool, dict[int, Vote]] = field(default_factory=dict)
+    # Numbers of the announcements posted in this transaction (the banner links them).
+    announced: list[int] = field(default_factory=list)
+    # ``game_tx`` writes the game's event_seq once, at the end, instead of once per event:
+    # fewer queries while the game row is locked (nobody else reads it before the commit).
+    defer_seq: bool = False
+
+    @property
+    def game(self) -> Game:
+        return self.locked.game
+
+    @property
+    def phase(self) -> Phase | None:
+        return self.locked.phase
+
+    @property
+    def slots(self) -> list[Slot]:
+        return self.locked.slots
+
+
+@contextmanager
+def game_tx(game_id: int, now: datetime | None = None) -> Iterator[Tx]:
+    with transaction.atomic():
+        locked = lock_all(game_id)
+        tx = Tx(locked, now or timezone.now(), locked.game.event_seq + 1, defer_seq=True)
+        tx.names = naming.seat_names(locked.slots)
+        yield tx
+        if tx.game.event_seq >= tx.first_seq:
+            Game.objects.filter(pk=tx.game.pk).update(event_seq=tx.game.event_seq)
+            notify(tx.game.pk, tx.first_seq)
+
+
+def notify(game_id: int, from_seq: int) -> None:
+    transaction.on_commit(partial(events.publish_events, game_id, from_seq))
+
+
+def emit(tx: Tx, kind: str, payload: dict[str, Any], audience: str = "public") -> GameEvent:
+    """Append one event to the game's log (the caller holds the game row lock)."""
+    game = tx.game
+    game.event_seq += 1
+    if not tx.defer_seq:
+        Game.objects.filter(pk=game.pk).update(event_seq=game.event_seq)
+    return GameEvent.objects.create(
+        game=game, seq=game.event_seq, kind=kind, audience=audience, payload=payload
+    )
+
+
+def rules_of(game: Game) -> ResolverRuleset:
+    try:
+        return get_ruleset(game.ruleset)
+    except ImportError:  # a rule set module still being written
+        raise InvalidInput(
+            f"The {game.ruleset} rule set is not available on this server yet.", "no_ruleset"
+        ) from None
+
+
+def state_of(game: Game) -> GameState:
+    return GameState.from_dict(game.resolver_state)
+
+
+def render(tx: Tx, value: Any) -> Any:
+    return naming.render_value(value, tx.names)
+
+
+def by_resolver_name(tx: Tx, name: str) -> Slot | None:
+    seat = naming.seat_of(name)
+    return tx.locked.slot_at(seat) if seat is not None else None
+
+
+def require_host(user: Any, game: Game) -> None:
+    if not getattr(user, "is_authenticated", False) or user.pk != game.host_id:
+        raise NotAllowed("Only the host can do that.", "not_host")
+
+
+def require_running(game: Game) -> None:
+    if game.status == GameStatus.SIGNUPS:
+        raise WrongPhase("The game has not started yet.", "not_started")
+    if game.status == GameStatus.FINISHED:
+        raise WrongPhase("The game is over.", "game_over")
+
+
+def require_player(tx: Tx, user: Any, *, alive: bool = True) -> Slot:
+    slot = tx.locked.slot_of_user(getattr(user, "pk", None))
+    if slot is None:
+        raise NotAllowed("You are not playing in this game.", "not_player")
+    if alive and not slot.alive:
+        raise NotAllowed("You are dead: dead players take no further part.", "dead")
+    return slot
+
+
+def require_open_phase(tx: Tx, kind: str) -> Phase:
+    phase = tx.phase
+    if phase is None or phase.resolved:
+        raise WrongPhase("There is no phase in progress.", "no_phase")
+    if phase.kind != kind:
+        what = "during the day" if kind == PhaseKind.DAY else "at night"
+        raise WrongPhase(f"That can only be done {what}.", f"not_{kind}")
+    if phase.is_paused:
+        raise WrongPhase("The game is paused.", "paused")
+    return phase
+
+
+def target_slot(tx: Tx, slot_id: Any) -> Slot:
+    slot = tx.locked.slot(slot_id) if isinstance(slot_id, int) else None
+    if slot is None:
+        raise InvalidInput("There is no such player in this game.", "no_player", "target")
+    return slot
+
+
+def role_pm(slot: Slot, slots: Iterable[Slot], state: GameState | None = None) -> dict[str, Any]:
+    """What a player's role PM tells them: their role and, for mafia and masons, partners.
+
+    ``card`` is the forum-style role PM the resolver writes (``resolver.role_pm``): title
+    ("Town 1-Shot Day Vigilante"), alignment, one line per ability, modifiers, win
+    condition, private thread and shots left (counted from ``state`` when given).
+    """
+    data: dict[str, Any] = {
+        "slot_id": slot.pk,
+        "role": slot.role,
+        "alignment": slot.alignment,
+        "modifiers": list(slot.modifiers),
+        "partners": [],
+        "card": role_card(slot, state),
+    }
+    if slot.executioner_target_id:
+        target = next((s for s in slots if s.pk == slot.executioner_target_id), None)
+        data["executioner_target"] = slot_ref(target)
+    if slot.is_mafia:
+        data["partners"] = [partner(s) for s in slots if s.is_mafia and s.pk != slot.pk]
+    elif slot.private_thread:
+        data["partners"] = [
+            partner(s) for s in slots if s.private_thread == slot.private_thread and s.pk != slot.pk
+        ]
+    return data
+
+
+def partner(slot: Slot) -> dict[str, Any]:
+    """A teammate on the role PM, with their death (public once it happened)."""
+    return {
+        **slot_ref(slot),
+        "alive": slot.alive,
+        "death": slot.get_death_cause_display() if not slot.alive else "",
+    }
+
+
+def role_card(slot: Slot, state: GameState | None = None) -> dict[str, Any] | None:
+    """The resolver's role PM of ``slot`` (None before the deal or for an unknown role)."""
+    if not slot.role:
+        return None
+    if state is not None and state.has_player(slot.resolver_name):
+        return resolver.player_role_pm(state, slot.resolver_name)
+    ruleset = slot.game.ruleset
+    try:
+        return resolver.role_pm(ruleset, slot.role, slot.modifiers or (), slot.alignment or None)
+    except KeyError:
+        return None
+
+
+def slot_roles(slot: Slot) -> dict[str, Any]:
+    return {
+        **slot_ref(slot),
+        "role": slot.role,
+        "alignment": slot.alignment,
+        "modifiers": list(slot.modifiers),
+        "sanity": slot.sanity,
+        "alive": slot.alive,
+    }

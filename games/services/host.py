@@ -1,0 +1,145 @@
+"""The host's controls: deadlines (extend, end now, pause, resume), modkills and
+replacements."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from ..errors import InvalidInput, WrongPhase
+from ..models import (
+    Phase,
+    Slot,
+)
+from .common import (
+    MAX_PHASE_LENGTH,
+    Tx,
+    emit,
+    game_tx,
+    require_host,
+    require_running,
+    target_slot,
+)
+from .phases import advance, do_modkill
+from .swap import do_replace
+
+
+def extend_deadline(
+    user: Any, game_id: int, *, by: timedelta, now: datetime | None = None
+) -> Phase:
+    """Push the current phase's deadline back by ``by``."""
+    with game_tx(game_id, now) as tx:
+        require_host(user, tx.game)
+        require_running(tx.game)
+        phase = _phase_in_progress(tx)
+        if not timedelta(0) < by <= MAX_PHASE_LENGTH:
+            raise InvalidInput("Extend by a positive time of at most fourteen days.", "by", "by")
+        if phase.is_paused:
+            phase.paused_remaining += by
+        else:
+            phase.deadline += by
+        phase.save(update_fields=["deadline", "paused_remaining"])
+        _emit_deadline(tx, "deadline_changed")
+        return phase
+
+
+def cut_deadline_now(user: Any, game_id: int, *, now: datetime | None = None) -> bool:
+    """The host ends the current phase now (the same transition as the deadline)."""
+    with game_tx(game_id, now) as tx:
+        require_host(user, tx.game)
+        require_running(tx.game)
+        phase = _phase_in_progress(tx)
+        if phase.is_paused:
+            raise WrongPhase("Resume the game before ending the phase.", "paused")
+        return advance(tx, phase.number, force=True)
+
+
+def pause_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phase:
+    """Stop the clock: the phase keeps its remaining time until resumed."""
+    with game_tx(game_id, now) as tx:
+        require_host(user, tx.game)
+        require_running(tx.game)
+        phase = _phase_in_progress(tx)
+        if phase.is_paused:
+            raise WrongPhase("The game is already paused.", "paused")
+        phase.paused_remaining = max(phase.deadline - tx.now, timedelta(0))
+        phase.deadline = None
+        phase.save(update_fields=["deadline", "paused_remaining"])
+        _emit_deadline(tx, "paused")
+        return phase
+
+
+def resume_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phase:
+    """Restart the clock with the time that was left."""
+    with game_tx(game_id, now) as tx:
+        require_host(user, tx.game)
+        require_running(tx.game)
+        phase = tx.phase
+        if phase is None or not phase.is_paused:
+            raise WrongPhase("The game is not paused.", "not_paused")
+        phase.deadline = tx.now + phase.paused_remaining
+        phase.paused_remaining = None
+        phase.save(update_fields=["deadline", "paused_remaining"])
+        _emit_deadline(tx, "resumed")
+        return phase
+
+
+def _phase_in_progress(tx: Tx) -> Phase:
+    phase = tx.phase
+    if phase is None or phase.resolved:
+        raise WrongPhase("There is no phase in progress.", "no_phase")
+    return phase
+
+
+def _emit_deadline(tx: Tx, kind: str) -> None:
+    phase = tx.phase
+    emit(
+        tx,
+        kind,
+        {
+            "number": phase.number,
+            "deadline": phase.deadline.isoformat() if phase.deadline else None,
+            "paused_remaining": phase.paused_remaining.total_seconds()
+            if phase.paused_remaining is not None
+            else None,
+        },
+    )
+
+
+def modkill(
+    user: Any, game_id: int, slot_id: int, *, reason: str = "", now: datetime | None = None
+) -> Slot:
+    """The host removes a player from the game; the win check runs at once.
+
+    A modkill does not reveal the role (the host may post it); the player's votes stop
+    counting and their night actions are dropped.
+    """
+    with game_tx(game_id, now) as tx:
+        require_host(user, tx.game)
+        require_running(tx.game)
+        slot = target_slot(tx, slot_id)
+        if not slot.alive:
+            raise InvalidInput(f"{slot.display_name} is already dead.", "dead_target")
+        do_modkill(tx, slot, reason)
+        return slot
+
+
+def replace_player(
+    user: Any, game_id: int, slot_id: int, new_user: Any, *, now: datetime | None = None
+) -> Slot:
+    """A new person takes over the slot: same seat, role, votes and history."""
+    with game_tx(game_id, now) as tx:
+        game = tx.game
+        require_host(user, game)
+        require_running(game)
+        slot = target_slot(tx, slot_id)
+        if new_user is None or not getattr(new_user, "pk", None):
+            raise InvalidInput("Choose the replacement player.", "no_user", "new_user")
+        if new_user.pk == game.host_id:
+            raise InvalidInput("The host cannot play in their own game.", "host", "new_user")
+        if tx.locked.slot_of_user(new_user.pk) is not None:
+            raise InvalidInput(
+                f"{new_user.get_username()} already has a slot in this game.", "in_game"
+            )
+        do_replace(tx, slot, new_user)
+        return slot

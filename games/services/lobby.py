@@ -1,0 +1,444 @@
+"""Sign-ups: creating a game (its setup checked by the resolver), joining, leaving, the
+host removing a sign-up, and the start (the seeded deal, role PMs, the first phase)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+import resolver
+from resolver.days import DayRuleError, get_day_script
+from resolver.model import GameState
+
+from .. import naming
+from ..errors import InvalidInput, NotAllowed, WrongPhase
+from ..locks import Locked
+from ..models import (
+    MAX_MIN_POSTS_PER_DAY,
+    Game,
+    GameStatus,
+    InactivityAction,
+    Openness,
+    Phase,
+    Post,
+    Ruleset,
+    SavedSetup,
+    Slot,
+    StartsWith,
+    VoteRule,
+    resolver_name,
+)
+from ..naming import slot_ref
+from .common import (
+    MAX_PHASE_LENGTH,
+    MAX_PLAYERS,
+    MIN_PHASE_LENGTH,
+    Tx,
+    by_resolver_name,
+    emit,
+    game_tx,
+    notify,
+    require_host,
+    require_player,
+    role_pm,
+    rules_of,
+    slot_roles,
+    target_slot,
+)
+from .phases import open_phase
+
+
+def create_game(
+    user: Any,
+    *,
+    title: str,
+    ruleset: str,
+    role_list: list[dict[str, Any]],
+    method: str = "",
+    flags: Mapping[str, Any] | None = None,
+    day_length: timedelta = timedelta(hours=24),
+    night_length: timedelta = timedelta(hours=12),
+    player_cap: int | None = None,
+    starts_with: str = StartsWith.DAY,
+    vote_rule: str | None = None,
+    no_night_posting: bool = True,
+    self_vote_allowed: bool = False,
+    skip_vote_allowed: bool = True,
+    min_posts_per_day: int = 0,
+    inactivity_action: str = InactivityAction.REPLACE,
+    vote_modifiers_public: bool = False,
+    lynch_proof_ends_day: bool = False,
+    openness: str = Openness.CLOSED,
+    vote_count_every: timedelta | None = None,
+    setup: str = "",
+    seed: int | None = None,
+    turn_based: bool = False,
+    turn_length: timedelta = timedelta(minutes=2),
+    vote_length: timedelta = timedelta(minutes=2),
+    day_settings: Mapping[str, Any] | None = None,
+) -> Game:
+    """A new game in sign-ups, hosted by ``user``; the setup is checked by the resolver."""
+    if not getattr(user, "is_authenticated", False):
+        raise NotAllowed("Log in to host a game.", "login")
+    title = (title or "").strip()
+    if not title or len(title) > 200:
+        raise InvalidInput("Give the game a title (at most 200 characters).", "title", "title")
+    if ruleset not in Ruleset.values:
+        raise InvalidInput(
+            f"Unknown rule set {ruleset!r}; use one of {', '.join(Ruleset.values)}.",
+            "ruleset",
+            "ruleset",
+        )
+    if vote_rule is None:
+        vote_rule = VoteRule.MAJORITY_HAMMER if ruleset == Ruleset.FORUM else VoteRule.PLURALITY
+    if vote_rule not in VoteRule.values:
+        raise InvalidInput(f"Unknown vote rule {vote_rule!r}.", "vote_rule", "vote_rule")
+    if ruleset != Ruleset.FORUM and vote_rule != VoteRule.PLURALITY:
+        raise InvalidInput(
+            f"The {ruleset} rule set decides the day by plurality at the deadline.",
+            "vote_rule",
+            "vote_rule",
+        )
+    if starts_with not in StartsWith.values:
+        raise InvalidInput("A game starts with day or night.", "starts_with", "starts_with")
+    if inactivity_action not in InactivityAction.values:
+        raise InvalidInput("Inactivity means replace or modkill.", "inactivity_action")
+    for name, length in (("day_length", day_length), ("night_length", night_length)):
+        if not MIN_PHASE_LENGTH <= length <= MAX_PHASE_LENGTH:
+            raise InvalidInput(
+                "A phase lasts between one minute and fourteen days.", "phase_length", name
+            )
+    day_settings = _check_table(ruleset, turn_based, turn_length, vote_length, day_settings)
+    if not 0 <= min_posts_per_day <= MAX_MIN_POSTS_PER_DAY:
+        raise InvalidInput(
+            f"The posting minimum is between 0 and {MAX_MIN_POSTS_PER_DAY}.",
+            "min_posts",
+            "min_posts",
+        )
+    if openness not in Openness.values:
+        raise InvalidInput("A setup is closed, semi-open or open.", "openness", "openness")
+    if vote_count_every is not None and not MIN_COUNT_EVERY <= vote_count_every <= MAX_PHASE_LENGTH:
+        raise InvalidInput(
+            "Scheduled vote counts come at most every 15 minutes.",
+            "vote_count_every",
+            "vote_count_every",
+        )
+    entries = normalize_role_list(role_list)
+    count = sum(e["count"] for e in entries)
+    if not 3 <= count <= MAX_PLAYERS:
+        raise InvalidInput(
+            f"A game needs between 3 and {MAX_PLAYERS} roles.", "role_count", "role_list"
+        )
+    if player_cap is None:
+        player_cap = count
+    if player_cap != count:
+        raise InvalidInput(
+            f"The role list has {count} roles, so the game takes exactly {count} players.",
+            "player_cap",
+            "player_cap",
+        )
+    game = Game(
+        title=title,
+        host=user,
+        setup=setup,
+        ruleset=ruleset,
+        method=method or "",
+        flags=dict(flags or {}),
+        role_list=entries,
+        day_length=day_length,
+        night_length=night_length,
+        player_cap=player_cap,
+        starts_with=starts_with,
+        vote_rule=vote_rule,
+        no_night_posting=no_night_posting,
+        self_vote_allowed=self_vote_allowed,
+        skip_vote_allowed=skip_vote_allowed,
+        min_posts_per_day=min_posts_per_day,
+        inactivity_action=inactivity_action,
+        turn_based=turn_based,
+        turn_length=turn_length,
+        vote_length=vote_length,
+        day_settings=day_settings,
+        vote_modifiers_public=bool(vote_modifiers_public),
+        lynch_proof_ends_day=bool(lynch_proof_ends_day),
+        openness=openness,
+        vote_count_every=vote_count_every,
+    )
+    if seed is not None:
+        game.seed = seed
+    game.flags = resolver_flags(game)
+    # A dry run of the deal proves the setup is legal before anyone signs up.
+    _build_state(game, _deal(game, list(range(1, count + 1))))
+    with transaction.atomic():
+        game.save()
+        tx = Tx(Locked(game, [], None), timezone.now(), 1)
+        emit(tx, "game_created", {"title": game.title, "host": user.get_username()})
+        notify(game.pk, 1)
+    return game
+
+
+MIN_TURN_LENGTH, MAX_TURN_LENGTH = timedelta(seconds=10), timedelta(days=1)
+
+
+def _check_table(
+    ruleset: str,
+    turn_based: bool,
+    turn_length: timedelta,
+    vote_length: timedelta,
+    day_settings: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """A table game's clock and day settings, checked by its day script."""
+    if not turn_based:
+        return {}
+    script = get_day_script(ruleset)
+    if script is None:
+        raise InvalidInput(
+            "Forum games play their day as a free thread: they have no turns.",
+            "turn_based",
+            "turn_based",
+        )
+    for name, length in (("turn_length", turn_length), ("vote_length", vote_length)):
+        if not isinstance(length, timedelta) or not MIN_TURN_LENGTH <= length <= MAX_TURN_LENGTH:
+            raise InvalidInput(
+                "A turn or a table vote lasts between ten seconds and a day.", "turn_length", name
+            )
+    settings = dict(day_settings or {})
+    if script.name == "city":
+        settings.pop("vote_immune", None)  # the night decides it, not the host
+    try:
+        script.check_settings(settings, (), set())
+    except DayRuleError as exc:
+        raise InvalidInput(exc.reason, "day_settings", "day_settings") from None
+    return settings
+
+
+MIN_COUNT_EVERY = timedelta(minutes=15)
+
+
+def save_setup(user: Any, name: str, game_kwargs: Mapping[str, Any]) -> SavedSetup:
+    """Keep a host's setup (``create_game``'s keyword arguments, title aside) for reuse;
+    it is checked like a game's, so a saved setup always deals."""
+    if not getattr(user, "is_authenticated", False):
+        raise NotAllowed("Log in to save a setup.", "login")
+    name = (name or "").strip()
+    if not name or len(name) > 100:
+        raise InvalidInput("Name the setup (at most 100 characters).", "name", "save_as")
+    kwargs = {k: v for k, v in game_kwargs.items() if k not in {"title", "seed"}}
+    # Proves the setup legal without saving a game.
+    probe = dict(kwargs)
+    probe.pop("setup", None)
+    with transaction.atomic():
+        create_game(user, title=name, **probe)
+        transaction.set_rollback(True)
+    data = {
+        k: (v.total_seconds() if isinstance(v, timedelta) else v)
+        for k, v in kwargs.items()
+        if k != "setup"
+    }
+    return SavedSetup.objects.create(owner=user, name=name, ruleset=kwargs["ruleset"], data=data)
+
+
+def saved_setup_kwargs(saved: SavedSetup) -> dict[str, Any]:
+    """``create_game`` keyword arguments of a saved setup (lengths back to durations)."""
+    data = dict(saved.data)
+    for key in ("day_length", "night_length", "vote_count_every"):
+        if data.get(key) is not None:
+            data[key] = timedelta(seconds=data[key])
+    return data
+
+
+def normalize_role_list(role_list: Any) -> list[dict[str, Any]]:
+    """Check the shape of a role list and fill in defaults (count 1, no modifiers)."""
+    if not isinstance(role_list, list) or not role_list:
+        raise InvalidInput("The role list must name at least one role.", "role_list", "role_list")
+    entries = []
+    for i, raw in enumerate(role_list):
+        where = f"role_list[{i}]"
+        if not isinstance(raw, dict) or not isinstance(raw.get("role"), str):
+            raise InvalidInput("Each role list entry needs a role.", "role_list", where)
+        count = raw.get("count", 1)
+        if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_PLAYERS:
+            raise InvalidInput(
+                f"{raw['role']}: count must be a whole number from 1.", "count", where
+            )
+        entry: dict[str, Any] = {"role": raw["role"], "count": count}
+        modifiers = raw.get("modifiers", [])
+        if not isinstance(modifiers, list) or not all(isinstance(m, str) for m in modifiers):
+            raise InvalidInput(f"{raw['role']}: modifiers must be a list.", "modifiers", where)
+        if modifiers:
+            entry["modifiers"] = list(modifiers)
+        for key in ("alignment", "sanity"):
+            if raw.get(key) is not None:
+                if not isinstance(raw[key], str):
+                    raise InvalidInput(f"{raw['role']}: {key} must be text.", key, where)
+                entry[key] = raw[key]
+        if raw.get("immune"):
+            entry["immune"] = True
+        unknown = set(raw) - {"role", "count", "modifiers", "alignment", "sanity", "immune"}
+        if unknown:
+            raise InvalidInput(
+                f"Unknown role list field {sorted(unknown)[0]!r}.", "role_list", where
+            )
+        entries.append(entry)
+    return entries
+
+
+# Site settings that some rule sets also know as flags: the site's field is the truth.
+_SITE_FLAGS = {
+    "dayVote": lambda g: "plurality" if g.vote_rule == VoteRule.PLURALITY else "majority",
+    "selfVote": lambda g: g.self_vote_allowed,
+    "noEliminationVote": lambda g: g.skip_vote_allowed,
+}
+
+
+def resolver_flags(game: Game) -> dict[str, Any]:
+    """The game's rule set flags with the site-level settings written in."""
+    rules = rules_of(game)
+    flags = dict(game.flags or {})
+    for name, source in _SITE_FLAGS.items():
+        if name in rules.flags:
+            flags[name] = source(game)
+    return flags
+
+
+def _deal(game: Game, seats: list[int]) -> list[dict[str, Any]]:
+    """Resolver player entries for ``seats``: roles shuffled by the game's seed."""
+    rules = rules_of(game)
+    cards: list[dict[str, Any]] = []
+    for entry in game.role_list:
+        card = {k: v for k, v in entry.items() if k != "count"}
+        cards.extend(dict(card) for _ in range(entry["count"]))
+    rng = random.Random(game.seed)
+    rng.shuffle(cards)
+    players = []
+    for seat, card in zip(seats, cards, strict=True):
+        players.append({"name": resolver_name(seat), **card})
+    if rules.uses_executioner_target:
+        for player in players:
+            if player["role"] == "executioner":
+                town = [
+                    p["name"]
+                    for p in players
+                    if p is not player
+                    and p["role"] in rules.roles
+                    and p.get("alignment", rules.roles[p["role"]].alignment) == "town"
+                ]
+                if town:
+                    player["target"] = rng.choice(town)
+    return players
+
+
+def _build_state(game: Game, players: list[dict[str, Any]]) -> GameState:
+    try:
+        return resolver.new_game(
+            game.ruleset, players, game.method or None, game.flags, seed=game.seed
+        )
+    except resolver.InvalidScenario as exc:
+        # The message names seats ("P3"): say it about the setup instead.
+        message = naming.RESOLVER_NAME.sub("a player", exc.message)
+        raise InvalidInput(f"This setup is not legal: {message}", "setup", "role_list") from None
+
+
+def join_game(user: Any, game_id: int) -> Slot:
+    """Sign ``user`` up for the game."""
+    if not getattr(user, "is_authenticated", False):
+        raise NotAllowed("Log in to join a game.", "login")
+    with game_tx(game_id) as tx:
+        game = tx.game
+        if not game.is_signups:
+            raise WrongPhase("Sign-ups are closed.", "signups_closed")
+        if user.pk == game.host_id:
+            raise NotAllowed("The host cannot play in their own game.", "host")
+        if tx.locked.slot_of_user(user.pk) is not None:
+            raise InvalidInput("You have already joined this game.", "already_joined")
+        if len(tx.slots) >= game.player_cap:
+            raise WrongPhase("The game is full.", "full")
+        seat = max((s.seat for s in tx.slots), default=0) + 1
+        slot = Slot.objects.create(game=game, seat=seat, user=user)
+        tx.slots.append(slot)
+        emit(tx, "signup_joined", {**slot_ref(slot), "count": len(tx.slots)})
+        return slot
+
+
+def leave_game(user: Any, game_id: int) -> None:
+    """Withdraw ``user``'s sign-up (only before the start)."""
+    with game_tx(game_id) as tx:
+        if not tx.game.is_signups:
+            raise WrongPhase(
+                "The game has started: ask the host for a replacement.", "signups_closed"
+            )
+        slot = require_player(tx, user, alive=False)
+        _remove_signup(tx, slot)
+
+
+def remove_signup(user: Any, game_id: int, slot_id: int) -> None:
+    """The host removes a player from the sign-ups."""
+    with game_tx(game_id) as tx:
+        require_host(user, tx.game)
+        if not tx.game.is_signups:
+            raise WrongPhase("The game has started: use replace or modkill.", "signups_closed")
+        _remove_signup(tx, target_slot(tx, slot_id))
+
+
+def _remove_signup(tx: Tx, slot: Slot) -> None:
+    ref = slot_ref(slot)
+    Post.objects.filter(slot=slot).update(slot=None)  # sign-up chatter stays, unlinked
+    slot.delete()
+    tx.slots.remove(slot)
+    emit(tx, "signup_left", {**ref, "count": len(tx.slots)})
+
+
+def start_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phase:
+    """Deal the roles (reproducibly from the game's seed) and open the first phase."""
+    with game_tx(game_id, now) as tx:
+        game = tx.game
+        require_host(user, game)
+        if not game.is_signups:
+            raise WrongPhase("The game has already started.", "started")
+        if len(tx.slots) != game.role_count:
+            raise WrongPhase(
+                f"The setup needs {game.role_count} players; {len(tx.slots)} have joined.",
+                "not_enough_players",
+            )
+        _renumber_seats(tx)
+        players = _deal(game, [s.seat for s in tx.slots])
+        state = _build_state(game, players)
+        for slot, player in zip(tx.slots, state.players, strict=True):
+            slot.role = player.role
+            slot.alignment = player.alignment
+            slot.modifiers = list(player.modifiers)
+            slot.sanity = player.sanity
+            slot.immune = player.immune
+            slot.executioner_target = by_resolver_name(tx, player.target or "")
+            slot.save()
+        game.resolver_state = state.to_dict()
+        game.status = GameStatus.RUNNING
+        game.started_at = tx.now
+        game.save()
+        emit(
+            tx,
+            "game_started",
+            {"players": [slot_ref(s) for s in tx.slots], "starts_with": game.starts_with},
+        )
+        for slot in tx.slots:
+            emit(tx, "role_pm", role_pm(slot, tx.slots), f"slot:{slot.pk}")
+        emit(tx, "roles", {"slots": [slot_roles(s) for s in tx.slots]}, "host")
+        return open_phase(tx, game.starts_with)
+
+
+def _renumber_seats(tx: Tx) -> None:
+    """Seats 1..n in join order (leavers leave gaps during sign-ups)."""
+    if [s.seat for s in tx.slots] == list(range(1, len(tx.slots) + 1)):
+        return
+    offset = 10_000  # step aside first: (game, seat) is unique
+    Slot.objects.filter(game=tx.game).update(seat=F("seat") + offset)
+    for i, slot in enumerate(tx.slots, start=1):
+        slot.seat = i
+        Slot.objects.filter(pk=slot.pk).update(seat=i)
+    tx.names = naming.seat_names(tx.slots)

@@ -1,0 +1,242 @@
+"""Night actions: submitting, withdrawing, the legal choices for the role PM's form, and
+private results in words."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+import resolver
+
+from .. import naming
+from ..errors import InvalidInput, NotFound, WrongPhase
+from ..models import Game, NightAction, Phase, PhaseKind, PrivateResult, Slot
+from ..naming import slot_ref
+from .common import (
+    Tx,
+    by_resolver_name,
+    emit,
+    game_tx,
+    render,
+    require_open_phase,
+    require_player,
+    require_running,
+    rules_of,
+    state_of,
+    target_slot,
+)
+
+NIGHT_ZERO = "Night zero: the mafia meet and talk; nobody acts tonight."
+
+
+def submit_night_action(
+    user: Any,
+    game_id: int,
+    *,
+    ability: str,
+    targets: list[int],
+    extra: Mapping[str, Any] | None = None,
+    now: datetime | None = None,
+) -> NightAction:
+    """Submit or change tonight's use of ``ability`` (targets are slot ids)."""
+    with game_tx(game_id, now) as tx:
+        require_running(tx.game)
+        rules = rules_of(tx.game)
+        slot = require_player(tx, user, alive=not rules.dead_may_act)
+        phase = require_open_phase(tx, PhaseKind.NIGHT)
+        if phase.night_zero:
+            raise WrongPhase(NIGHT_ZERO, "night_zero")
+        if not isinstance(targets, list) or not targets:
+            raise InvalidInput("Choose a target (or withdraw the action).", "no_target", "targets")
+        target_slots = [target_slot(tx, t) for t in targets]
+        extra = dict(extra or {})
+        _check_night_action(tx, slot, ability, target_slots, extra)
+        action, created = NightAction.objects.update_or_create(
+            phase=phase,
+            actor=slot,
+            ability=ability,
+            defaults={"targets": [t.pk for t in target_slots], "extra": extra},
+        )
+        payload = {
+            "actor": slot_ref(slot),
+            "ability": ability,
+            "targets": [slot_ref(t) for t in target_slots],
+            "extra": extra,
+            "changed": not created,
+        }
+        emit(tx, "night_action", payload, f"slot:{slot.pk}")
+        emit(tx, "night_action", payload, "host")
+        spec = rules.factional_kill
+        if spec is not None and ability == spec.slug and slot.is_mafia:
+            emit(tx, "night_action", payload, "mafia")
+        return action
+
+
+def withdraw_night_action(
+    user: Any, game_id: int, *, ability: str, now: datetime | None = None
+) -> None:
+    """Take back tonight's use of ``ability``."""
+    with game_tx(game_id, now) as tx:
+        require_running(tx.game)
+        slot = require_player(tx, user, alive=not rules_of(tx.game).dead_may_act)
+        phase = require_open_phase(tx, PhaseKind.NIGHT)
+        if not is_ability_name(ability):
+            raise NotFound("You have no such action tonight.", "no_action", "ability")
+        deleted, _ = NightAction.objects.filter(phase=phase, actor=slot, ability=ability).delete()
+        if not deleted:
+            raise NotFound(f"You have no {ability} action tonight.", "no_action", "ability")
+        payload = {"actor": slot_ref(slot), "ability": ability}
+        emit(tx, "night_action_withdrawn", payload, f"slot:{slot.pk}")
+        emit(tx, "night_action_withdrawn", payload, "host")
+
+
+MAX_EXTRA_LENGTH = 40
+ABILITY_NAME = re.compile(r"[a-z][a-z0-9_]{0,29}")
+
+
+def is_ability_name(value: Any) -> bool:
+    """An ability slug as the rule sets spell them (and as the column holds them)."""
+    return isinstance(value, str) and ABILITY_NAME.fullmatch(value) is not None
+
+
+def is_plain_text(value: Any, max_length: int) -> bool:
+    """Text PostgreSQL can store in JSON: no NUL, no lone surrogate, not too long."""
+    if not isinstance(value, str) or len(value) > max_length or "\x00" in value:
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def raw_action(actor: Slot, ability: str, targets: list[Slot], extra: Mapping[str, Any]) -> dict:
+    return {
+        **extra,
+        "actor": actor.resolver_name,
+        "ability": ability,
+        "targets": [t.resolver_name for t in targets],
+    }
+
+
+def _check_night_action(
+    tx: Tx, actor: Slot, ability: str, targets: list[Slot], extra: Mapping[str, Any]
+) -> None:
+    """The resolver's own validation, so the site and the resolver agree on legality."""
+    if not isinstance(ability, str) or not ability:
+        raise InvalidInput("Say which ability to use.", "no_ability", "ability")
+    rules = rules_of(tx.game)
+    state = state_of(tx.game)
+    declared: tuple[str, ...] = ()
+    if is_ability_name(ability):
+        player = state.player(actor.resolver_name)
+        spec = next((s for s in rules.abilities_of(state, player) if s.slug == ability), None)
+        declared = spec.extra if spec is not None else ()
+    # Only the fields the ability declares (the forger's role...), short plain text: the
+    # extra is stored and pushed to the host and the team.
+    for key, value in extra.items():
+        if key not in declared:
+            raise InvalidInput(f"The action takes no field {key!r}.", "extra", "extra")
+        if not is_plain_text(value, MAX_EXTRA_LENGTH):
+            raise InvalidInput(
+                f"{key} must be text of at most {MAX_EXTRA_LENGTH} characters.", "extra", "extra"
+            )
+    try:
+        rules.parse_action(state, raw_action(actor, ability, targets, extra), "$", 0)
+    except resolver.InvalidScenario as exc:
+        raise InvalidInput(naming.render(exc.message, tx.names), "illegal_action") from None
+
+
+def night_options(game: Game, slot: Slot) -> list[dict[str, Any]]:
+    """The abilities ``slot`` has tonight with their legal targets (slot ids), for the form."""
+    if not game.is_running or not game.resolver_state:
+        return []
+    phase = game.current_phase()
+    if phase is not None and phase.night_zero:
+        return []
+    rules = rules_of(game)
+    state = state_of(game)
+    player = state.player(slot.resolver_name)
+    if not player.alive and not rules.dead_may_act:
+        return []
+    slots = list(game.slots.select_related("user").order_by("seat"))
+    options = []
+    for spec in rules.abilities_of(state, player):
+        legal = []
+        for candidate in slots:
+            targets = [candidate] * spec.targets
+            raw = raw_action(slot, spec.slug, targets, dict.fromkeys(spec.extra, "x"))
+            try:
+                rules.parse_action(state, raw, "$", 0)
+            except resolver.InvalidScenario:
+                # Several targets (swap, redirect) may be legal only as a pair: offer
+                # every living player and let the submission check the pair.
+                if spec.targets > 1 and candidate.alive:
+                    legal.append(candidate.pk)
+                continue
+            legal.append(candidate.pk)
+        options.append(
+            {
+                "ability": spec.slug,
+                "targets": spec.targets,
+                "factional": spec.factional,
+                "extra": list(spec.extra),
+                "choices": legal,
+            }
+        )
+    return options
+
+
+_RESULT_WORDS = {
+    "mafia": "mafia",
+    "innocent": "innocent",
+    "not_mafia": "not mafia",
+    "red": "red (town)",
+    "black": "black (mafia)",
+    "sheriff": "the Sheriff",
+    "not_sheriff": "not the Sheriff",
+}
+
+
+def describe_result(result: Mapping[str, Any], names: Mapping[int, str]) -> str:
+    """One sentence for a player's private result, in current names."""
+    kind = result.get("kind")
+    target = naming.render(str(result.get("target", "")), names)
+    if kind == "investigation":
+        word = _RESULT_WORDS.get(str(result.get("result")), str(result.get("result")))
+        return f"Your investigation of {target}: {word}."
+    if kind == "track":
+        visited = [naming.render(v, names) for v in result.get("visited", [])]
+        where = ", ".join(visited) if visited else "nobody"
+        return f"You tracked {target}: they visited {where}."
+    if kind == "watch":
+        visitors = [naming.render(v, names) for v in result.get("visitors", [])]
+        who = ", ".join(visitors) if visitors else "nobody"
+        return f"You watched {target}: visited by {who}."
+    details = ", ".join(
+        f"{k}: {naming.render_value(v, names)}" for k, v in result.items() if k != "kind"
+    )
+    return f"{str(kind).replace('_', ' ').capitalize()}: {details}."
+
+
+def deliver_results(
+    tx: Tx, phase: Phase, results: Mapping[str, Iterable[Mapping[str, Any]]]
+) -> None:
+    """Store each player's private results (resolver name -> results) and push them to that
+    player alone, in words: a cop's check, a tracker's visits, a day investigator's result."""
+    for name, items in results.items():
+        owner = by_resolver_name(tx, name)
+        if owner is None:
+            continue
+        for result in items:
+            payload = dict(result)
+            text = describe_result(payload, tx.names)
+            PrivateResult.objects.create(slot=owner, phase=phase, payload=payload, text=text)
+            emit(
+                tx,
+                "private_result",
+                {"phase": phase.number, "text": text, "result": render(tx, payload)},
+                f"slot:{owner.pk}",
+            )

@@ -1,0 +1,432 @@
+"""Phase transitions: opening a phase, ending a day (votes counted, revotes) or a night
+(the resolver run), deaths, the win check and the end of the game.
+
+``advance_phase`` is keyed by (game, phase number) and refuses a phase that is not
+current, already resolved, paused or not yet due, so a deadline that fires twice, late or
+from two workers at once advances the game exactly once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Count
+from django.utils import timezone
+
+import resolver
+from resolver.model import SKIP, GameState
+from resolver.votes import tally
+
+from .. import naming
+from ..activity import away_slot_ids
+from ..models import (
+    DeathCause,
+    Game,
+    GameStatus,
+    InactivityAction,
+    NightAction,
+    Phase,
+    PhaseKind,
+    Post,
+    Slot,
+    Thread,
+)
+from ..naming import slot_ref
+from ..vote_count import vote_count
+from . import announcements, table
+from .announcements import announce, link_from_banner
+from .common import (
+    MIN_REVOTE_LENGTH,
+    PRODS_BEFORE_ACTION,
+    Tx,
+    by_resolver_name,
+    emit,
+    game_tx,
+    render,
+    rules_of,
+    slot_roles,
+    state_of,
+)
+from .nights import deliver_results, raw_action
+from .swap import replace_from_queue
+from .vote_state import ballots, emit_vote_count, standing_votes
+
+log = logging.getLogger(__name__)
+
+
+def open_phase(tx: Tx, kind: str) -> Phase:
+    game = tx.game
+    number = game.phase_number + 1
+    table_day = kind == PhaseKind.DAY and table.script_of(game) is not None
+    phase = Phase.objects.create(
+        game=game,  # the locked instance: vote counts read its event_seq
+        number=number,
+        kind=kind,
+        started_at=tx.now,
+        # A table day's deadline is its first turn's (every script opens with a turn).
+        deadline=tx.now + (game.turn_length if table_day else game.phase_length(kind)),
+        night_zero=table.is_night_zero(game, kind),
+    )
+    game.phase_number = number
+    Game.objects.filter(pk=game.pk).update(phase_number=number)
+    tx.locked.phase = phase
+    emit(
+        tx,
+        "phase_started",
+        {
+            "number": number,
+            "kind": kind,
+            "label": phase.label,
+            "deadline": phase.deadline.isoformat(),
+        },
+    )
+    announce(tx, announcements.phase_begins(tx, phase, table_day=table_day))
+    link_from_banner(tx, phase, replace=True)
+    if table_day:
+        table.start_day(tx, phase)
+    elif kind == PhaseKind.DAY:
+        emit_vote_count(tx)
+    return phase
+
+
+def advance_phase(
+    game_id: int,
+    phase_number: int,
+    *,
+    now: datetime | None = None,
+    force: bool = False,
+    turn_seq: int | None = None,
+) -> bool:
+    """End phase ``phase_number`` if it is due: idempotent, safe to call twice or late.
+
+    Does nothing (returns False) unless that phase is the game's current, unresolved,
+    unpaused phase and its deadline has passed (``force``: the host cuts it short). A tied
+    day that goes to a revote returns True but stays open with the revote's deadline.
+    A table day's deadline is its turn's: the turn passes (the rules' default applies);
+    ``turn_seq`` (from a turn's own timer) must still be the current turn's.
+    """
+    with game_tx(game_id, now) as tx:
+        return advance(tx, phase_number, force=force, turn_seq=turn_seq)
+
+
+def advance(tx: Tx, phase_number: int, *, force: bool, turn_seq: int | None = None) -> bool:
+    game, phase = tx.game, tx.phase
+    if not game.is_running or phase is None or phase.number != phase_number or phase.resolved:
+        return False
+    if phase.is_paused:
+        return False
+    if not force and (phase.deadline is None or phase.deadline > tx.now):
+        return False
+    if phase.is_table_day:
+        if turn_seq is not None and turn_seq != phase.turn_seq:
+            return False  # that turn is over already: a stale timer
+        table.apply(tx, {"kind": "timeout"}, timer=True)
+        if table.done(phase):
+            end_table_day(tx)
+        return True
+    if phase.is_day:
+        end_day(tx)
+    else:
+        end_night(tx)
+    return True
+
+
+def due_phases(now: datetime | None = None) -> list[tuple[int, int]]:
+    """(game id, phase number) of every running phase whose deadline has passed."""
+    now = now or timezone.now()
+    rows = Phase.objects.filter(
+        resolved=False, deadline__lte=now, game__status=GameStatus.RUNNING
+    ).values_list("game_id", "number")
+    return list(rows)
+
+
+def end_day(tx: Tx) -> None:
+    game, phase = tx.game, tx.phase
+    state = state_of(game)
+    rules = rules_of(game)
+    notes: list[str] = []
+    raw_day: dict[str, Any] = {"votes": ballots(tx, standing_votes(tx, revote=False))}
+    if rules.uses_nominations:
+        raw_day["nominations"] = {
+            n.nominator.resolver_name: (n.target.resolver_name if n.target else SKIP)
+            for n in phase.nominations.select_related("nominator", "target")
+            if n.nominator.alive and (n.target is None or n.target.alive)
+        }
+    if phase.in_revote:
+        raw_day["revote"] = ballots(tx, standing_votes(tx, revote=True))
+    if game.uses_majority and "dayVote" not in rules.flags:
+        # Rule sets without their own majority rule: only a majority wagon eliminates.
+        count = tally(raw_day["votes"], state.alive_names)
+        if count.majority_target is None:
+            notes.append(f"No wagon reached majority ({count.majority} of {count.alive_count}).")
+            raw_day["votes"] = {}
+    try:
+        outcome = resolver.play_day(state, raw_day)
+    except resolver.InvalidScenario as exc:
+        # Should not happen (every vote was checked when cast); never leave the day stuck.
+        log.error("Day %s of game %s: resolver refused the votes: %s", phase.number, game.pk, exc)
+        notes.append(f"The votes could not be counted ({exc.message}); nobody is eliminated.")
+        outcome = resolver.play_day(state, {"votes": {}})
+    if outcome.revote and not phase.in_revote:
+        start_revote(tx, outcome.revote, outcome.explanation)
+        return
+    # The count as it stands now, before the eliminated player leaves the living: the
+    # day's final count (hammer vote included) is what the pages show until the next day.
+    final = vote_count(phase, slots=tx.slots, votes=standing_votes(tx))
+    final["resolved"] = True
+    eliminated = by_resolver_name(tx, outcome.eliminated) if outcome.eliminated else None
+    if eliminated is not None:
+        kill(tx, eliminated, DeathCause.DAY, outcome.reveals.get(outcome.eliminated, ""))
+    report = outcome.to_report(phase.number)
+    report["site_notes"] = notes
+    close_phase(tx, report, outcome.state)
+    phase.final_count = final
+    phase.save(update_fields=["final_count"])
+    emit(tx, "vote_count", final)
+    announce(tx, announcements.day_ended(final, eliminated, final["label"]))
+    day_over(tx, eliminated, report)
+
+
+def end_table_day(tx: Tx) -> None:
+    """A table day is done: its script's outcome through the rule set's own day resolution."""
+    game, phase = tx.game, tx.phase
+    script = table.script_of(game)
+    outcome = script.resolve(state_of(game), table.load(phase))
+    eliminated = by_resolver_name(tx, outcome.eliminated) if outcome.eliminated else None
+    if eliminated is not None and eliminated.alive:  # (modkilled during their last words)
+        kill(tx, eliminated, DeathCause.DAY, outcome.reveals.get(outcome.eliminated, ""))
+    report = outcome.to_report(phase.number)
+    report["site_notes"] = list(table.load(phase).explanation)
+    close_phase(tx, report, outcome.state)
+    rounds = [
+        [
+            (by_resolver_name(tx, voter), None if target == SKIP else by_resolver_name(tx, target))
+            for voter, target in ballots.items()
+        ]
+        for ballots in table.load(phase).rounds
+    ]
+    announce(tx, announcements.table_day_ended(phase.label, eliminated, rounds))
+    day_over(tx, eliminated, report)
+
+
+def day_over(tx: Tx, eliminated: Slot | None, report: dict[str, Any]) -> None:
+    """What every day's end shares once it is announced: the public event, the host's
+    report, the prods, then the win check and the night."""
+    emit(
+        tx,
+        "day_ended",
+        {
+            "number": tx.phase.number,
+            "eliminated": slot_ref(eliminated),
+            "revealed_role": eliminated.revealed_role if eliminated else "",
+        },
+    )
+    emit(tx, "phase_report", render(tx, report), "host")
+    check_inactivity(tx)
+    after_phase(tx, next_kind=PhaseKind.NIGHT)
+
+
+def start_revote(tx: Tx, tied: Iterable[str], explanation: Iterable[str]) -> None:
+    phase = tx.phase
+    slots = [by_resolver_name(tx, name) for name in tied]
+    phase.revote = [s.pk for s in slots if s is not None]
+    length = max(tx.game.day_length / 4, MIN_REVOTE_LENGTH)
+    phase.deadline = tx.now + length
+    phase.save(update_fields=["revote", "deadline"])
+    announce(tx, announcements.revote(phase.label, [s for s in slots if s], phase.deadline))
+    link_from_banner(tx, phase, replace=False)
+    emit(
+        tx,
+        "revote_started",
+        {
+            "tied": [slot_ref(s) for s in slots if s is not None],
+            "deadline": phase.deadline.isoformat(),
+            "explanation": render(tx, list(explanation)),
+        },
+    )
+    emit_vote_count(tx)
+
+
+def end_night(tx: Tx) -> None:
+    game, phase = tx.game, tx.phase
+    state = state_of(game)
+    if phase.night_zero:  # nobody acted, nothing to resolve: the game state stays as it is
+        close_phase(tx, {"phase": phase.number, "night_zero": True, "site_notes": []}, state)
+        announce(tx, announcements.night_ended(phase.label, []))
+        emit(tx, "night_ended", {"number": phase.number, "deaths": []})
+        after_phase(tx, next_kind=PhaseKind.DAY)
+        return
+    rules = rules_of(game)
+    notes: list[str] = []
+    raw_actions = []
+    for action in phase.night_actions.select_related("actor").order_by("updated_at", "id"):
+        actor = tx.locked.slot(action.actor_id)
+        targets = [tx.locked.slot(t) for t in action.targets]
+        raw = raw_action(actor, action.ability, [t for t in targets if t], action.extra)
+        try:  # an action can turn illegal after it was sent (its target was modkilled)
+            rules.parse_action(state, raw, "$", len(raw_actions))
+        except resolver.InvalidScenario as exc:
+            notes.append(f"Dropped {actor.resolver_name}'s {action.ability}: {exc.message}")
+            continue
+        raw_actions.append(raw)
+    try:
+        outcome = resolver.play_night(state, raw_actions)
+    except resolver.InvalidScenario as exc:
+        log.error("Night %s of game %s: resolver refused: %s", phase.number, game.pk, exc)
+        notes.append(f"The night could not be resolved ({exc.message}); nothing happens.")
+        outcome = resolver.play_night(state, [])
+    deaths = []
+    for name in outcome.dead:
+        slot = by_resolver_name(tx, name)
+        if slot is not None and slot.alive:
+            kill(tx, slot, DeathCause.NIGHT, outcome.reveals.get(name, ""))
+            deaths.append(slot)
+    deliver_results(tx, phase, outcome.results)
+    report = outcome.to_report(phase.number)
+    report["site_notes"] = notes
+    close_phase(tx, report, outcome.state)
+    announce(tx, announcements.night_ended(phase.label, deaths))
+    emit(
+        tx,
+        "night_ended",
+        {
+            "number": phase.number,
+            "deaths": [{**slot_ref(s), "revealed_role": s.revealed_role} for s in deaths],
+        },
+    )
+    emit(tx, "phase_report", render(tx, report), "host")
+    after_phase(tx, next_kind=PhaseKind.DAY)
+
+
+def kill(tx: Tx, slot: Slot, cause: str, revealed_role: str) -> None:
+    slot.alive = False
+    slot.died_in_phase = tx.game.phase_number
+    slot.death_cause = cause
+    slot.revealed_role = revealed_role or ""
+    slot.save(update_fields=["alive", "died_in_phase", "death_cause", "revealed_role"])
+
+
+def close_phase(tx: Tx, report: dict[str, Any], state: GameState) -> None:
+    phase = tx.phase
+    phase.resolved = True
+    phase.ended_at = tx.now
+    phase.report = report
+    phase.save(update_fields=["resolved", "ended_at", "report"])
+    tx.game.resolver_state = state.to_dict()
+    tx.game.save(update_fields=["resolver_state"])
+
+
+def after_phase(tx: Tx, next_kind: str) -> None:
+    """The win check, then the game's end or the next phase."""
+    if tx.game.is_finished:
+        return
+    if not check_win(tx):
+        open_phase(tx, next_kind)
+
+
+def check_win(tx: Tx) -> bool:
+    state = state_of(tx.game)
+    verdict = resolver.check_winner(state)
+    if verdict.winner is None:
+        return False
+    finish(tx, verdict.winner, verdict.reason, {*state.co_winners, *verdict.co_winners})
+    return True
+
+
+def finish(tx: Tx, winner: str, reason: str, co_winners: Iterable[str]) -> None:
+    game = tx.game
+    game.status = GameStatus.FINISHED
+    game.winner = winner
+    game.win_reason = naming.render(reason, tx.names)
+    game.co_winners = [s.pk for s in (by_resolver_name(tx, n) for n in co_winners) if s]
+    game.finished_at = tx.now
+    game.save()
+    if tx.phase is not None and not tx.phase.resolved:
+        tx.phase.resolved = True
+        tx.phase.ended_at = tx.now
+        tx.phase.save(update_fields=["resolved", "ended_at"])
+    co = [tx.locked.slot(i) for i in game.co_winners]
+    announce(tx, announcements.game_over(winner, game.win_reason, co))
+    link_from_banner(tx, tx.phase, replace=True)
+    emit(
+        tx,
+        "game_finished",
+        {
+            "winner": winner,
+            "reason": game.win_reason,
+            "co_winners": [slot_ref(tx.locked.slot(i)) for i in game.co_winners],
+            "slots": [slot_roles(s) for s in tx.slots],
+        },
+    )
+
+
+def check_inactivity(tx: Tx) -> None:
+    """Prod living players below the posting minimum; repeat offenders get the host's action.
+
+    At a table the posts are the turns' and cannot be more than the turns allow, so there
+    the minimum means "did anything at all": a player who let every turn and their vote run
+    out on the timer (nothing posted, passed, nominated, voted or even tried) gets the prod.
+    """
+    game, phase = tx.game, tx.phase
+    if not game.min_posts_per_day:
+        return
+    counts = dict(
+        Post.objects.filter(game=game, phase=phase, thread=Thread.PUBLIC, slot__isnull=False)
+        .values_list("slot_id")
+        .annotate(n=Count("id"))
+    )
+    away = away_slot_ids(game, tx.now.date())  # V/LA: no prod for a day away
+    acted = set(table.load(phase).acted) if phase.is_table_day else None
+    for slot in tx.locked.alive:
+        posts = counts.get(slot.pk, 0)
+        if slot.pk in away:
+            continue
+        if acted is not None:
+            if slot.resolver_name in acted:
+                continue
+        elif posts >= game.min_posts_per_day:
+            continue
+        slot.prods += 1
+        slot.save(update_fields=["prods"])
+        payload = {
+            **slot_ref(slot),
+            "posts": posts,
+            "required": game.min_posts_per_day,
+            "prods": slot.prods,
+        }
+        emit(tx, "prod", payload, f"slot:{slot.pk}")
+        emit(tx, "prod", payload, "host")
+        if slot.prods < PRODS_BEFORE_ACTION:
+            continue
+        if game.inactivity_action == InactivityAction.MODKILL:
+            do_modkill(tx, slot, "inactivity")
+        elif not replace_from_queue(tx, slot):  # the next in the queue takes the slot
+            emit(tx, "replacement_needed", payload, "host")
+
+
+def do_modkill(tx: Tx, slot: Slot, reason: str) -> None:
+    state = resolver.remove_player(state_of(tx.game), slot.resolver_name)
+    tx.game.resolver_state = state.to_dict()
+    tx.game.save(update_fields=["resolver_state"])
+    kill(tx, slot, DeathCause.MODKILL, "")
+    if tx.phase is not None and not tx.phase.resolved:
+        NightAction.objects.filter(phase=tx.phase, actor=slot).delete()
+    announce(tx, announcements.modkilled(slot, reason))
+    link_from_banner(tx, tx.phase, replace=False)
+    emit(tx, "modkill", {**slot_ref(slot), "reason": reason})
+    if tx.phase is not None and tx.phase.is_day and not tx.phase.resolved:
+        emit_vote_count(tx)
+    if tx.phase is not None and tx.phase.is_table_day and not tx.phase.resolved:
+        # The day script learns of the death: no more turns or ballot for the player, and
+        # nothing waits for them; that may be what ends the day.
+        if not table.done(tx.phase):
+            table.apply(tx, {"kind": "removed", "player": slot.resolver_name}, timer=True)
+        if table.done(tx.phase):
+            end_table_day(tx)
+            return
+    # Mid-phase the game can end here; at a phase end the caller checks the win after.
+    if tx.phase is not None and not tx.phase.resolved:
+        check_win(tx)

@@ -1,0 +1,52 @@
+"""The replacement queue: users sign up to replace in a game; the host swaps the next in
+line into a slot in one click, and the site does it itself when a player reaches the prod
+limit in a game whose inactivity rule is "replace". The slot keeps its history of names
+(``Replacement`` rows)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ..errors import InvalidInput, NotAllowed, WrongPhase
+from ..models import GameStatus, ReplacementSignup, Slot
+from .common import emit, game_tx, require_host, target_slot
+from .swap import replace_from_queue
+
+
+def join_queue(user: Any, game_id: int, *, now: datetime | None = None) -> ReplacementSignup:
+    """Sign up to replace in this game."""
+    if not getattr(user, "is_authenticated", False):
+        raise NotAllowed("Log in to sign up as a replacement.", "login")
+    with game_tx(game_id, now) as tx:
+        if tx.game.status == GameStatus.FINISHED:
+            raise WrongPhase("The game is over.", "game_over")
+        if user.pk == tx.game.host_id:
+            raise NotAllowed("The host cannot replace in their own game.", "host")
+        if tx.locked.slot_of_user(user.pk) is not None:
+            raise InvalidInput("You already have a slot in this game.", "in_game")
+        if ReplacementSignup.objects.filter(game=tx.game, user=user).exists():
+            raise InvalidInput("You are already in the replacement queue.", "already_queued")
+        signup = ReplacementSignup.objects.create(game=tx.game, user=user)
+        emit(tx, "replacement_queue", {"joined": user.get_username()})
+        return signup
+
+
+def leave_queue(user: Any, game_id: int, *, now: datetime | None = None) -> None:
+    with game_tx(game_id, now) as tx:
+        deleted, _ = ReplacementSignup.objects.filter(game=tx.game, user=user).delete()
+        if not deleted:
+            raise InvalidInput("You are not in the replacement queue.", "not_queued")
+        emit(tx, "replacement_queue", {"left": user.get_username()})
+
+
+def replace_with_next(
+    user: Any, game_id: int, slot_id: int, *, now: datetime | None = None
+) -> Slot:
+    """The host's one click: the next in the queue takes over the slot."""
+    with game_tx(game_id, now) as tx:
+        require_host(user, tx.game)
+        slot = target_slot(tx, slot_id)
+        if not replace_from_queue(tx, slot):
+            raise InvalidInput("Nobody is in the replacement queue.", "queue_empty")
+        return slot

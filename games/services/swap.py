@@ -1,0 +1,49 @@
+"""The low-level slot swap every replacement shares (the host's replace, the replacement
+queue's next in line, the site's own replacement after the prod limit)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import naming
+from ..models import Replacement, ReplacementSignup, Slot
+from .common import Tx, emit, role_pm
+from .vote_state import emit_vote_count
+
+
+def do_replace(tx: Tx, slot: Slot, new_user: Any) -> None:
+    """``new_user`` takes over ``slot`` (checked by the caller); the slot keeps its history."""
+    game = tx.game
+    old = slot.user
+    Replacement.objects.create(
+        slot=slot, old_user=old, new_user=new_user, phase_number=game.phase_number
+    )
+    slot.user = new_user
+    slot.prods = 0
+    slot.save(update_fields=["user", "prods"])
+    tx.names = naming.seat_names(tx.slots)
+    emit(
+        tx,
+        "replaced",
+        {
+            "slot_id": slot.pk,
+            "seat": slot.seat,
+            "old_name": old.get_username(),
+            "new_name": new_user.get_username(),
+            "old_user_id": old.pk,
+        },
+    )
+    emit(tx, "role_pm", role_pm(slot, tx.slots), f"slot:{slot.pk}")
+    if game.phase_number and tx.phase is not None and tx.phase.is_day:
+        emit_vote_count(tx)
+
+
+def replace_from_queue(tx: Tx, slot: Slot) -> bool:
+    """Swap the first usable user of the queue into ``slot``; False if the queue is empty."""
+    for signup in ReplacementSignup.objects.filter(game=tx.game).select_related("user"):
+        signup.delete()
+        if tx.locked.slot_of_user(signup.user_id) is not None or signup.user_id == tx.game.host_id:
+            continue  # joined the game some other way meanwhile
+        do_replace(tx, slot, signup.user)
+        return True
+    return False

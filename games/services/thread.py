@@ -1,0 +1,80 @@
+"""Writing a post into one of a game's threads: the one low-level write every way of
+posting shares (a player's post, a vote button, a nomination, the host, the site's own
+announcements)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Max
+
+from .. import markup
+from ..errors import InvalidInput
+from ..models import (
+    Post,
+    Slot,
+    Thread,
+    Vote,
+)
+from .common import MAX_POST_LENGTH, Tx, emit
+
+
+@dataclass
+class PostResult:
+    """A post and what its vote did: ``vote_message`` explains a vote that did not count."""
+
+    post: Post | None  # None: a table vote (no post: ballots stay hidden until it closes)
+    vote: Vote | None = None
+    vote_message: str = ""
+    day_ended: bool = False
+
+
+def do_post(
+    tx: Tx,
+    user: Any,
+    slot: Slot | None,
+    body: str,
+    thread: str,
+    *,
+    is_host: bool = False,
+    is_auto: bool = False,
+) -> Post:
+    body = (body or "").strip()
+    if not body:
+        raise InvalidInput("The post is empty.", "empty", "body")
+    if len(body) > MAX_POST_LENGTH:
+        raise InvalidInput(f"Posts are at most {MAX_POST_LENGTH} characters.", "too_long", "body")
+    last = Post.objects.filter(game=tx.game, thread=thread).aggregate(n=Max("number"))["n"]
+    post = Post.objects.create(
+        game=tx.game,
+        thread=thread,
+        author=user,
+        slot=slot,
+        phase=tx.phase if tx.game.is_running else None,
+        number=(last or 0) + 1,
+        body=body,
+        html=markup.render_post(body),
+        is_host=is_host,
+        is_auto=is_auto,
+    )
+    emit(tx, "post", post_payload(post, user.get_username()), thread_audience(thread))
+    return post
+
+
+def thread_audience(thread: str) -> str:
+    return "public" if thread == Thread.PUBLIC else thread
+
+
+def post_payload(post: Post, author_name: str) -> dict[str, Any]:
+    return {
+        "number": post.number,
+        "thread": post.thread,
+        "author": author_name,
+        "slot_id": post.slot_id,
+        "is_host": post.is_host,
+        "is_auto": post.is_auto,
+        "phase": post.phase.number if post.phase else None,
+        "html": post.html,
+        "created_at": post.created_at.isoformat(),
+    }

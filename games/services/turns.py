@@ -1,0 +1,129 @@
+"""Turns at the table (city, classic, power days): speeches, passes, nominations, votes.
+
+Each service is one transaction under the game's row locks: the event goes to the day
+script (``resolver.days``) through ``table.apply``, which stores the new state, moves the
+turn's clock and publishes the change; when the script says the day is done, the day ends
+(``phases.end_table_day``) in the same transaction. A refused attempt is stored (classic
+counts three of them before its default applies) and only then reported to the player, so
+the refusal itself is never rolled back.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from resolver.days import power as power_day
+from resolver.model import SKIP
+
+from ..errors import GameRuleError, InvalidInput, NotAllowed, WrongPhase
+from ..models import Slot, Thread
+from . import table
+from .common import (
+    Tx,
+    game_tx,
+    require_host,
+    require_open_phase,
+    require_player,
+    require_running,
+    target_slot,
+)
+from .phases import end_table_day
+from .thread import PostResult, do_post
+
+
+def in_table_day(tx: Tx) -> bool:
+    """Is the locked game in a turn-based day right now?"""
+    phase = tx.phase
+    return bool(
+        tx.game.is_running and phase and phase.is_day and not phase.resolved and phase.is_table_day
+    )
+
+
+def table_post(
+    tx: Tx, user: Any, slot: Slot, body: str, to: int | None = None
+) -> tuple[PostResult | None, GameRuleError | None]:
+    """A player's post in the game thread during a table day: a turn taken (or refused).
+
+    Returns the post (None when it was only skip-discussion lines) and the refusal to
+    raise after the commit, if any.
+    """
+    if tx.phase.is_paused:
+        raise WrongPhase("The game is paused.", "paused")
+    player = slot.resolver_name
+    tokens: tuple[str, ...] = ()
+    if tx.game.ruleset == "power":
+        body, tokens = power_day.strip_tokens(body or "")
+    refused: GameRuleError | None = None
+    post = None
+    if (body or "").strip():
+        event: dict[str, Any] = {"kind": "post", "player": player, "words": len(body.split())}
+        if table.load(tx.phase).step == "question":
+            event["target"] = target_slot(tx, to).resolver_name if to is not None else None
+        reason = table.apply(tx, event)
+        if reason:
+            refused = NotAllowed(reason, "not_your_turn")
+        else:
+            post = do_post(tx, user, slot, body, Thread.PUBLIC)
+    elif not tokens:
+        raise InvalidInput("The post is empty.", "empty", "body")
+    if refused is None and tokens:
+        state = table.load(tx.phase)
+        for event in power_day.token_events(state, player, tokens):
+            reason = table.apply(tx, event)
+            if reason:
+                refused = InvalidInput(reason, "turn_refused")
+    _end_if_done(tx)
+    return (PostResult(post) if post is not None else None), refused
+
+
+def pass_turn(user: Any, game_id: int, *, now: datetime | None = None) -> None:
+    """End your turn without a post (a power question or statement, a defense, last words)."""
+    _player_event(
+        user, game_id, lambda tx, slot: {"kind": "pass", "player": slot.resolver_name}, now=now
+    )
+
+
+def table_nominate(tx: Tx, slot: Slot, target_slot_id: int | None) -> GameRuleError | None:
+    """Classic: the speaker's nomination (a slot id, or None for skip on day 1)."""
+    target = SKIP if target_slot_id is None else target_slot(tx, target_slot_id).resolver_name
+    reason = table.apply(tx, {"kind": "nominate", "player": slot.resolver_name, "target": target})
+    _end_if_done(tx)
+    return InvalidInput(reason, "turn_refused", "target") if reason else None
+
+
+def table_vote(tx: Tx, slot: Slot, target_slot_id: int | None) -> GameRuleError | None:
+    """A ballot in the table's concurrent vote; nobody sees it until the vote closes."""
+    target = SKIP if target_slot_id is None else target_slot(tx, target_slot_id).resolver_name
+    reason = table.apply(tx, {"kind": "vote", "player": slot.resolver_name, "target": target})
+    _end_if_done(tx)
+    return InvalidInput(reason, "turn_refused", "target") if reason else None
+
+
+def skip_speaker(user: Any, game_id: int, *, now: datetime | None = None) -> None:
+    """The host ends the current turn (or closes the vote): the rules' default applies."""
+    with game_tx(game_id, now) as tx:
+        require_host(user, tx.game)
+        require_running(tx.game)
+        if not in_table_day(tx):
+            raise WrongPhase("There is no turn to skip: this is not a table day.", "no_turn")
+        table.apply(tx, {"kind": "timeout"}, timer=True)
+        _end_if_done(tx)
+
+
+def _player_event(user: Any, game_id: int, make: Any, *, now: datetime | None) -> None:
+    with game_tx(game_id, now) as tx:
+        require_running(tx.game)
+        slot = require_player(tx, user)
+        require_open_phase(tx, "day")
+        if not in_table_day(tx):
+            raise WrongPhase("This game's day is a free thread: there are no turns.", "no_turn")
+        reason = table.apply(tx, make(tx, slot))
+        _end_if_done(tx)
+    if reason:
+        raise NotAllowed(reason, "not_your_turn")
+
+
+def _end_if_done(tx: Tx) -> None:
+    if table.done(tx.phase) and not tx.phase.resolved:
+        end_table_day(tx)

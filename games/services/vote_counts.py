@@ -1,0 +1,94 @@
+"""Numbered vote counts: "Vote count 2.3" (day 2, its third count) posted in the thread by
+the site, on the host's request or on the game's schedule (``Game.vote_count_every``),
+each kept with the newest vote it counted so the history links the votes that changed it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Max
+from django.utils import timezone
+
+from .. import markup
+from ..errors import WrongPhase
+from ..models import Game, GameStatus, PhaseKind, Thread, Vote, VoteCountPost
+from ..vote_count import vote_count
+from .common import game_tx, require_host, require_open_phase, require_running
+from .thread import do_post
+from .vote_state import standing_votes
+
+
+def post_vote_count(user: Any, game_id: int, *, now: datetime | None = None) -> VoteCountPost:
+    """The host asks the site to post the numbered vote count now."""
+    with game_tx(game_id, now) as tx:
+        require_host(user, tx.game)
+        return _post(tx)
+
+
+def post_scheduled_counts(now: datetime | None = None) -> list[int]:
+    """Post a count in every running game whose schedule is due (the last count, or the
+    day's start, is at least ``vote_count_every`` old); returns the games posted in."""
+    now = now or timezone.now()
+    posted = []
+    games = Game.objects.filter(status=GameStatus.RUNNING, vote_count_every__isnull=False)
+    for game_id in games.values_list("pk", flat=True):
+        with game_tx(game_id, now) as tx:
+            phase, every = tx.phase, tx.game.vote_count_every
+            if phase is None or phase.resolved or not phase.is_day or phase.is_paused:
+                continue
+            last = phase.count_posts.aggregate(at=Max("created_at"))["at"] or phase.started_at
+            if now - last >= every:
+                _post(tx)
+                posted.append(game_id)
+    return posted
+
+
+def _post(tx: Any) -> VoteCountPost:
+    require_running(tx.game)
+    try:
+        phase = require_open_phase(tx, PhaseKind.DAY)
+    except WrongPhase as exc:
+        if exc.code == "paused":
+            phase = tx.phase  # a paused day may still get its count
+        else:
+            raise WrongPhase("Vote counts are posted by day.", "not_day") from None
+    data = vote_count(phase, slots=tx.slots, votes=standing_votes(tx))
+    day = tx.game.phases.filter(kind=PhaseKind.DAY, number__lte=phase.number).count()
+    number = (phase.count_posts.aggregate(n=Max("number"))["n"] or 0) + 1
+    label = f"Vote count {day}.{number}"
+    last_vote = Vote.objects.filter(phase=phase).order_by("-id").first()
+    post = do_post(tx, tx.game.host, None, count_text(label, data), Thread.PUBLIC, is_host=True)
+    return VoteCountPost.objects.create(
+        phase=phase,
+        number=number,
+        label=label,
+        post=post,
+        last_vote=last_vote,
+        data=data,
+        created_at=tx.now,
+    )
+
+
+def count_text(label: str, data: dict[str, Any]) -> str:
+    """The count as a forum moderator posts it (Markdown)."""
+    lines = [f"**{label}**", ""]
+    for wagon in data["wagons"]:
+        voters = ", ".join(
+            markup.escape_markdown(v["name"]) + (f" (×{v['weight']})" if v.get("weight") else "")
+            for v in wagon["voters"]
+        )
+        tail = f" — L-{wagon['l_minus']}" if data["vote_rule"] != "plurality" else ""
+        name = markup.escape_markdown(wagon["name"])
+        lines.append(f"- **{name} ({wagon['count']})**: {voters}{tail}")
+    if not data["wagons"]:
+        lines.append("No votes yet.")
+    lines.append("")
+    not_voting = ", ".join(markup.escape_markdown(p["name"]) for p in data["not_voting"])
+    lines.append(f"Not voting ({len(data['not_voting'])}): {not_voting or '—'}")
+    away = data.get("away") or []
+    if away:
+        lines.append("V/LA: " + ", ".join(f"{markup.escape_markdown(a['name'])}" for a in away))
+    lines.append("")
+    lines.append(data["majority_text"] + ".")
+    return "\n".join(lines)

@@ -1,0 +1,271 @@
+"""Day votes (the vote and unvote buttons, hammer and lock) and classic nominations."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from .. import markup
+from ..errors import InvalidInput, NotAllowed, WrongPhase
+from ..models import (
+    Nomination,
+    PhaseKind,
+    Post,
+    Slot,
+    Thread,
+    Vote,
+    VoteKind,
+    VoteRule,
+)
+from ..naming import slot_ref
+from ..vote_count import SKIP_LABEL, counted
+from . import turns
+from .common import (
+    Tx,
+    emit,
+    game_tx,
+    require_open_phase,
+    require_player,
+    require_running,
+    rules_of,
+    state_of,
+    target_slot,
+)
+from .phases import end_day
+from .thread import PostResult, do_post
+from .vote_state import (
+    ballots,
+    emit_vote_count,
+    record_vote,
+    standing_votes,
+    vote_key,
+    wagon_ref,
+)
+
+
+def cast_vote(
+    user: Any, game_id: int, target_slot_id: int | None, *, now: datetime | None = None
+) -> PostResult:
+    """The vote button: posts "**Vote: Name**" for the player and applies it.
+
+    ``target_slot_id`` None votes "no elimination". Refused votes raise and post nothing.
+    On a table day the ballot goes to the day's vote and posts nothing (hidden until the
+    vote closes).
+    """
+    refused = None
+    with game_tx(game_id, now) as tx:
+        slot = require_player(tx, user)
+        if turns.in_table_day(tx):
+            require_open_phase(tx, PhaseKind.DAY)
+            refused = turns.table_vote(tx, slot, target_slot_id)
+            result = PostResult(None, None, "", tx.phase.resolved)
+        else:
+            target = None if target_slot_id is None else target_slot(tx, target_slot_id)
+            _check_vote(tx, slot, target)
+            name = SKIP_LABEL if target is None else markup.escape_markdown(target.display_name)
+            post = do_post(tx, user, slot, f"**Vote: {name}**", Thread.PUBLIC)
+            vote, day_ended = do_vote(tx, slot, target, post)
+            result = PostResult(post, vote, "", day_ended)
+    if refused is not None:
+        raise refused  # after the commit: the refused attempt itself counts (classic)
+    return result
+
+
+def unvote(user: Any, game_id: int, *, now: datetime | None = None) -> PostResult:
+    """The unvote button: posts "**Unvote**" and withdraws the player's vote."""
+    with game_tx(game_id, now) as tx:
+        slot = require_player(tx, user)
+        if turns.in_table_day(tx):
+            raise WrongPhase(
+                "At the table a vote can be changed until the vote closes, not withdrawn.",
+                "table_vote",
+            )
+        _check_unvote(tx, slot)
+        post = do_post(tx, user, slot, "**Unvote**", Thread.PUBLIC)
+        vote = do_unvote(tx, slot, post)
+        return PostResult(post, vote)
+
+
+def _check_vote(tx: Tx, voter: Slot, target: Slot | None) -> None:
+    require_running(tx.game)
+    game, phase = tx.game, require_open_phase(tx, PhaseKind.DAY)
+    if not voter.alive:
+        raise NotAllowed("Dead players cannot vote.", "dead")
+    current = standing_votes(tx).get(voter.pk)
+    if current is not None and current.locked:
+        raise NotAllowed("Your vote is locked: it can no longer be changed.", "locked")
+    if target is None:
+        if not game.skip_vote_allowed:
+            raise InvalidInput('This game has no "no elimination" vote.', "no_skip", "target")
+    else:
+        if not target.alive:
+            raise InvalidInput(
+                f"{target.display_name} is dead and cannot be voted for.", "dead_target", "target"
+            )
+        if target.pk == voter.pk and not game.self_vote_allowed:
+            raise InvalidInput("You cannot vote for yourself in this game.", "self_vote", "target")
+    if phase.in_revote:
+        if target is not None and target.pk not in phase.revote:
+            tied = ", ".join(tx.locked.slot(i).display_name for i in phase.revote)
+            raise InvalidInput(
+                f"Only {tied} and no elimination are on the revote ballot.", "not_tied", "target"
+            )
+    elif rules_of(game).uses_nominations and target is not None:
+        nominated = Nomination.objects.filter(phase=phase, target=target).exists()
+        if not nominated:
+            raise InvalidInput(
+                f"{target.display_name} has not been nominated today; only nominated "
+                "players can be voted for.",
+                "not_nominated",
+                "target",
+            )
+
+
+def do_vote(
+    tx: Tx, voter: Slot, target: Slot | None, post: Post | None
+) -> tuple[Vote | None, bool]:
+    """Apply a checked vote; returns the vote row (None if unchanged) and whether the day ended."""
+    _check_vote(tx, voter, target)
+    phase = tx.phase
+    current = standing_votes(tx).get(voter.pk)
+    if current is not None and current.target_id == (target.pk if target else None):
+        return current, False  # voting again for the same wagon changes nothing
+    vote = Vote.objects.create(
+        phase=phase,
+        voter=voter,
+        target=target,
+        kind=VoteKind.VOTE,
+        post=post,
+        revote=phase.in_revote,
+    )
+    record_vote(tx, vote)
+    emit(
+        tx,
+        "vote",
+        {
+            "voter": slot_ref(voter),
+            "target": slot_ref(target),
+            "post_number": post.number if post else None,
+        },
+    )
+    day_ended = _after_vote(tx)
+    if not day_ended:
+        emit_vote_count(tx)
+    return vote, day_ended
+
+
+def _check_unvote(tx: Tx, voter: Slot) -> Vote:
+    require_running(tx.game)
+    require_open_phase(tx, PhaseKind.DAY)
+    current = standing_votes(tx).get(voter.pk)
+    if current is None:
+        raise InvalidInput("You are not voting for anyone.", "no_vote")
+    if current.locked:
+        raise NotAllowed("Your vote is locked: it can no longer be withdrawn.", "locked")
+    return current
+
+
+def do_unvote(tx: Tx, voter: Slot, post: Post | None) -> Vote:
+    current = _check_unvote(tx, voter)
+    vote = Vote.objects.create(
+        phase=tx.phase,
+        voter=voter,
+        target=None,
+        kind=VoteKind.UNVOTE,
+        post=post,
+        revote=tx.phase.in_revote,
+    )
+    record_vote(tx, vote)
+    emit(
+        tx,
+        "unvote",
+        {
+            "voter": slot_ref(voter),
+            "target": slot_ref(tx.locked.slot(current.target_id)) if current.target_id else None,
+            "post_number": post.number if post else None,
+        },
+    )
+    emit_vote_count(tx)
+    return vote
+
+
+def _after_vote(tx: Tx) -> bool:
+    """Hammer or lock after a vote; True if the day ended (hammer)."""
+    game, phase = tx.game, tx.phase
+    if not game.uses_majority or phase.in_revote:
+        return False
+    votes = standing_votes(tx)
+    # The table's vote modifiers count: a double voter's vote twice, a loved player needs
+    # one more, a lynch-proof one is never hammered.
+    count = counted(game, ballots(tx, votes), [s.resolver_name for s in tx.locked.alive])
+    if game.vote_rule == VoteRule.MAJORITY_HAMMER:
+        if count.majority_target is not None:
+            emit(tx, "hammer", {"target": wagon_ref(tx, count.majority_target)})
+            end_day(tx)
+            return True
+        if game.lynch_proof_ends_day and count.reached_but_proof:
+            # As configured: the lynch-proof wagon ends the day; the resolver eliminates nobody.
+            end_day(tx)
+            return True
+        return False
+    # Lock: a wagon one vote past majority locks every vote on it until the deadline.
+    for wagon in count.wagons:
+        if wagon.weight >= count.needed(wagon.target) + 1:
+            ids = [v.pk for v in votes.values() if vote_key(tx, v) == wagon.target and not v.locked]
+            if ids:
+                Vote.objects.filter(pk__in=ids).update(locked=True)
+                tx.standing.clear()
+                emit(tx, "wagon_locked", {"target": wagon_ref(tx, wagon.target)})
+    return False
+
+
+def nominate(
+    user: Any, game_id: int, target_slot_id: int | None, *, now: datetime | None = None
+) -> Nomination | None:
+    """Classic: put a player (or, on day 1, "skip") on the ballot; once per player per day.
+
+    On a table day the nomination is the speaker's, during their speech (None returned).
+    """
+    refused = None
+    with game_tx(game_id, now) as tx:
+        slot = require_player(tx, user)
+        require_running(tx.game)
+        if turns.in_table_day(tx):
+            require_open_phase(tx, PhaseKind.DAY)
+            refused = turns.table_nominate(tx, slot, target_slot_id)
+            nomination = None
+        else:
+            nomination = _nominate(tx, user, slot, target_slot_id)
+    if refused is not None:
+        raise refused  # after the commit: the refused attempt itself counts (classic)
+    return nomination
+
+
+def _nominate(tx: Tx, user: Any, slot: Slot, target_slot_id: int | None) -> Nomination:
+    if not rules_of(tx.game).uses_nominations:
+        raise InvalidInput("This game has no nominations.", "no_nominations")
+    phase = require_open_phase(tx, PhaseKind.DAY)
+    if phase.in_revote:
+        raise WrongPhase("Nominations are closed during the revote.", "revote")
+    if Nomination.objects.filter(phase=phase, nominator=slot).exists():
+        raise InvalidInput("You have already nominated today.", "already_nominated")
+    target = None if target_slot_id is None else target_slot(tx, target_slot_id)
+    if target is None:
+        if state_of(tx.game).night_number != 0:
+            raise InvalidInput('Nominating "skip" is only allowed on day 1.', "skip_nomination")
+        name = "skip"
+    else:
+        if not target.alive:
+            raise InvalidInput(
+                f"{target.display_name} is dead and cannot be nominated.", "dead_target"
+            )
+        name = markup.escape_markdown(target.display_name)
+    post = do_post(tx, user, slot, f"**Nominate: {name}**", Thread.PUBLIC)
+    nomination = Nomination.objects.create(phase=phase, nominator=slot, target=target, post=post)
+    emit(
+        tx,
+        "nomination",
+        {"nominator": slot_ref(slot), "target": slot_ref(target), "post_number": post.number},
+    )
+    emit_vote_count(tx)
+    return nomination

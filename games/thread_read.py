@@ -1,0 +1,196 @@
+"""Reading a thread a page at a time, at a cost that does not grow with the thread.
+
+A thread's posts are numbered 1, 2, 3... without gaps (``thread.do_post`` numbers them
+under the game's row lock) and are never edited or deleted, so:
+
+- page ``n`` of the whole thread is the posts numbered ``25(n-1)+1 .. 25n``: an index range
+  on (game, thread, number), never an ``OFFSET`` that walks the pages before it, and the
+  thread's length is its last number (no ``COUNT``);
+- per-player post counts (the ISO bar) at post number ``N`` only ever grow: they are kept
+  per process and brought up to date by counting the posts after the last ``N`` seen, so a
+  page view counts a handful of new posts instead of the whole thread.
+
+A filtered thread (ISO) is paged with ``OFFSET`` inside the chosen players' post numbers,
+counted from whichever end of them is nearer, on the (game, thread, slot, number) index
+without touching the rows; its length comes from the same counts.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count, Max
+
+from .models import Game, Post
+
+POSTS_PER_PAGE = 25
+
+
+# -- per-player post counts, kept up to date incrementally -----------------------------
+class _Counts:
+    """Process-wide: (game, its creation, thread) -> (up to post number, {slot id: posts})."""
+
+    def __init__(self, size: int = 2048) -> None:
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[tuple, tuple[int, dict[int, int]]] = OrderedDict()
+        self._size = size
+
+    def get(self, key: tuple) -> tuple[int, dict[int, int]] | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+            return entry
+
+    def put(self, key: tuple, upto: int, counts: dict[int, int]) -> None:
+        with self._lock:
+            held = self._entries.get(key)
+            if held is not None and held[0] >= upto:
+                return  # another request already went further
+            self._entries[key] = (upto, counts)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_COUNTS = _Counts()
+
+
+def last_number(game: Game, thread: str) -> int:
+    """The thread's newest post number, which is its length (0 for an empty thread)."""
+    return Post.objects.filter(game=game, thread=thread).aggregate(n=Max("number"))["n"] or 0
+
+
+def slot_post_counts(game: Game, thread: str, upto: int) -> dict[int, int]:
+    """Posts per slot id among posts 1..``upto`` of the thread (host posts not counted)."""
+    key = (game.pk, game.created_at, thread)
+    held = _COUNTS.get(key)
+    if held is not None and held[0] == upto:
+        return held[1]
+    since = held[0] if held is not None and held[0] < upto else 0
+    counts = dict(held[1]) if since else {}
+    rows = (
+        Post.objects.filter(
+            game=game, thread=thread, slot__isnull=False, number__gt=since, number__lte=upto
+        )
+        .values_list("slot_id")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    for slot_id, n in rows:
+        counts[slot_id] = counts.get(slot_id, 0) + n
+    _COUNTS.put(key, upto, counts)
+    return counts
+
+
+# -- a page -----------------------------------------------------------------------------
+@dataclass
+class ThreadPage:
+    """One page of a thread (or of its ISO view) and the links around it."""
+
+    number: int
+    num_pages: int
+    count: int  # posts in the (filtered) thread
+    posts: list[Post] = field(default_factory=list)
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.number < self.num_pages
+
+    @property
+    def previous_page_number(self) -> int:
+        return self.number - 1
+
+    @property
+    def next_page_number(self) -> int:
+        return self.number + 1
+
+    @property
+    def links(self) -> list[tuple[int, str]]:
+        """The page numbers the pagination shows: (n, "current" | "page" | "gap") for the
+        first, the last and two either side of this one, a gap where pages are left out."""
+        shown = {1, self.num_pages, *range(self.number - 2, self.number + 3)}
+        links: list[tuple[int, str]] = []
+        for n in sorted(n for n in shown if 1 <= n <= self.num_pages):
+            if links and n > links[-1][0] + 1:
+                links.append((n - 1, "gap"))
+            links.append((n, "current" if n == self.number else "page"))
+        return links
+
+
+def page_number(raw: str | None, num_pages: int) -> int:
+    """``last`` (and anything past the end) is the newest page; junk is page 1."""
+    if raw == "last":
+        return num_pages
+    try:
+        number = int(raw or 1)
+    except (TypeError, ValueError):
+        number = 1
+    return min(max(number, 1), num_pages)
+
+
+def read_page(
+    game: Game,
+    thread: str,
+    raw_page: str | None,
+    iso_slot_ids: list[int] | None = None,
+    *,
+    last: int | None = None,
+    related: tuple[str, ...] = ("author",),
+) -> ThreadPage:
+    """The page asked for (``?page=``) of the thread, or of the posts of ``iso_slot_ids``."""
+    if last is None:
+        last = last_number(game, thread)
+    posts = Post.objects.filter(game=game, thread=thread).select_related(*related)
+    if iso_slot_ids is None:
+        count = last
+    else:
+        counts = slot_post_counts(game, thread, last)
+        count = sum(counts.get(i, 0) for i in iso_slot_ids)
+    num_pages = max(1, -(-count // POSTS_PER_PAGE))
+    number = page_number(raw_page, num_pages)
+    first = (number - 1) * POSTS_PER_PAGE
+    if iso_slot_ids is None:
+        rows = posts.filter(number__gt=first, number__lte=first + POSTS_PER_PAGE)
+        chosen = list(rows.order_by("number"))
+    elif count:
+        # The OFFSET walks only the (game, thread, slot, number) index (an index-only scan
+        # of numbers); the page's 25 rows are then read by number.
+        numbers = Post.objects.filter(
+            game=game, thread=thread, slot_id__in=iso_slot_ids, number__lte=last
+        ).values("number")
+        size = min(POSTS_PER_PAGE, count - first)
+        if first <= count // 2:
+            numbers = numbers.order_by("number")[first : first + size]
+        else:  # nearer the end: skip from there (the newest pages are the ones people read)
+            skip = count - first - size
+            numbers = numbers.order_by("-number")[skip : skip + size]
+        chosen = list(posts.filter(number__in=numbers).order_by("number"))
+    else:
+        chosen = []
+    return ThreadPage(number, num_pages, count, chosen)
+
+
+def iso_rows(slots: list[Any], counts: dict[int, int], iso: list[int]) -> list[dict[str, Any]]:
+    """Every player (``slots`` in seat order) with their post count, for the ISO bar."""
+    return [
+        {
+            "seat": slot.seat,
+            "name": slot.display_name,
+            "posts": counts.get(slot.pk, 0),
+            "on": slot.seat in iso,
+            "query": "&".join(f"iso={s}" for s in sorted(set(iso) ^ {slot.seat})),
+        }
+        for slot in slots
+    ]

@@ -1,0 +1,125 @@
+"""The table: whose turn it is, a read (beside ``vote_count``) for pages, the API and events.
+
+Everything here is public: the step, the speaker, the order, the clock, the nominations,
+who has voted in an open vote (never for whom: ballots are shown when the vote closes) and
+the closed votes' ballots. ``your_turn`` and ``you_may`` are the one viewer's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from resolver.days import DayState, get_day_script
+from resolver.model import SKIP
+
+from .models import Game, Phase, Slot
+from .naming import slot_ref
+
+# What the API calls each step when there is no table day going on.
+NIGHT, THREAD, NOT_STARTED, OVER = "night", "thread", "not_started", "over"
+
+
+def turn_view(
+    game: Game, phase: Phase | None, slots: Sequence[Slot], viewer: Slot | None = None
+) -> dict[str, Any]:
+    """Where the table is now, as plain JSON (slot references like the rest of the API)."""
+    view: dict[str, Any] = {
+        "step": THREAD,
+        "day": None,
+        "round": None,
+        "speaker": None,
+        "next": None,
+        "order": [],
+        "turn": None,
+        "deadline": None,
+        "paused": False,
+        "turn_seq": 0,
+        "ends_on_post": False,
+        "word_limit": None,
+        "messages_left": None,
+        "options": [],
+        "nominations": [],
+        "ballot": [],
+        "voted": [],
+        "closed_votes": [],
+        "skip_discussion": [],
+        "your_turn": False,
+        "you_may": [],
+    }
+    if game.is_signups:
+        return {**view, "step": NOT_STARTED}
+    if game.is_finished:
+        view["step"] = OVER
+    if phase is None:
+        return view
+    view["deadline"] = phase.deadline.isoformat() if phase.deadline else None
+    view["paused"] = phase.is_paused
+    if phase.is_night and not game.is_finished:
+        view["step"] = NIGHT
+    if not phase.is_table_day:
+        return view
+    by_name = {s.resolver_name: s for s in slots}
+
+    def ref(name: str | None) -> dict[str, Any] | None:
+        return None if name is None or name == SKIP else slot_ref(by_name.get(name))
+
+    def refs(names: Iterable[str]) -> list[dict[str, Any] | None]:
+        return [ref(n) for n in names]
+
+    state = DayState.from_dict(phase.day_state)
+    turn = get_day_script(game.ruleset).now(state)
+    view.update(
+        {
+            "day": state.day,
+            "round": turn.round,
+            "speaker": ref(turn.speaker),
+            "next": ref(_next(state)),
+            "order": refs(turn.order),
+            "turn": state.turn if turn.speaker else None,
+            "turn_seq": phase.turn_seq,
+            "ends_on_post": turn.ends_on_post,
+            "word_limit": turn.word_limit,
+            "messages_left": turn.messages_left,
+            "options": [{"skip": True} if o == SKIP else ref(o) for o in turn.options],
+            "ballot": [{"skip": True} if o == SKIP else ref(o) for o in state.ballot]
+            if turn.step == "vote"
+            else [],
+            "nominations": [
+                {"nominator": ref(n), "target": ref(t), "skip": t == SKIP}
+                for n, t in state.nominations.items()
+            ],
+            "voted": refs(p for p in state.alive if p in state.votes)
+            if turn.step == "vote"
+            else [],
+            "closed_votes": [
+                {
+                    "round": number,
+                    "votes": [
+                        {"voter": ref(v), "target": ref(t), "skip": t == SKIP}
+                        for v, t in ballots.items()
+                    ],
+                }
+                for number, ballots in enumerate(state.rounds, start=1)
+            ],
+            "skip_discussion": refs(state.skip_discussion),
+        }
+    )
+    if not game.is_finished:
+        view["step"] = turn.step
+    if viewer is not None and not game.is_finished and not phase.is_paused:
+        mine = turn.actions.get(viewer.resolver_name, ())
+        view["you_may"] = sorted(mine)
+        view["your_turn"] = turn.speaker == viewer.resolver_name or (
+            turn.step == "vote" and "vote" in mine and viewer.resolver_name not in state.votes
+        )
+    return view
+
+
+def _next(state: DayState) -> str | None:
+    """Who speaks after the current speaker in this step (the next lap's first, in power)."""
+    if state.step in ("vote", "done") or not state.order:
+        return None
+    if state.turn + 1 < len(state.order):
+        return state.order[state.turn + 1]
+    return state.order[0] if state.step == "discussion" and len(state.order) > 1 else None

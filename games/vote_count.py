@@ -1,0 +1,191 @@
+"""The vote count as plain JSON-ready data: a read (no locks, no writes) that the services,
+the pages and the live layer all render from. It sits beside ``voting.py`` (which reads
+votes out of posts) so that the live renderer never reaches back into the services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Max
+from django.utils import timezone
+
+from resolver.model import SKIP, GameState
+from resolver.rulesets import get_ruleset
+from resolver.votes import VoteCount, majority_needed, tally
+
+from . import display, naming
+from .activity import away_refs
+from .models import (
+    Game,
+    Phase,
+    Slot,
+    Vote,
+    VoteKind,
+    VoteRule,
+)
+from .naming import slot_ref
+
+SKIP_LABEL = "No elimination"
+
+
+def current_votes(phase: Phase, *, revote: bool | None = None) -> dict[int, Vote]:
+    """Each voter's standing vote (latest row, unvotes dropped), in the order cast."""
+    if revote is None:
+        revote = phase.in_revote
+    # Only each voter's latest row leaves the database: the day's vote log can be long.
+    latest_ids = (
+        Vote.objects.filter(phase=phase, revote=revote)
+        .values("voter")
+        .annotate(last=Max("id"))
+        .values("last")
+    )
+    rows = Vote.objects.filter(pk__in=latest_ids).order_by("id").select_related("post")
+    return {row.voter_id: row for row in rows if row.kind == VoteKind.VOTE}
+
+
+def vote_count(
+    phase: Phase, *, slots: list[Slot] | None = None, votes: dict[int, Vote] | None = None
+) -> dict[str, Any]:
+    """The vote count as plain JSON-ready data (views and the live layer render it).
+
+    ``{"phase", "kind", "label", "vote_rule", "in_revote", "alive_count", "majority",
+    "majority_text", "wagons": [{"target": {slot_id, seat, name} | None (no elimination),
+    "name", "count" (votes: a double voter's count twice), "voter_count", "needed",
+    "l_minus", "locked", "voters": [{slot_id, seat, name, post_number, locked,
+    weight?}], "modifiers"?}], "not_voting": [...], "alive": [...], "dead": [{..., "role",
+    "role_title"}], "vote_modifiers_public",
+    "nominated": [...] (classic), "deadline", "paused_remaining", "resolved"}``
+    """
+    game = phase.game
+    if slots is None:
+        slots = list(game.slots.select_related("user").order_by("seat"))
+    by_id = {s.pk: s for s in slots}
+    alive = [s for s in slots if s.alive]
+    if votes is None:
+        votes = current_votes(phase) if phase.is_day else {}
+    wagons: dict[int | None, list[Vote]] = {}
+    ballots: dict[str, str] = {}
+    for voter_id, vote in votes.items():
+        voter, target = by_id.get(voter_id), by_id.get(vote.target_id)
+        if voter is None or not voter.alive or (target is not None and not target.alive):
+            continue
+        wagons.setdefault(vote.target_id, []).append(vote)
+        ballots[voter.resolver_name] = target.resolver_name if target else SKIP
+    count = counted(game, ballots, [s.resolver_name for s in alive])
+    majority = majority_needed(len(alive))
+    # Hidden vote modifiers (the setup's choice) stay hidden: the public count shows each
+    # wagon's weight (the votes on it) and the plain L-n, never who is loved, hated or a
+    # double voter; the day still ends by the true thresholds.
+    public = game.vote_modifiers_public
+    weights = count_weights(game) if public else {}
+
+    def voter_ref(vote: Vote) -> dict[str, Any]:
+        voter = by_id[vote.voter_id]
+        ref = {
+            **slot_ref(voter),
+            "post_number": vote.post.number if vote.post else None,
+            "locked": vote.locked,
+        }
+        if weights.get(voter.resolver_name, 1) != 1:
+            ref["weight"] = weights[voter.resolver_name]
+        return ref
+
+    wagon_list = []
+    for wagon in count.wagons:  # heaviest first, ties in the order they started
+        key = None if wagon.target == SKIP else seat_slot(slots, wagon.target).pk
+        rows = wagons[key]
+        needed = count.needed(wagon.target) if public else majority
+        item = {
+            "target": slot_ref(by_id[key]) if key is not None else None,
+            "name": by_id[key].display_name if key is not None else SKIP_LABEL,
+            "count": wagon.weight,
+            "voter_count": wagon.size,
+            "needed": needed,
+            "l_minus": max(needed - wagon.weight, 0),
+            "locked": any(v.locked for v in rows),
+            "voters": [voter_ref(v) for v in rows],
+        }
+        if public:
+            item["modifiers"] = target_modifiers(count, wagon.target)
+        wagon_list.append(item)
+    data: dict[str, Any] = {
+        "phase": phase.number,
+        "kind": phase.kind,
+        "label": phase.label,
+        "vote_rule": game.vote_rule,
+        "in_revote": phase.in_revote,
+        "revote_options": [slot_ref(by_id[i]) for i in phase.revote or [] if i in by_id],
+        "alive_count": len(alive),
+        "majority": majority,
+        "majority_text": f"With {len(alive)} alive it takes {majority} to eliminate",
+        "wagons": wagon_list,
+        "not_voting": [slot_ref(seat_slot(slots, n)) for n in count.not_voting],
+        "alive": [slot_ref(s) for s in alive],
+        "dead": [
+            {
+                **slot_ref(s),
+                "role": s.revealed_role or None,
+                "role_title": display.role_title(game.ruleset, s.revealed_role) or None,
+                "cause": s.death_cause,
+            }
+            for s in slots
+            if not s.alive
+        ],
+        "vote_modifiers_public": public,
+        "away": away_refs(game, slots, timezone.now().date()) if phase.is_day else [],
+        "deadline": phase.deadline.isoformat() if phase.deadline else None,
+        "paused_remaining": phase.paused_remaining.total_seconds()
+        if phase.paused_remaining is not None
+        else None,
+        "resolved": phase.resolved,
+    }
+    if game.vote_rule == VoteRule.MAJORITY_LOCK:
+        data["lock_text"] = f"A wagon of {majority + 1} locks"
+    if game.vote_rule == VoteRule.PLURALITY:
+        data["majority_text"] = f"With {len(alive)} alive, the most votes at the deadline eliminate"
+    if phase.is_day and get_ruleset(game.ruleset).uses_nominations:
+        data["nominated"] = [
+            slot_ref(by_id.get(n.target_id)) if n.target_id else None
+            for n in phase.nominations.all()
+        ]
+    return data
+
+
+def day_count(phase: Phase, *, slots: list[Slot] | None = None) -> dict[str, Any]:
+    """The count shown for a day: once it ended, its final count as it stood then (the
+    hammer vote counted, the eliminated player still among the living); else the live one."""
+    if phase.resolved and phase.final_count:
+        return phase.final_count
+    return vote_count(phase, slots=slots)
+
+
+def counted(game: Game, ballots: dict[str, str], alive: list[str]) -> VoteCount:
+    """The resolver's count of these ballots with the table's vote modifiers (weights,
+    thresholds, lynch-proof); the plain tally before the deal."""
+    if not game.resolver_state:
+        return tally(ballots, alive)
+    state = GameState.from_dict(game.resolver_state)
+    return get_ruleset(game.ruleset).count_votes(state, ballots)
+
+
+def count_weights(game: Game) -> dict[str, int]:
+    """Resolver name -> how many votes their ballot counts, where not 1."""
+    if not game.resolver_state or game.ruleset != "forum":
+        return {}
+    from resolver.rulesets.forum.day import vote_rules
+
+    return dict(vote_rules(GameState.from_dict(game.resolver_state)).weights)
+
+
+def target_modifiers(count: VoteCount, target: str) -> list[str]:
+    """What the public count says about a wagon's target when vote modifiers are public."""
+    change = count.thresholds.get(target, 0)
+    words = ["loved"] if change > 0 else ["hated"] if change < 0 else []
+    if target in count.proof:
+        words.append("lynch-proof")
+    return words
+
+
+def seat_slot(slots: list[Slot], name: str) -> Slot:
+    seat = naming.seat_of(name)
+    return next(s for s in slots if s.seat == seat)
