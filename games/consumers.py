@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -27,6 +28,8 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from . import live
 from .models import Slot
+
+log = logging.getLogger(__name__)
 
 
 def _slot_id(game_id: int, user_id: int | None) -> int | None:
@@ -76,9 +79,13 @@ class GameConsumer(AsyncWebsocketConsumer):
             ),
         )
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
-        await self._replay(
-            _int(query.get("since", [None])[0]), _positions(query.get("positions", [""])[0])
-        )
+        try:
+            await self._replay(
+                _int(query.get("since", [None])[0]), _positions(query.get("positions", [""])[0])
+            )
+        except Exception:
+            log.exception("Game socket: the catch-up replay failed")
+            await self.close(code=1011)
 
     async def disconnect(self, code: int) -> None:
         if self.hub is not None:
@@ -95,6 +102,14 @@ class GameConsumer(AsyncWebsocketConsumer):
             return
         if not isinstance(message, dict) or self.hub is None:
             return
+        try:
+            await self._handle(message)
+        except Exception:
+            # Whatever a client sends, it gets a close frame, never a dropped connection.
+            log.exception("Game socket: a message could not be handled")
+            await self.close(code=1011)
+
+    async def _handle(self, message: dict[str, Any]) -> None:
         if message.get("type") == "resume":
             if self._replaying:
                 return  # one at a time; a gap still open shows again on the next frame

@@ -1,8 +1,8 @@
 """ASGI entry point: HTTP through Django, websockets through Channels.
 
 Websockets carry the Django session (``AuthMiddlewareStack``) and are refused unless their
-Origin is one of ALLOWED_HOSTS (``AllowedHostsOriginValidator``): another site's page
-cannot open a socket with a visitor's cookies.
+whole Origin (scheme, host and port) is this site's (``mafia_site.origin``): another
+site's page cannot open a socket with a visitor's cookies.
 """
 
 import os
@@ -16,20 +16,33 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from games import events  # noqa: E402
+from games import deadlines, events  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
+from mafia_site.origin import SameOriginValidator  # noqa: E402
 
 # In the web server a commit hands its live push to a publisher thread: the request that
 # voted does not wait for it (games.events.publish_events).
 events.BACKGROUND_DEFAULT = True
 
+
+async def lifespan(scope: dict, receive, send) -> None:
+    """Server start: the deadline watchdog (``games.deadlines``) runs in every web process,
+    so a dead Celery worker or beat delays a game by seconds, not forever."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            deadlines.start_watchdog()
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
 application = ProtocolTypeRouter(
     {
+        "lifespan": lifespan,
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

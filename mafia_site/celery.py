@@ -36,6 +36,12 @@ app.conf.beat_schedule = {
         # A scan that waited longer than one interval is stale: the next one replaces it.
         "options": {"expires": max(DEADLINE_SCAN_SECONDS, 5.0)},
     },
+    # Numbered vote counts on the games' schedules (Game.vote_count_every, 15 min or more).
+    "post-scheduled-vote-counts": {
+        "task": "games.tasks.post_scheduled_vote_counts",
+        "schedule": 60.0,
+        "options": {"expires": 60.0},
+    },
 }
 # Messages unacknowledged this long go to another worker; every ETA task we send is due
 # well within it (games.scheduling.SHORT_RANGE), so no task is duplicated by redelivery.
@@ -48,4 +54,16 @@ app.conf.task_default_queue = os.environ.get("CELERY_QUEUE", "celery")
 # it ran and re-queued if the worker process died under it.
 app.conf.task_acks_late = True
 app.conf.task_reject_on_worker_lost = True
+# A game runs for days and Redis will restart in that time: the worker and beat retry the
+# broker forever (Celery's default gives up after 100 attempts, and the process exits).
 app.conf.broker_connection_retry_on_startup = True
+app.conf.broker_connection_retry = True
+app.conf.broker_connection_max_retries = None
+app.conf.broker_channel_error_retry = True
+# Results (only ``advance_phase_task`` keeps one) retry too instead of failing the task.
+app.conf.result_backend_always_retry = True
+app.conf.result_backend_max_retries = 10
+# Celery 6's default: a task running when the broker drops is cancelled and redelivered
+# rather than finished unacknowledgeable. A transition is one transaction, so a cancelled
+# one is rolled back whole and the redelivery (or the next scan) does it again, once.
+app.conf.worker_cancel_long_running_tasks_on_connection_loss = True

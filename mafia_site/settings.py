@@ -5,7 +5,7 @@ machine (SQLite, in-process channel layer, in-process deadline worker). Producti
 the test suite set ``DATABASE_URL`` and ``REDIS_URL`` to use PostgreSQL and Redis.
 
 Environment: SECRET_KEY, DEBUG, ALLOWED_HOSTS (comma-separated), CSRF_TRUSTED_ORIGINS,
-DATABASE_URL, DB_CONN_MAX_AGE, REDIS_URL, LOG_LEVEL.
+DATABASE_URL, DB_CONN_MAX_AGE, DB_POOL_SIZE, REDIS_URL, LOG_LEVEL.
 """
 
 import os
@@ -13,6 +13,8 @@ import warnings
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -29,9 +31,26 @@ def env_list(name: str, default: str) -> list[str]:
 
 
 # -- core ----------------------------------------------------------------------------
-DEBUG = env_bool("DEBUG", True)
-# The fallback key is only good for development; production must set SECRET_KEY.
-SECRET_KEY = os.environ.get("SECRET_KEY", "dev-only-insecure-key-change-me-in-production")
+# Off unless asked for (scripts/run.sh asks, for the embedded development run): a forgotten
+# variable must not put tracebacks and settings on a public site.
+DEBUG = env_bool("DEBUG", False)
+DEV_SECRET_KEY = "dev-only-insecure-key-change-me-in-production"
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        # A public constant would let anyone forge sessions and password-reset links.
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set. Set it to a long random value (openssl rand -hex 32), "
+            "or set DEBUG=true for a development run."
+        )
+    SECRET_KEY = DEV_SECRET_KEY
+elif not DEBUG and (
+    SECRET_KEY == DEV_SECRET_KEY or len(set(SECRET_KEY)) < 5 or len(SECRET_KEY) < 50
+):
+    raise ImproperlyConfigured(
+        "SECRET_KEY is too weak for DEBUG=false: use at least 50 random characters "
+        "(openssl rand -hex 32)."
+    )
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list(
     "CSRF_TRUSTED_ORIGINS", "http://127.0.0.1:8000,http://localhost:8000"
@@ -55,7 +74,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "mafia_site.guards.RequestLimitsMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    # A database or Redis outage in a view answers 503 with a message (games.outage).
+    "games.outage.OutageMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -101,6 +124,22 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         {"transaction_mode": "IMMEDIATE", "timeout": 20}
     )
 
+# Under ASGI every concurrent request runs in a thread of its own with its own connection,
+# so 50 players voting at once opened 50+ PostgreSQL connections and met "too many
+# clients". DB_POOL_SIZE bounds them with psycopg's pool: a request waits (up to
+# DB_POOL_TIMEOUT seconds) for a free connection instead of failing.
+_POOL_SIZE = int(os.environ.get("DB_POOL_SIZE", "0"))
+if _POOL_SIZE and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps them; Django must not
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = False
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": _POOL_SIZE,
+        "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "20")),
+        # A connection cut by a PostgreSQL restart is found and replaced, not handed out.
+        "check": __import__("psycopg_pool").ConnectionPool.check_connection,
+    }
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # -- live layer: Redis when configured, in-process otherwise ---------------------------
@@ -124,7 +163,13 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": _LAYER,
-            "CONFIG": {"hosts": [_LAYER_HOST], "capacity": 1000},
+            # Redis pub/sub channels ignore the database number: two sites (or test runs)
+            # on one Redis server need different prefixes, or they hear each other's games.
+            "CONFIG": {
+                "hosts": [_LAYER_HOST],
+                "capacity": 1000,
+                "prefix": os.environ.get("CHANNEL_LAYER_PREFIX", "asgi"),
+            },
         }
     }
     CELERY_BROKER_URL = REDIS_URL
@@ -133,6 +178,24 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     CELERY_BROKER_URL = "memory://"
     CELERY_RESULT_BACKEND = "cache+memory://"
+
+# The cache holds the rate limits' counts: shared through Redis by every web process when
+# there is one, in this process's memory in the embedded single-process run.
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": f"mafia:{DATABASES['default'].get('NAME', '')}",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# The web process's deadline watchdog (games.deadlines): every N seconds it ends phases
+# overdue by more than the grace, in case the Celery worker or beat is down. 0 turns it off.
+DEADLINE_WATCHDOG_SECONDS = float(os.environ.get("DEADLINE_WATCHDOG_SECONDS", "5"))
+DEADLINE_WATCHDOG_GRACE = float(os.environ.get("DEADLINE_WATCHDOG_GRACE", "25"))
 
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_TIMEZONE = "UTC"
@@ -149,6 +212,24 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+
+def rate_limits(spec: str) -> dict[str, tuple[int, int]]:
+    """``scope=requests/seconds`` pairs (``post=20/60,vote=30/60``)."""
+    limits = {}
+    for pair in filter(None, (p.strip() for p in spec.split(","))):
+        scope, _, rate = pair.partition("=")
+        count, _, seconds = rate.partition("/")
+        limits[scope.strip()] = (int(count), int(seconds or 60))
+    return limits
+
+
+# Rate limits (games.ratelimit): on unless RATE_LIMITS=off; RATE_LIMITS="post=40/60" changes
+# one scope's limit and keeps the others' defaults.
+_RATE_SPEC = os.environ.get("RATE_LIMITS", "")
+RATE_LIMITS_ENABLED = _RATE_SPEC.strip().lower() not in {"off", "0", "false", "no"}
+RATE_LIMITS = rate_limits(_RATE_SPEC) if RATE_LIMITS_ENABLED else {}
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
@@ -167,6 +248,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Host, play and watch forum-style Mafia games.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Request bodies get their own components, so non-blank text is marked (minLength 1).
+    "COMPONENT_SPLIT_REQUEST": True,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
@@ -190,11 +273,40 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
-# -- security behind a proxy (production sets DEBUG=0) --------------------------------
+# -- security --------------------------------------------------------------------------
+# A content security policy: scripts, styles, sockets and forms from this site only (the
+# pages have no inline script or style; post images may come from https URLs).
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:", "https:"],
+    "connect-src": [CSP.SELF],
+    "font-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+
+# Production (DEBUG off) is served over HTTPS behind a proxy that sets X-Forwarded-Proto:
+# redirect plain HTTP, send HSTS, mark the cookies secure. HTTPS=false turns that off to
+# try the production shape on http://localhost (``check --deploy`` then warns, rightly).
+HTTPS = env_bool("HTTPS", not DEBUG)
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
-    CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
+if HTTPS:
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^healthz/?$"]  # the orchestrator probes over plain HTTP
+    SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(30 * 86400)))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
 
 LOGGING = {
     "version": 1,

@@ -1,0 +1,93 @@
+"""A service outage answers 503 with a message, never a half-written state or a bare 500.
+
+PostgreSQL restarting, or Redis gone, surfaces as a connection error in whatever request
+meets it. Every state change is one transaction (``games.services``), so the failed
+request changed nothing; what is left is to say so: JSON (``{"error", "code"}``) for the
+API, a page with a red banner for people, both with ``Retry-After``.
+
+``OutageMiddleware`` turns such an exception raised by a view into that answer (with DEBUG
+on too); ``server_error`` (``handler500``) catches the rest, e.g. a session read failing in
+a middleware, where Django would otherwise show its plain 500 page.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable
+
+from django.db import InterfaceError, OperationalError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.template import loader
+
+log = logging.getLogger(__name__)
+
+RETRY_AFTER_SECONDS = 10
+MESSAGE = (
+    "The game server cannot reach its database or message service right now, so nothing "
+    "was changed. Please try again in a few seconds."
+)
+
+
+def outage_errors() -> tuple[type[BaseException], ...]:
+    errors: list[type[BaseException]] = [OperationalError, InterfaceError]
+    try:
+        from redis.exceptions import ConnectionError as RedisConnectionError
+        from redis.exceptions import TimeoutError as RedisTimeoutError
+
+        errors += [RedisConnectionError, RedisTimeoutError]
+    except ImportError:  # pragma: no cover - redis is a dependency
+        pass
+    try:
+        from kombu.exceptions import OperationalError as BrokerError
+
+        errors.append(BrokerError)
+    except ImportError:  # pragma: no cover - kombu comes with Celery
+        pass
+    return tuple(errors)
+
+
+OUTAGE_ERRORS = outage_errors()
+
+
+def is_outage(exc: BaseException | None) -> bool:
+    return isinstance(exc, OUTAGE_ERRORS)
+
+
+def outage_response(request: HttpRequest) -> HttpResponse:
+    if request.path.startswith("/api/"):
+        response: HttpResponse = JsonResponse(
+            {"error": MESSAGE, "code": "service_unavailable", "field": None}, status=503
+        )
+    else:
+        try:
+            html = loader.render_to_string("503.html", {"message": MESSAGE})
+        except Exception:  # the template needs nothing from the database, but be sure
+            html = f"<!doctype html><title>Unavailable</title><p>{MESSAGE}</p>"
+        response = HttpResponse(html, status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+class OutageMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not is_outage(exception):
+            return None
+        log.warning("Service outage during %s %s: %r", request.method, request.path, exception)
+        return outage_response(request)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """``handler500``: an outage outside a view still gets the 503; anything else a 500."""
+    if is_outage(sys.exc_info()[1]):
+        return outage_response(request)
+    from django.views.defaults import server_error as default_server_error
+
+    return default_server_error(request)
