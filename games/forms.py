@@ -3,6 +3,8 @@ services (and, through them, the resolver), whose errors are put back on these f
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from datetime import timedelta
 from typing import Any
 
@@ -15,8 +17,22 @@ from resolver.rulesets import get_ruleset
 from resolver.rulesets.base import FlagSpec
 from resolver.rulesets.base import Ruleset as ResolverRuleset
 
+from . import display
+from .confusables import confusable_with
 from .errors import GameRuleError
-from .models import InactivityAction, Ruleset, StartsWith, Thread, VoteRule
+from .models import (
+    MAX_MIN_POSTS_PER_DAY,
+    MAX_PHASE_LENGTH,
+    MAX_PHASE_MINUTES,
+    MAX_PLAYER_CAP,
+    MIN_PHASE_LENGTH,
+    InactivityAction,
+    Openness,
+    Ruleset,
+    StartsWith,
+    Thread,
+    VoteRule,
+)
 
 UNITS = {"minutes": timedelta(minutes=1), "hours": timedelta(hours=1), "days": timedelta(days=1)}
 UNIT_CHOICES = [(u, u) for u in UNITS]
@@ -24,10 +40,43 @@ UNIT_CHOICES = [(u, u) for u in UNITS]
 SITE_FLAGS = {"dayVote", "selfVote", "noEliminationVote"}
 
 
+# Letters and digits of any script, and . @ + - _, in words separated by single spaces.
+USERNAME = re.compile(r"[\w.@+-]+(?: [\w.@+-]+)*")
+
+
 class SignUpForm(UserCreationForm):
+    """A new account. The name may have spaces and any script's letters, but must not look
+    like an existing name (``games.confusables``): "\u0440l7" with a Cyrillic "\u0440" is refused
+    beside "pl7", as is "Alice" beside "alice"."""
+
     class Meta(UserCreationForm.Meta):
         model = get_user_model()
         fields = ("username",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields[
+            "username"
+        ].help_text = "Up to 150 characters: letters, digits, single spaces and . @ + - _"
+
+    def clean_username(self) -> str:
+        name = unicodedata.normalize("NFC", str(self.cleaned_data.get("username") or "").strip())
+        if not USERNAME.fullmatch(name):
+            raise forms.ValidationError(
+                "Use letters, digits, single spaces between words and . @ + - _ only."
+            )
+        existing = list(get_user_model().objects.values_list("username", flat=True))
+        other = confusable_with(name, existing)
+        if other is not None:
+            raise forms.ValidationError(
+                f'"{name}" looks too much like the existing name "{other}"; choose another.'
+            )
+        return name
+
+    def _get_validation_exclusions(self) -> set[str]:
+        # The name is checked above (spaces allowed); the model's validator would refuse
+        # spaces.
+        return {*super()._get_validation_exclusions(), "username"}
 
 
 def split_length(length: timedelta) -> tuple[int, str]:
@@ -40,7 +89,14 @@ def split_length(length: timedelta) -> tuple[int, str]:
 
 
 def join_length(amount: int, unit: str) -> timedelta:
-    return amount * UNITS[unit]
+    """``amount`` units, or a ValidationError beyond a phase's longest (or a timedelta's)."""
+    try:
+        length = amount * UNITS[unit]
+    except (OverflowError, KeyError):
+        length = None
+    if length is None or not MIN_PHASE_LENGTH <= length <= MAX_PHASE_LENGTH:
+        raise forms.ValidationError("A phase lasts between one minute and fourteen days.")
+    return length
 
 
 def flag_field_name(name: str) -> str:
@@ -48,20 +104,43 @@ def flag_field_name(name: str) -> str:
 
 
 def _flag_field(spec: FlagSpec) -> forms.Field:
+    label = spec.title or spec.name
     if set(spec.choices) == {True, False}:
         return forms.BooleanField(
-            required=False, initial=spec.default, label=spec.name, help_text=spec.help
+            required=False, initial=spec.default, label=label, help_text=spec.help
         )
     return forms.ChoiceField(
         choices=[(str(c), str(c)) for c in spec.choices],
         initial=str(spec.default),
-        label=spec.name,
+        label=label,
         help_text=spec.help,
     )
 
 
+class TitledCheckboxes(forms.CheckboxSelectMultiple):
+    """Checkboxes whose options carry their one-line explanation as a tooltip."""
+
+    def __init__(self, *args: Any, texts: dict[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.texts = texts or {}
+
+    def create_option(self, name: str, value: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        option = super().create_option(name, value, *args, **kwargs)
+        if self.texts.get(str(value)):
+            option["attrs"]["title"] = self.texts[str(value)]
+        return option
+
+
+def param_field_name(slug: str) -> str:
+    """The number field of a parameterised modifier (``shots:N`` -> ``mod_shots``)."""
+    return f"mod_{slug}"
+
+
 def shown_flags(rules: ResolverRuleset) -> list[FlagSpec]:
     return [spec for name, spec in rules.flags.items() if name not in SITE_FLAGS]
+
+
+TABLE_FIELDS = ("turn_based", "turn_seconds", "vote_seconds", "word_limit")
 
 
 class GameForm(forms.Form):
@@ -90,15 +169,71 @@ class GameForm(forms.Form):
     night_unit = forms.ChoiceField(choices=UNIT_CHOICES, initial="hours", label="Night length unit")
     player_cap = forms.IntegerField(
         min_value=3,
-        max_value=50,
+        max_value=MAX_PLAYER_CAP,
         required=False,
         help_text="Blank: as many players as there are roles.",
     )
     min_posts_per_day = forms.IntegerField(
-        min_value=0, initial=0, label="Minimum posts per day", help_text="0 turns the check off."
+        min_value=0,
+        max_value=MAX_MIN_POSTS_PER_DAY,
+        initial=0,
+        label="Minimum posts per day",
+        help_text="0 turns the check off.",
     )
     inactivity_action = forms.ChoiceField(
         choices=InactivityAction.choices, label="When a player is inactive"
+    )
+    turn_based = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Play the day turn by turn (the rule set's day script)",
+        help_text="Off: the day is a free forum thread.",
+    )
+    turn_seconds = forms.IntegerField(
+        min_value=10, max_value=86_400, initial=120, required=False, label="Seconds per turn"
+    )
+    vote_seconds = forms.IntegerField(
+        min_value=10,
+        max_value=86_400,
+        initial=120,
+        required=False,
+        label="Seconds for a table vote",
+    )
+    word_limit = forms.IntegerField(
+        min_value=1, initial=150, required=False, label="Hard word limit of a speech"
+    )
+    openness = forms.ChoiceField(
+        required=False,
+        choices=Openness.choices,
+        initial="closed",
+        label="Setup",
+        help_text="Closed: the role list stays hidden until the end. Semi-open: the roles "
+        "that may be in the game are public. Open: the whole role list is public.",
+    )
+    vote_count_every = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=336,
+        label="Post a vote count every (hours)",
+        help_text="The site posts a numbered vote count (Vote count 2.3) this often by day. "
+        "Blank: only when you ask.",
+    )
+    save_as = forms.CharField(
+        required=False,
+        max_length=100,
+        label="Save this setup as",
+        help_text="Keep the setup (roles, rules, timing) to start another game from it.",
+    )
+    vote_modifiers_public = forms.BooleanField(
+        required=False,
+        label="Vote modifiers are public",
+        help_text="The vote count names loved, hated and double voters and counts L-n with "
+        "them; otherwise it shows each wagon's weight only and the plain L-n.",
+    )
+    lynch_proof_ends_day = forms.BooleanField(
+        required=False,
+        label="A lynch-proof wagon at the threshold ends the day",
+        help_text="With a hammer: the day ends without an elimination. Unticked: the day goes on.",
     )
 
     def __init__(self, *args: Any, ruleset: str, **kwargs: Any) -> None:
@@ -113,6 +248,28 @@ class GameForm(forms.Form):
             self.fields["vote_rule"].choices = [(VoteRule.PLURALITY, VoteRule.PLURALITY.label)]
         for spec in shown_flags(self.rules):
             self.fields[flag_field_name(spec.name)] = _flag_field(spec)
+        if not any(m.kind == "vote" for m in self.rules.modifier_specs.values()):
+            del self.fields["vote_modifiers_public"]
+            del self.fields["lynch_proof_ends_day"]
+        if ruleset == Ruleset.FORUM:  # a forum day is always a thread
+            for name in TABLE_FIELDS:
+                del self.fields[name]
+        elif ruleset != Ruleset.CLASSIC:
+            del self.fields["word_limit"]
+
+    def table_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in TABLE_FIELDS if name in self.fields]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        for name in ("day", "night"):
+            amount, unit = data.get(f"{name}_length"), data.get(f"{name}_unit")
+            if amount is not None and unit is not None:
+                try:
+                    join_length(amount, unit)
+                except forms.ValidationError as exc:
+                    self.add_error(f"{name}_length", exc)
+        return data
 
     def flag_fields(self) -> list[forms.BoundField]:
         return [self[flag_field_name(spec.name)] for spec in shown_flags(self.rules)]
@@ -151,7 +308,27 @@ class GameForm(forms.Form):
             "player_cap": data.get("player_cap"),
             "min_posts_per_day": data["min_posts_per_day"],
             "inactivity_action": data["inactivity_action"],
+            **self.table_kwargs(),
+            "vote_modifiers_public": data.get("vote_modifiers_public", False),
+            "lynch_proof_ends_day": data.get("lynch_proof_ends_day", False),
+            "openness": data.get("openness") or Openness.CLOSED,
+            "vote_count_every": timedelta(hours=data["vote_count_every"])
+            if data.get("vote_count_every")
+            else None,
         }
+
+    def table_kwargs(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        if not data.get("turn_based"):
+            return {}
+        kwargs: dict[str, Any] = {
+            "turn_based": True,
+            "turn_length": timedelta(seconds=data.get("turn_seconds") or 120),
+            "vote_length": timedelta(seconds=data.get("vote_seconds") or 120),
+        }
+        if data.get("word_limit"):
+            kwargs["day_settings"] = {"word_limit": data["word_limit"]}
+        return kwargs
 
 
 class BaseRoleFormSet(forms.BaseFormSet):
@@ -162,8 +339,9 @@ class BaseRoleFormSet(forms.BaseFormSet):
             if not data.get("role") or data.get("DELETE"):
                 continue
             entry: dict[str, Any] = {"role": data["role"], "count": data["count"] or 1}
-            if data.get("modifiers"):
-                entry["modifiers"] = list(data["modifiers"])
+            modifiers = form.written_modifiers()
+            if modifiers:
+                entry["modifiers"] = modifiers
             if data.get("sanity"):
                 entry["sanity"] = data["sanity"]
             entries.append(entry)
@@ -180,21 +358,48 @@ def role_formset(ruleset: str) -> type[forms.BaseFormSet]:
     """A role list formset whose choices are the rule set's own role and modifier table."""
     rules = get_ruleset(ruleset)
 
+    plain = [m for m in rules.modifier_specs.values() if m.param is None]
+    numbered = [m for m in rules.modifier_specs.values() if m.param is not None]
+
     class RoleEntryForm(forms.Form):
         role = forms.ChoiceField(
             required=False,
             choices=[("", "—")]
-            + [(slug, f"{slug} ({spec.alignment})") for slug, spec in rules.roles.items()],
+            + [
+                (slug, f"{spec.title or slug} ({display.alignment_title(rules, spec.alignment)})")
+                for slug, spec in rules.roles.items()
+            ],
         )
         count = forms.IntegerField(min_value=1, max_value=50, required=False, initial=1)
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
+            initial = dict(kwargs.get("initial") or {})
+            # A setup's "shots:1" fills the 1-Shot number field, not a checkbox.
+            written = list(initial.get("modifiers") or [])
+            for spec in numbered:
+                for text in list(written):
+                    slug, _, arg = text.partition(":")
+                    if slug == spec.slug and arg.isdigit():
+                        initial[param_field_name(spec.slug)] = int(arg)
+                        written.remove(text)
+            if written or "modifiers" in initial:
+                initial["modifiers"] = written
+            kwargs["initial"] = initial
             super().__init__(*args, **kwargs)
-            if rules.modifiers:
+            if plain:
                 self.fields["modifiers"] = forms.MultipleChoiceField(
                     required=False,
-                    choices=[(m, m) for m in rules.modifiers],
-                    widget=forms.CheckboxSelectMultiple,
+                    choices=[(m.slug, m.title) for m in plain],
+                    widget=TitledCheckboxes(texts={m.slug: m.description for m in plain}),
+                    help_text="Point at a modifier for what it does; the full list is below.",
+                )
+            for spec in numbered:
+                self.fields[param_field_name(spec.slug)] = forms.IntegerField(
+                    required=False,
+                    min_value=spec.least,
+                    max_value=99,
+                    label=spec.title.replace(spec.param or "N", "X"),
+                    help_text=f"{spec.description} Blank: none.",
                 )
             if len(rules.sanities) > 1:
                 self.fields["sanity"] = forms.ChoiceField(
@@ -202,6 +407,16 @@ def role_formset(ruleset: str) -> type[forms.BaseFormSet]:
                     choices=[("", "sane (default)")] + [(s, s) for s in rules.sanities[1:]],
                     help_text="Cops only.",
                 )
+
+        def written_modifiers(self) -> list[str]:
+            """The entry's modifiers as the resolver writes them: ``ninja``, ``shots:2``."""
+            data = self.cleaned_data
+            mods = list(data.get("modifiers") or [])
+            for spec in numbered:
+                number = data.get(param_field_name(spec.slug))
+                if number is not None:
+                    mods.append(f"{spec.slug}:{number}")
+            return mods
 
         def clean(self) -> dict[str, Any]:
             data = super().clean()
@@ -241,10 +456,26 @@ class HostPostForm(forms.Form):
     thread = forms.ChoiceField(choices=Thread.choices, initial=Thread.PUBLIC)
     body = forms.CharField(max_length=20_000, widget=forms.Textarea(attrs={"rows": 5}))
 
+    def __init__(
+        self, *args: Any, threads: list[tuple[str, str]] | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        if threads is not None:  # only the threads this game has (no masons' without masons)
+            self.fields["thread"].choices = threads
+
 
 class ExtendForm(forms.Form):
-    amount = forms.IntegerField(min_value=1, initial=1)
+    amount = forms.IntegerField(min_value=1, max_value=MAX_PHASE_MINUTES, initial=1)
     unit = forms.ChoiceField(choices=UNIT_CHOICES, initial="hours")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("amount") is not None and data.get("unit") is not None:
+            try:
+                join_length(data["amount"], data["unit"])
+            except forms.ValidationError:
+                self.add_error("amount", "Extend by a positive time of at most fourteen days.")
+        return data
 
     def length(self) -> timedelta:
         return join_length(self.cleaned_data["amount"], self.cleaned_data["unit"])

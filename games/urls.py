@@ -2,32 +2,53 @@
 
 from django.urls import path
 
-from . import views
+from .views import archive, chores, game, host, lobby, role, simulation
 
 app_name = "games"
 
 urlpatterns = [
-    path("", views.lobby, name="lobby"),
-    path("games/new/", views.create_game, name="create"),
-    path("games/<int:game_id>/", views.thread, name="thread"),
-    path("games/<int:game_id>/post/", views.reply, name="reply"),
-    path("games/<int:game_id>/posts/<int:number>/", views.post_link, name="post_link"),
-    path("games/<int:game_id>/t/<str:thread>/", views.private_thread, name="private_thread"),
-    path("games/<int:game_id>/t/<str:thread>/post/", views.reply, name="private_reply"),
-    path("games/<int:game_id>/join/", views.join, name="join"),
-    path("games/<int:game_id>/leave/", views.leave, name="leave"),
-    path("games/<int:game_id>/start/", views.start, name="start"),
+    path("", lobby.lobby, name="lobby"),
+    path("games/new/", lobby.create_game, name="create"),
+    path("games/<int:game_id>/", game.thread, name="thread"),
+    path("games/<int:game_id>/post/", game.reply, name="reply"),
+    path("games/<int:game_id>/posts/<int:number>/", game.post_link, name="post_link"),
+    path("games/<int:game_id>/t/<str:thread>/", game.private_thread, name="private_thread"),
+    path("games/<int:game_id>/t/<str:thread>/post/", game.reply, name="private_reply"),
+    path("games/<int:game_id>/join/", game.join, name="join"),
+    path("games/<int:game_id>/leave/", game.leave, name="leave"),
+    path("games/<int:game_id>/start/", game.start, name="start"),
     path(
         "games/<int:game_id>/signups/<int:slot_id>/remove/",
-        views.remove_signup,
+        game.remove_signup,
         name="remove_signup",
     ),
-    path("games/<int:game_id>/vote/", views.vote, name="vote"),
-    path("games/<int:game_id>/unvote/", views.unvote, name="unvote"),
-    path("games/<int:game_id>/nominate/", views.nominate, name="nominate"),
-    path("games/<int:game_id>/role/", views.role_pm, name="role"),
-    path("games/<int:game_id>/role/withdraw/", views.withdraw, name="withdraw"),
-    path("games/<int:game_id>/host/", views.host_dashboard, name="host"),
-    path("games/<int:game_id>/host/<str:op>/", views.host_action, name="host_action"),
-    path("games/<int:game_id>/archive/", views.archive, name="archive"),
+    path("games/<int:game_id>/vote/", game.vote, name="vote"),
+    path("games/<int:game_id>/unvote/", game.unvote, name="unvote"),
+    path("games/<int:game_id>/nominate/", game.nominate, name="nominate"),
+    path("games/<int:game_id>/turn/pass/", game.turn_pass, name="turn_pass"),
+    path("games/<int:game_id>/role/", role.role_pm, name="role"),
+    path("games/<int:game_id>/role/withdraw/", role.withdraw, name="withdraw"),
+    path("games/<int:game_id>/role/day-action/", role.day_action, name="day_action"),
+    path("games/<int:game_id>/host/", host.dashboard, name="host"),
+    path("games/<int:game_id>/host/<str:op>/", host.host_action, name="host_action"),
+    path("games/<int:game_id>/archive/", archive.archive, name="archive"),
+    path("setups/<slug:slug>/", simulation.setup_page, name="setup"),
+    path("setups/<slug:slug>/simulate/", simulation.simulate, name="simulate"),
+    path("setups/saved/<int:saved_id>/", simulation.setup_page, name="saved_setup"),
+    path("setups/saved/<int:saved_id>/simulate/", simulation.simulate, name="simulate_saved"),
+    path("simulations/<int:run_id>/", simulation.simulation, name="simulation"),
+    path("games/<int:game_id>/votes/", chores.votes, name="votes"),
+    path("games/<int:game_id>/activity/", chores.activity_page, name="activity"),
+    path("games/<int:game_id>/iso/", chores.multi_iso, name="multi_iso"),
+    path("games/<int:game_id>/away/", chores.mark_away, name="away"),
+    path(
+        "games/<int:game_id>/away/<int:absence_id>/cancel/",
+        chores.cancel_away,
+        name="cancel_away",
+    ),
+    path(
+        "games/<int:game_id>/replacements/<str:op>/",
+        chores.queue,
+        name="replacement_queue",
+    ),
 ]

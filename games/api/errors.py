@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from ..errors import GameRuleError
+from ..ratelimit import RateLimited
 
 
 def _first_error(detail: Any, prefix: str = "") -> tuple[str | None, str, str]:
@@ -37,6 +38,8 @@ def _first_error(detail: Any, prefix: str = "") -> tuple[str | None, str, str]:
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, GameRuleError):
         return Response(exc.to_dict(), status=exc.status)
+    if isinstance(exc, RateLimited):
+        exc = exceptions.Throttled(wait=exc.retry_after, detail=exc.message)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(str(exc) or "Not found.")
     elif isinstance(exc, PermissionDenied):
@@ -52,4 +55,6 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         detail = getattr(exc, "detail", str(exc))
         code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
         response.data = {"error": str(detail), "code": code, "field": None}
+        if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+            response.data["retry_after"] = int(exc.wait)
     return response

@@ -12,7 +12,17 @@ from typing import Any
 
 from rest_framework import serializers
 
-from ..models import InactivityAction, Ruleset, StartsWith, Thread, VoteRule
+from ..display import public_setup
+from ..models import (
+    MAX_MIN_POSTS_PER_DAY,
+    MAX_PHASE_MINUTES,
+    MAX_PLAYER_CAP,
+    InactivityAction,
+    Ruleset,
+    StartsWith,
+    Thread,
+    VoteRule,
+)
 from ..views.access import Viewer
 
 
@@ -95,6 +105,8 @@ class GameSerializer(serializers.Serializer):
     signed_up = serializers.IntegerField()
     min_posts_per_day = serializers.IntegerField()
     inactivity_action = serializers.CharField()
+    vote_modifiers_public = serializers.BooleanField()
+    lynch_proof_ends_day = serializers.BooleanField()
     phase = PhaseSerializer(allow_null=True)
     players = PlayerSerializer(many=True)
     threads = serializers.ListField(
@@ -134,10 +146,18 @@ def game_data(game: Any, viewer: Viewer, *, players: bool = True) -> dict[str, A
         "signed_up": len(slots) if players else game.slots.count(),
         "min_posts_per_day": game.min_posts_per_day,
         "inactivity_action": game.inactivity_action,
+        "turn_based": game.turn_based,
+        "turn_length_seconds": int(game.turn_length.total_seconds()),
+        "vote_length_seconds": int(game.vote_length.total_seconds()),
+        "day_settings": game.day_settings,
+        "vote_modifiers_public": game.vote_modifiers_public,
+        "lynch_proof_ends_day": game.lynch_proof_ends_day,
         "phase": phase_data(phase),
         "players": [player_data(s, viewer) for s in slots],
         "threads": [t for t, _ in viewer.readable_threads()],
-        "role_list": game.role_list if viewer.sees_everything else None,
+        "role_list": game.role_list if viewer.sees_everything or game.openness == "open" else None,
+        "openness": game.openness,
+        "public_setup": public_setup(game),
         "winner": game.winner,
         "win_reason": game.win_reason,
         "created_at": game.created_at,
@@ -170,11 +190,34 @@ class GameCreateSerializer(serializers.Serializer):
     no_night_posting = serializers.BooleanField(required=False)
     self_vote_allowed = serializers.BooleanField(required=False)
     skip_vote_allowed = serializers.BooleanField(required=False)
-    day_length_minutes = serializers.IntegerField(min_value=1, required=False)
-    night_length_minutes = serializers.IntegerField(min_value=1, required=False)
-    player_cap = serializers.IntegerField(min_value=3, required=False)
-    min_posts_per_day = serializers.IntegerField(min_value=0, required=False)
+    day_length_minutes = serializers.IntegerField(
+        min_value=1, max_value=MAX_PHASE_MINUTES, required=False
+    )
+    night_length_minutes = serializers.IntegerField(
+        min_value=1, max_value=MAX_PHASE_MINUTES, required=False
+    )
+    player_cap = serializers.IntegerField(min_value=3, max_value=MAX_PLAYER_CAP, required=False)
+    min_posts_per_day = serializers.IntegerField(
+        min_value=0, max_value=MAX_MIN_POSTS_PER_DAY, required=False
+    )
     inactivity_action = serializers.ChoiceField(choices=InactivityAction.choices, required=False)
+    turn_based = serializers.BooleanField(
+        required=False, help_text="City, classic, power: the day runs turn by turn."
+    )
+    turn_length_seconds = serializers.IntegerField(min_value=10, max_value=86_400, required=False)
+    vote_length_seconds = serializers.IntegerField(min_value=10, max_value=86_400, required=False)
+    day_settings = serializers.DictField(
+        required=False,
+        help_text="The day script's settings: classic word_limit; power discussion_open_*.",
+    )
+    vote_modifiers_public = serializers.BooleanField(
+        required=False, help_text="The public vote count names loved, hated, double voters."
+    )
+    lynch_proof_ends_day = serializers.BooleanField(
+        required=False,
+        help_text="A lynch-proof wagon at the hammer threshold ends the day without an "
+        "elimination (default: the day goes on).",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if not attrs.get("setup") and (not attrs.get("ruleset") or not attrs.get("role_list")):
@@ -186,13 +229,20 @@ class GameCreateSerializer(serializers.Serializer):
 
 # -- posts --------------------------------------------------------------------------------
 class PostSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    # No site-wide id: its gaps would count the private posts in between. A post is its
+    # thread and its number there.
     number = serializers.IntegerField()
     thread = serializers.CharField()
     author = serializers.CharField()
     slot_id = serializers.IntegerField(allow_null=True)
     seat = serializers.IntegerField(allow_null=True)
     is_host = serializers.BooleanField()
+    is_auto = serializers.BooleanField(
+        help_text="An announcement the site posted for the host (elimination, night, end...)."
+    )
+    vote_note = serializers.CharField(
+        allow_blank=True, help_text="Why the post's bold vote counted for nothing, if it did."
+    )
     phase = serializers.IntegerField(allow_null=True)
     body = serializers.CharField(help_text="The source text (Markdown/BBCode).")
     html = serializers.CharField(help_text="The rendered, sanitised HTML.")
@@ -201,13 +251,14 @@ class PostSerializer(serializers.Serializer):
 
 def post_data(post: Any) -> dict[str, Any]:
     return {
-        "id": post.pk,
         "number": post.number,
         "thread": post.thread,
         "author": post.author.get_username(),
         "slot_id": post.slot_id,
         "seat": post.slot.seat if post.slot_id else None,
         "is_host": post.is_host,
+        "is_auto": post.is_auto,
+        "vote_note": post.vote_note,
         "phase": post.phase.number if post.phase_id else None,
         "body": post.body,
         "html": post.html,
@@ -234,10 +285,15 @@ class PostPageSerializer(serializers.Serializer):
 class PostCreateSerializer(serializers.Serializer):
     body = serializers.CharField(max_length=20_000)
     thread = serializers.ChoiceField(choices=Thread.choices, default=Thread.PUBLIC)
+    to = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text="Power's question round: the slot id of the player the question is for.",
+    )
 
 
 class PostResultSerializer(serializers.Serializer):
-    post = PostSerializer()
+    post = PostSerializer(allow_null=True, help_text="null: only skip-discussion lines.")
     vote_message = serializers.CharField(
         allow_blank=True, help_text="Why a vote in the post counted for nothing, if it did."
     )
@@ -252,22 +308,32 @@ class TargetSerializer(serializers.Serializer):
 
 
 class VoterSerializer(SlotRefSerializer):
-    post_id = serializers.IntegerField(allow_null=True)
     post_number = serializers.IntegerField(allow_null=True)
     locked = serializers.BooleanField()
+    weight = serializers.IntegerField(
+        required=False, help_text="Votes this ballot counts, when not 1 and public."
+    )
 
 
 class WagonSerializer(serializers.Serializer):
     target = SlotRefSerializer(allow_null=True)
     name = serializers.CharField()
-    count = serializers.IntegerField()
+    count = serializers.IntegerField(help_text="Votes on the wagon (a double voter's: 2).")
+    voter_count = serializers.IntegerField(help_text="Players voting for it.")
+    needed = serializers.IntegerField(help_text="Votes that eliminate (as far as public).")
     l_minus = serializers.IntegerField()
+    modifiers = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="loved / hated / lynch-proof: only when the setup makes them public.",
+    )
     locked = serializers.BooleanField()
     voters = VoterSerializer(many=True)
 
 
 class DeadSerializer(SlotRefSerializer):
     role = serializers.CharField(allow_null=True)
+    role_title = serializers.CharField(allow_null=True)
     cause = serializers.CharField(allow_blank=True)
 
 
@@ -292,7 +358,7 @@ class VoteCountSerializer(serializers.Serializer):
 
 
 class VoteResultSerializer(serializers.Serializer):
-    post = PostSerializer()
+    post = PostSerializer(allow_null=True, help_text="null at a table: ballots are not posts.")
     day_ended = serializers.BooleanField()
     vote_count = VoteCountSerializer(allow_null=True)
 
@@ -321,6 +387,23 @@ class ResultSerializer(serializers.Serializer):
     result = serializers.DictField()
 
 
+class DayOptionSerializer(serializers.Serializer):
+    ability = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+    choices = SlotRefSerializer(many=True, help_text="The legal targets now.")
+    unavailable = serializers.CharField(
+        allow_blank=True, help_text="Why it cannot be used now (spent, used today)."
+    )
+    shots_left = serializers.IntegerField(allow_null=True)
+
+
+class DayActionSerializer(serializers.Serializer):
+    ability = serializers.CharField(
+        required=False, allow_null=True, help_text="day_kill or day_investigate (optional)."
+    )
+    target = serializers.IntegerField(help_text="A slot id.")
+
+
 class RolePMSerializer(serializers.Serializer):
     """The caller's own role PM."""
 
@@ -341,6 +424,13 @@ class RolePMSerializer(serializers.Serializer):
     team_actions = ActionSerializer(many=True, help_text="Mafia: tonight's kill orders.")
     past_actions = ActionSerializer(many=True)
     results = ResultSerializer(many=True)
+    role_pm = serializers.DictField(
+        allow_null=True,
+        help_text="The forum-style role PM: title, role_title, alignment_title, abilities "
+        "(one line each), modifiers (slug, title, description), win_condition, "
+        "private_thread, shots_left.",
+    )
+    day_actions = DayOptionSerializer(many=True, help_text="Day actions usable now.")
 
 
 class NightActionSerializer(serializers.Serializer):
@@ -382,7 +472,7 @@ class ArchiveSerializer(serializers.Serializer):
 
 
 class ExtendSerializer(serializers.Serializer):
-    minutes = serializers.IntegerField(min_value=1, max_value=14 * 24 * 60)
+    minutes = serializers.IntegerField(min_value=1, max_value=MAX_PHASE_MINUTES)
 
 
 class SlotIdSerializer(serializers.Serializer):
@@ -411,7 +501,113 @@ class OkSerializer(serializers.Serializer):
     game = GameSerializer(required=False)
 
 
+# Reference data answered as a JSON array of objects (documented as one).
+ListOfObjects = serializers.ListSerializer(child=serializers.DictField())
+
+
+class TurnOptionSerializer(serializers.Serializer):
+    slot_id = serializers.IntegerField(required=False)
+    seat = serializers.IntegerField(required=False)
+    name = serializers.CharField(required=False)
+    skip = serializers.BooleanField(required=False, help_text="true: skip (no elimination).")
+
+
+class NominationSerializer(serializers.Serializer):
+    nominator = SlotRefSerializer()
+    target = SlotRefSerializer(allow_null=True)
+    skip = serializers.BooleanField()
+
+
+class BallotSerializer(serializers.Serializer):
+    voter = SlotRefSerializer()
+    target = SlotRefSerializer(allow_null=True)
+    skip = serializers.BooleanField()
+
+
+class ClosedVoteSerializer(serializers.Serializer):
+    round = serializers.IntegerField()
+    votes = BallotSerializer(many=True)
+
+
+class TurnSerializer(serializers.Serializer):
+    """Where a table day is: whose turn, what comes next, and what you may do now."""
+
+    step = serializers.CharField(
+        help_text="speech, defense, last_words, question, discussion, statement, vote, done; "
+        "night; thread (a forum day: no turns); not_started; over."
+    )
+    day = serializers.IntegerField(allow_null=True)
+    round = serializers.IntegerField(allow_null=True, help_text="2 in a revote; discussion lap.")
+    speaker = SlotRefSerializer(allow_null=True)
+    next = SlotRefSerializer(allow_null=True)
+    order = SlotRefSerializer(many=True, help_text="This step's turns, in order.")
+    turn = serializers.IntegerField(allow_null=True, help_text="The speaker's index in order.")
+    deadline = serializers.DateTimeField(allow_null=True, help_text="This turn's (or vote's).")
+    paused = serializers.BooleanField()
+    turn_seq = serializers.IntegerField(help_text="Counts the day's turns.")
+    ends_on_post = serializers.BooleanField(help_text="true: your first post ends your turn.")
+    word_limit = serializers.IntegerField(allow_null=True)
+    messages_left = serializers.IntegerField(allow_null=True, help_text="Power's discussion.")
+    options = TurnOptionSerializer(
+        many=True, help_text="Legal targets now: a nomination or a question's addressee."
+    )
+    nominations = NominationSerializer(many=True)
+    ballot = TurnOptionSerializer(many=True, help_text="What the open vote may name.")
+    voted = SlotRefSerializer(many=True, help_text="Who has voted (not for whom).")
+    closed_votes = ClosedVoteSerializer(many=True)
+    skip_discussion = SlotRefSerializer(many=True)
+    your_turn = serializers.BooleanField()
+    you_may = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="post, pass, nominate, vote, vote_skip_discussion, unvote_skip_discussion.",
+    )
+
+
 class ErrorSerializer(serializers.Serializer):
     error = serializers.CharField()
     code = serializers.CharField()
     field = serializers.CharField(allow_null=True)
+
+
+# -- the host's chores ------------------------------------------------------------------------
+class VoteLogEntrySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    phase = serializers.IntegerField()
+    label = serializers.CharField()
+    kind = serializers.CharField(help_text="vote or unvote.")
+    voter = serializers.CharField()
+    target = serializers.CharField(allow_null=True)
+    skip = serializers.BooleanField(help_text='A vote for "no elimination".')
+    post_number = serializers.IntegerField(allow_null=True)
+    post_url = serializers.CharField(allow_null=True, help_text="The post that cast it.")
+    revote = serializers.BooleanField()
+    at = serializers.DateTimeField()
+
+
+class NumberedCountSerializer(serializers.Serializer):
+    label = serializers.CharField(help_text='"Vote count 2.3": day 2, its third count.')
+    post_number = serializers.IntegerField(allow_null=True)
+    post_url = serializers.CharField(allow_null=True)
+    at = serializers.DateTimeField()
+    data = serializers.DictField(help_text="The vote count as posted (the vote-count shape).")
+    changes = VoteLogEntrySerializer(many=True, help_text="The votes since the count before.")
+
+
+class AbsenceSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    player = SlotRefSerializer()
+    starts = serializers.DateField()
+    ends = serializers.DateField()
+    note = serializers.CharField(allow_blank=True, help_text="Only shown to the player.")
+
+
+class AbsenceCreateSerializer(serializers.Serializer):
+    starts = serializers.DateField(help_text="The first day away.")
+    ends = serializers.DateField(help_text="The last day away.")
+    note = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+
+class QueueSerializer(serializers.Serializer):
+    queue = serializers.ListField(
+        child=serializers.CharField(), help_text="Usernames, next in line first."
+    )

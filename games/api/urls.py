@@ -1,13 +1,14 @@
 """/api/v1/: the JSON API, its OpenAPI document and a Swagger UI page."""
 
-from django.urls import path
-from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
+from django.urls import path, re_path
+from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerSplitView
 
-from . import views
+from . import chores, views
 
 urlpatterns = [
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # The split view serves its start-up script as a file: no inline script for the CSP.
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("auth/token/", views.TokenView.as_view(), name="api-token"),
     path("rulesets/", views.RulesetsView.as_view(), name="api-rulesets"),
     path("setups/", views.SetupsView.as_view(), name="api-setups"),
@@ -21,8 +22,11 @@ urlpatterns = [
     path("games/<int:game_id>/vote/", views.VoteView.as_view(), name="api-vote"),
     path("games/<int:game_id>/unvote/", views.UnvoteView.as_view(), name="api-unvote"),
     path("games/<int:game_id>/nominate/", views.NominateView.as_view(), name="api-nominate"),
+    path("games/<int:game_id>/turn/", views.TurnView.as_view(), name="api-turn"),
+    path("games/<int:game_id>/turn/pass/", views.PassTurnView.as_view(), name="api-turn-pass"),
     path("games/<int:game_id>/role/", views.RoleView.as_view(), name="api-role"),
     path("games/<int:game_id>/actions/", views.ActionsView.as_view(), name="api-actions"),
+    path("games/<int:game_id>/day-action/", views.DayActionView.as_view(), name="api-day-action"),
     path(
         "games/<int:game_id>/actions/<str:ability>/",
         views.ActionDetailView.as_view(),
@@ -30,6 +34,7 @@ urlpatterns = [
     ),
     path("games/<int:game_id>/host/", views.HostView.as_view(), name="api-host"),
     path("games/<int:game_id>/host/extend/", views.ExtendView.as_view(), name="api-extend"),
+    path("games/<int:game_id>/host/skip-turn/", views.SkipTurnView.as_view(), name="api-skip-turn"),
     path("games/<int:game_id>/host/cut/", views.CutView.as_view(), name="api-cut"),
     path("games/<int:game_id>/host/pause/", views.PauseView.as_view(), name="api-pause"),
     path("games/<int:game_id>/host/resume/", views.ResumeView.as_view(), name="api-resume"),
@@ -41,5 +46,27 @@ urlpatterns = [
         name="api-remove-signup",
     ),
     path("games/<int:game_id>/host/post/", views.HostPostView.as_view(), name="api-host-post"),
+    path("games/<int:game_id>/vote-counts/", chores.VoteCountsView.as_view(), name="api-counts"),
+    path("games/<int:game_id>/vote-log/", chores.VoteLogView.as_view(), name="api-vote-log"),
+    path("games/<int:game_id>/away/", chores.AwayView.as_view(), name="api-away"),
+    path(
+        "games/<int:game_id>/away/<int:absence_id>/",
+        chores.AwayDetailView.as_view(),
+        name="api-away-detail",
+    ),
+    path("games/<int:game_id>/queue/", chores.QueueView.as_view(), name="api-queue"),
+    path("games/<int:game_id>/queue/join/", chores.QueueJoinView.as_view(), name="api-queue-join"),
+    path(
+        "games/<int:game_id>/queue/leave/", chores.QueueLeaveView.as_view(), name="api-queue-leave"
+    ),
+    path(
+        "games/<int:game_id>/host/replace-next/",
+        chores.ReplaceNextView.as_view(),
+        name="api-replace-next",
+    ),
     path("games/<int:game_id>/archive/", views.ArchiveView.as_view(), name="api-archive"),
+    # Anything else under /api/v1/ (a game id that is not a number...) is the API's JSON
+    # 404, not the site's HTML page. Only paths ending in "/": without it, APPEND_SLASH
+    # still redirects to the real endpoint.
+    re_path(r"^.*/$", views.not_found),
 ]

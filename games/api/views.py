@@ -11,8 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import authenticate, get_user_model
-from django.core.paginator import Paginator
-from drf_spectacular.types import OpenApiTypes
+from django.http import HttpRequest, JsonResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.authtoken.models import Token
@@ -22,17 +21,19 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from resolver.model import GameState
 from resolver.rulesets import NAMES as RULESET_NAMES
 from resolver.rulesets import get_ruleset
 
-from .. import naming, services
+from .. import display, naming, ratelimit, services
 from ..errors import InvalidInput
 from ..inactivity import slots_needing_replacement
 from ..models import Game, GameStatus, NightAction, PrivateResult, Slot, Thread
 from ..setups import SETUPS
+from ..turn_view import turn_view
 from ..views.access import Viewer, get_game
-from ..views.game import iso_counts, parse_iso, pick_page, thread_posts
-from ..views.partials import POSTS_PER_PAGE, counted_phase
+from ..views.game import parse_iso, read_thread_page
+from ..views.partials import counted_phase
 from ..views.role import open_night, team_kill_actions
 from . import serializers as s
 from .errors import api_exception_handler
@@ -85,6 +86,11 @@ def _slots(game: Game) -> list[Slot]:
 
 
 # -- auth ---------------------------------------------------------------------------------
+def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+    """No such endpoint (or a malformed id in the path), in the API's error shape."""
+    return JsonResponse({"error": "Not found.", "code": "not_found", "field": None}, status=404)
+
+
 class TokenView(GameAPIView):
     """Exchange a username and password for an API token (send it as
     ``Authorization: Token <token>``)."""
@@ -95,8 +101,10 @@ class TokenView(GameAPIView):
     @extend_schema(request=s.TokenRequestSerializer, responses=_responses(s.TokenSerializer))
     def post(self, request: Request) -> Response:
         data = _valid(s.TokenRequestSerializer, request)
+        ratelimit.check_login(request, data["username"])
         user = authenticate(request, username=data["username"], password=data["password"])
         if user is None:
+            ratelimit.login_failed(request, data["username"])
             raise InvalidInput("Wrong username or password.", "bad_credentials", "password")
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})
@@ -108,38 +116,9 @@ class RulesetsView(GameAPIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(responses={200: s.ListOfObjects})
     def get(self, request: Request) -> Response:
-        data = []
-        for name in RULESET_NAMES:
-            rules = get_ruleset(name)
-            data.append(
-                {
-                    "name": name,
-                    "methods": list(rules.methods),
-                    "roles": [
-                        {
-                            "slug": r.slug,
-                            "alignment": r.alignment,
-                            "description": r.description,
-                            "abilities": [a.slug for a in r.abilities],
-                        }
-                        for r in rules.roles.values()
-                    ],
-                    "modifiers": dict(rules.modifiers),
-                    "sanities": list(rules.sanities),
-                    "flags": [
-                        {
-                            "name": f.name,
-                            "default": f.default,
-                            "choices": list(f.choices),
-                            "help": f.help,
-                        }
-                        for f in rules.flags.values()
-                    ],
-                    "nominations": rules.uses_nominations,
-                }
-            )
+        data = [display.ruleset_reference(name) for name in RULESET_NAMES]
         return Response(data)
 
 
@@ -148,7 +127,7 @@ class SetupsView(GameAPIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(responses={200: s.ListOfObjects})
     def get(self, request: Request) -> Response:
         return Response(
             [
@@ -196,6 +175,10 @@ class GameListView(GameAPIView):
             if slug not in SETUPS:
                 raise InvalidInput(f"There is no setup called {slug!r}.", "no_setup", "setup")
             kwargs.update(SETUPS[slug].game_kwargs())
+        for unit in ("turn", "vote"):
+            seconds = data.pop(f"{unit}_length_seconds", None)
+            if seconds is not None:
+                kwargs[f"{unit}_length"] = timedelta(seconds=seconds)
         for unit in ("day", "night"):
             minutes = data.pop(f"{unit}_length_minutes", None)
             if minutes is not None:
@@ -273,32 +256,35 @@ class PostsView(GameAPIView):
         """A page of a thread (25 posts), optionally filtered to some players (ISO)."""
         game = self.game(game_id)
         thread = request.query_params.get("thread", Thread.PUBLIC)
-        viewer = self.viewer(game)
-        if not viewer.can_read(thread):
+        slots = _slots(game)
+        if not Viewer.of(game, request.user, slots).can_read(thread):
             raise NotFound("There is no such thread.")
         iso = parse_iso(request.query_params.getlist("iso"))
-        posts = thread_posts(game, thread, iso).select_related("slot", "phase")
-        paginator = Paginator(posts, POSTS_PER_PAGE, allow_empty_first_page=True)
-        page = pick_page(paginator, request.query_params.get("page"))
-        counts = [
-            {"seat": c["seat"], "name": c["name"], "posts": c["posts"]}
-            for c in iso_counts(game, thread, iso)
-        ]
+        page, iso_rows = read_thread_page(
+            game,
+            thread,
+            iso,
+            request.query_params.get("page"),
+            slots,
+            related=("author", "slot", "phase"),
+        )
+        counts = [{"seat": c["seat"], "name": c["name"], "posts": c["posts"]} for c in iso_rows]
         return Response(
             {
                 "thread": thread,
                 "page": page.number,
-                "num_pages": paginator.num_pages,
-                "count": paginator.count,
+                "num_pages": page.num_pages,
+                "count": page.count,
                 "iso": iso,
                 "iso_counts": counts,
-                "results": [s.post_data(p) for p in page.object_list],
+                "results": [s.post_data(p) for p in page.posts],
             }
         )
 
     @extend_schema(
         request=s.PostCreateSerializer, responses=_responses(s.PostResultSerializer, 201)
     )
+    @ratelimit.limited("post")
     def post(self, request: Request, game_id: int) -> Response:
         """Post in a thread. A bold **Vote: Name** in a public day post votes."""
         data = _valid(s.PostCreateSerializer, request)
@@ -306,13 +292,13 @@ class PostsView(GameAPIView):
         if not self.viewer(game).can_read(data["thread"]):
             raise NotFound("There is no such thread.")
         result = services.submit_post(
-            request.user, game_id, body=data["body"], thread=data["thread"]
+            request.user, game_id, body=data["body"], thread=data["thread"], to=data.get("to")
         )
         return Response(
             {
-                "post": s.post_data(result.post),
-                "vote_message": result.vote_message,
-                "day_ended": result.day_ended,
+                "post": s.post_data(result.post) if result else None,
+                "vote_message": result.vote_message if result else "",
+                "day_ended": result.day_ended if result else False,
             },
             status=status.HTTP_201_CREATED,
         )
@@ -321,7 +307,7 @@ class PostsView(GameAPIView):
 # -- votes ----------------------------------------------------------------------------------
 def _vote_count(game: Game) -> dict[str, Any] | None:
     phase = counted_phase(game)
-    return services.vote_count(phase) if phase is not None else None
+    return services.day_count(phase) if phase is not None else None
 
 
 class VoteCountView(GameAPIView):
@@ -339,13 +325,14 @@ class VoteView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=s.TargetSerializer, responses=_responses(s.VoteResultSerializer))
+    @ratelimit.limited("vote")
     def post(self, request: Request, game_id: int) -> Response:
         """Vote for a player (slot id), or null for "no elimination"."""
         data = _valid(s.TargetSerializer, request)
         result = services.cast_vote(request.user, game_id, data["target"])
         return Response(
             {
-                "post": s.post_data(result.post),
+                "post": s.post_data(result.post) if result.post else None,
                 "day_ended": result.day_ended,
                 "vote_count": _vote_count(self.game(game_id)),
             }
@@ -356,6 +343,7 @@ class UnvoteView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=None, responses=_responses(s.VoteResultSerializer))
+    @ratelimit.limited("vote")
     def post(self, request: Request, game_id: int) -> Response:
         """Withdraw your vote."""
         result = services.unvote(request.user, game_id)
@@ -372,11 +360,38 @@ class NominateView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=s.TargetSerializer, responses=_responses(s.VoteCountSerializer))
+    @ratelimit.limited("vote")
     def post(self, request: Request, game_id: int) -> Response:
-        """Classic: nominate a player (or null: skip, day 1 only)."""
+        """Classic: nominate a player (or null: skip, day 1 only). At a table: during your
+        own speech, before or after its post; the nomination ends the speech."""
         data = _valid(s.TargetSerializer, request)
         services.nominate(request.user, game_id, data["target"])
         return Response(_vote_count(self.game(game_id)))
+
+
+# -- turns (table days) ------------------------------------------------------------------------
+def turn_data(game: Game, user: Any) -> dict[str, Any]:
+    slots = _slots(game)
+    viewer = next((x for x in slots if x.user_id == getattr(user, "pk", None)), None)
+    phase = game.current_phase() if game.phase_number else None
+    return turn_view(game, phase, slots, viewer if viewer and viewer.alive else None)
+
+
+class TurnView(GameAPIView):
+    @extend_schema(responses=_responses(s.TurnSerializer))
+    def get(self, request: Request, game_id: int) -> Response:
+        """Whose turn it is at the table, what comes next, and what you may do now."""
+        return Response(turn_data(self.game(game_id), request.user))
+
+
+class PassTurnView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses=_responses(s.TurnSerializer))
+    def post(self, request: Request, game_id: int) -> Response:
+        """End your turn without a post (the rules' default applies where there is one)."""
+        services.pass_turn(request.user, game_id)
+        return Response(turn_data(self.game(game_id), request.user))
 
 
 # -- role PM and night actions ----------------------------------------------------------------
@@ -385,7 +400,8 @@ def role_pm_data(game: Game, slot: Slot) -> dict[str, Any]:
     slots = _slots(game)
     by_id = {x.pk: x for x in slots}
     names = naming.seat_names(slots)
-    pm = services.role_pm(slot, slots)
+    state = GameState.from_dict(game.resolver_state) if game.resolver_state else None
+    pm = services.role_pm(slot, slots, state)
     phase = open_night(game)
     options = services.night_options(game, slot) if phase is not None else []
     spec = rules.roles.get(slot.role)
@@ -399,6 +415,11 @@ def role_pm_data(game: Game, slot: Slot) -> dict[str, Any]:
         "alignment": slot.alignment,
         "modifiers": list(slot.modifiers),
         "description": spec.description if spec else "",
+        "role_pm": pm["card"],
+        "day_actions": [
+            {**o, "choices": [_ref(by_id[c]) for c in o["choices"] if c in by_id]}
+            for o in services.day_action_options(game, slot, state)
+        ],
         "partners": pm["partners"],
         "executioner_target": pm.get("executioner_target"),
         "phase": s.phase_data(game.current_phase() if game.is_running else None),
@@ -454,6 +475,21 @@ class ActionsView(GameAPIView):
             ability=data["ability"],
             targets=list(data["targets"]),
             extra=data.get("extra") or {},
+        )
+        game = self.game(game_id)
+        return Response(role_pm_data(game, _player_slot(game, request.user)))
+
+
+class DayActionView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=s.DayActionSerializer, responses=_responses(s.RolePMSerializer))
+    def post(self, request: Request, game_id: int) -> Response:
+        """Use your day action now (a day vigilante's shot, a day investigation): it
+        resolves at once; refused at night, twice a day or with no shots left."""
+        data = _valid(s.DayActionSerializer, request)
+        services.use_day_action(
+            request.user, game_id, target=data["target"], ability=data.get("ability") or None
         )
         game = self.game(game_id)
         return Response(role_pm_data(game, _player_slot(game, request.user)))
@@ -566,6 +602,12 @@ class ExtendView(_HostOp):
         )
 
 
+@_host_op(None, "Table day: end the current turn (or close the vote); the default applies.")
+class SkipTurnView(_HostOp):
+    def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
+        return services.skip_speaker(request.user, game_id)
+
+
 @_host_op(None, "End the current phase now.")
 class CutView(_HostOp):
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
@@ -612,6 +654,7 @@ class RemoveSignupView(_HostOp):
 @_host_op(s.PostCreateSerializer, "Post as the host in any thread.")
 class HostPostView(_HostOp):
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
+        ratelimit.enforce("post", request)
         return services.host_post(request.user, game_id, body=data["body"], thread=data["thread"])
 
 

@@ -58,6 +58,15 @@ def players_panel(game: Any, viewer: Any = None) -> dict[str, Any]:
     return players_context(game, viewer=viewer)
 
 
+@register.inclusion_tag("games/_phase_banner.html", takes_context=True)
+def phase_banner(context: Any, game: Any) -> dict[str, Any]:
+    """The phase banner of any game page (its context does not depend on the page's); a
+    view that has read the current phase already passes its ``banner`` context."""
+    from ..views.partials import phase_banner_context
+
+    return context.get("banner") or phase_banner_context(game)
+
+
 @register.simple_tag(takes_context=True)
 def vote_count_data(context: Any) -> dict[str, Any] | None:
     """The vote count in the context, as ``vc`` (the pages) or ``count`` (the live layer)."""
@@ -75,3 +84,42 @@ def live_positions(context: Any, game: Any) -> str:
 
     request = context.get("request")
     return page_positions(game, getattr(request, "user", None))
+
+
+# -- display names (the resolver's, never the slugs) ----------------------------------------
+@register.filter
+def role_name(slot: Any, ruleset: str = "") -> str:
+    """A slot's full role name, forum style ("Town 1-Shot Vigilante"); "" before the deal."""
+    from .. import display
+
+    return display.full_title(
+        ruleset or slot.game.ruleset, slot.role, slot.modifiers or (), slot.alignment
+    )
+
+
+@register.filter
+def role_title(role: str, ruleset: str) -> str:
+    """The display name of a role slug ("Vanilla Townie"); "Unknown" for a cleaned role."""
+    from .. import display
+
+    return display.role_title(ruleset, role or "")
+
+
+@register.filter
+def alignment_title(alignment: str, ruleset: str) -> str:
+    from .. import display
+
+    return display.alignment_title(ruleset, alignment or "")
+
+
+@register.filter
+def modifier_title(text: str, ruleset: str) -> str:
+    from .. import display
+
+    return display.modifier_title(ruleset, text)
+
+
+@register.filter
+def ability_title(slug: str) -> str:
+    """ "Day kill" for ``day_kill``."""
+    return (slug or "").replace("_", " ").capitalize()

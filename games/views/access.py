@@ -6,21 +6,22 @@ decide who may *change* what; this module only decides who may *look*.
 
 - Anyone (even anonymous) reads the game thread, the vote count and public deaths.
 - A player reads their own role PM, results and the private threads of their team while
-  alive (mafia chat: living mafia; masons' thread: living masons), the dead thread once dead.
+  alive (mafia chat: living mafia; masons' and neighbors' threads: their living members),
+  the dead thread once dead.
 - The host reads everything. After the game ends everyone reads everything.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.http import Http404
 
-from ..models import Game, Slot, Thread
+from ..models import ROLE_THREADS, TEAM_THREADS, Game, Slot, Thread
 
 THREAD_LABELS = dict(Thread.choices)
-PRIVATE_THREADS = (Thread.MAFIA, Thread.MASONS, Thread.DEAD)
+PRIVATE_THREADS = (Thread.MAFIA, *TEAM_THREADS, Thread.DEAD)
 
 
 @dataclass
@@ -30,13 +31,18 @@ class Viewer:
     game: Game
     user: Any
     slot: Slot | None
+    # The game's slots when the caller has read them all (answers from memory, not queries).
+    slots: list[Slot] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def of(cls, game: Game, user: Any) -> Viewer:
+    def of(cls, game: Game, user: Any, slots: list[Slot] | None = None) -> Viewer:
         slot = None
         if getattr(user, "is_authenticated", False):
-            slot = game.slots.select_related("user").filter(user=user).first()
-        return cls(game, user, slot)
+            if slots is not None:
+                slot = next((s for s in slots if s.user_id == user.pk), None)
+            else:
+                slot = game.slots.select_related("user").filter(user=user).first()
+        return cls(game, user, slot, slots)
 
     # -- who ----------------------------------------------------------------------------
     @property
@@ -79,9 +85,14 @@ class Viewer:
         if thread == Thread.DEAD:
             return True
         if thread == Thread.MAFIA:
+            if self.slots is not None:
+                return any(s.alignment == "mafia" for s in self.slots)
             return self.game.slots.filter(alignment="mafia").exists()
-        if thread == Thread.MASONS:
-            return self.game.slots.filter(role="mason").exists()
+        if thread in TEAM_THREADS:
+            roles = [r for r, t in ROLE_THREADS.items() if t == thread]
+            if self.slots is not None:
+                return any(s.role in roles for s in self.slots)
+            return self.game.slots.filter(role__in=roles).exists()
         return False
 
     def can_read(self, thread: str) -> bool:
@@ -94,8 +105,8 @@ class Viewer:
             return False
         if thread == Thread.MAFIA:
             return slot.alive and slot.is_mafia
-        if thread == Thread.MASONS:
-            return slot.alive and slot.is_mason
+        if thread in TEAM_THREADS:
+            return slot.alive and slot.private_thread == thread
         if thread == Thread.DEAD:
             return not slot.alive
         return False
@@ -108,9 +119,10 @@ class Viewer:
         if not self.can_read(thread):
             raise Http404("No such thread.")
 
-    def posting_block(self, thread: str) -> str:
+    def posting_block(self, thread: str, current: Any = None) -> str:
         """Why this viewer cannot post here now ("" if they can). Services are the
-        authority; this only decides whether to show the reply box."""
+        authority; this only decides whether to show the reply box. ``current``: the
+        game's current phase when the caller has read it."""
         game = self.game
         if not self.is_authenticated:
             return "Log in to post."
@@ -124,12 +136,12 @@ class Viewer:
         if thread == Thread.PUBLIC and game.is_running:
             if not slot.alive:
                 return "Dead players cannot post in the game thread; use the dead thread."
-            phase = game.current_phase()
+            phase = current if current is not None else game.current_phase()
             if game.no_night_posting and phase is not None and phase.is_night:
                 return "Nobody but the host posts in the game thread at night."
         if thread == Thread.DEAD and slot.alive:
             return "Only dead players post in the dead thread."
-        if thread in (Thread.MAFIA, Thread.MASONS) and not self.can_read(thread):
+        if thread in (Thread.MAFIA, *TEAM_THREADS) and not self.can_read(thread):
             return "You cannot post in this thread."
         return ""
 
@@ -149,8 +161,9 @@ class Viewer:
             return set()
         if slot.is_mafia:
             return set(self.game.slots.filter(alignment="mafia").values_list("pk", flat=True))
-        if slot.is_mason:
-            return set(self.game.slots.filter(role="mason").values_list("pk", flat=True))
+        if slot.private_thread:
+            roles = [r for r, t in ROLE_THREADS.items() if t == slot.private_thread]
+            return set(self.game.slots.filter(role__in=roles).values_list("pk", flat=True))
         return {slot.pk}
 
 

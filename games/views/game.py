@@ -6,21 +6,19 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Page, Paginator
-from django.db.models import Count
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from .. import services
+from .. import display, ratelimit, services, thread_read
 from ..errors import GameRuleError
 from ..forms import PostForm
-from ..models import Game, Post, Thread
+from ..models import Game, Post, Slot, Thread
+from ..thread_read import ThreadPage
 from . import partials
 from .access import THREAD_LABELS, Viewer, get_game
 from .common import back, run_service, thread_url
-from .partials import POSTS_PER_PAGE
 
 
 # -- reading ------------------------------------------------------------------------------
@@ -34,42 +32,25 @@ def parse_iso(values: list[str]) -> list[int]:
     return sorted(set(seats))
 
 
-def pick_page(paginator: Paginator, raw: str | None) -> Page:
-    """``?page=last`` (and anything past the end) is the newest page; junk is page 1."""
-    if raw == "last":
-        return paginator.page(paginator.num_pages)
-    try:
-        number = int(raw or 1)
-    except ValueError:
-        number = 1
-    number = min(max(number, 1), paginator.num_pages)
-    return paginator.page(number)
+def read_thread_page(
+    game: Game,
+    thread: str,
+    iso: list[int],
+    raw_page: str | None,
+    slots: list[Slot],
+    *,
+    related: tuple[str, ...] = ("author",),
+) -> tuple[ThreadPage, list[dict[str, Any]]]:
+    """The page of the thread (or of its ISO view) and the ISO bar's rows.
 
-
-def thread_posts(game: Game, thread: str, iso: list[int]) -> Any:
-    posts = Post.objects.filter(game=game, thread=thread).select_related("author")
-    if iso:
-        posts = posts.filter(slot__seat__in=iso)
-    return posts.order_by("number")
-
-
-def iso_counts(game: Game, thread: str, iso: list[int]) -> list[dict[str, Any]]:
-    """Every player of the game with their post count in this thread (for the ISO bar)."""
-    counts = dict(
-        Post.objects.filter(game=game, thread=thread, slot__isnull=False)
-        .values_list("slot__seat")
-        .annotate(n=Count("id"))
-    )
-    return [
-        {
-            "seat": slot.seat,
-            "name": slot.display_name,
-            "posts": counts.get(slot.seat, 0),
-            "on": slot.seat in iso,
-            "query": "&".join(f"iso={s}" for s in sorted(set(iso) ^ {slot.seat})),
-        }
-        for slot in game.slots.select_related("user").order_by("seat")
-    ]
+    The cost does not grow with the thread: the page is an index range (or, filtered, an
+    offset within the chosen players' posts) and the per-player counts are kept up to date
+    incrementally (``games.thread_read``)."""
+    last = thread_read.last_number(game, thread)
+    counts = thread_read.slot_post_counts(game, thread, last)
+    iso_ids = [s.pk for s in slots if s.seat in iso] if iso else None
+    page = thread_read.read_page(game, thread, raw_page, iso_ids, last=last, related=related)
+    return page, thread_read.iso_rows(slots, counts, iso)
 
 
 def _quote_initial(game: Game, thread: str, raw: str | None) -> str:
@@ -85,17 +66,19 @@ def _quote_initial(game: Game, thread: str, raw: str | None) -> str:
 
 
 def _thread_page(request: HttpRequest, game: Game, thread: str) -> HttpResponse:
-    viewer = Viewer.of(game, request.user)
+    # Read the slots and the current phase once: the viewer, the vote count, the players
+    # panel and the banner all work from them (queries constant in the thread's length).
+    slots = list(game.slots.select_related("user").order_by("seat"))
+    viewer = Viewer.of(game, request.user, slots)
     viewer.require_read(thread)
+    current = game.current_phase() if not game.is_signups else None
     iso = parse_iso(request.GET.getlist("iso"))
-    paginator = Paginator(
-        thread_posts(game, thread, iso), POSTS_PER_PAGE, allow_empty_first_page=True
-    )
-    page = pick_page(paginator, request.GET.get("page"))
-    block = viewer.posting_block(thread)
+    page, counts = read_thread_page(game, thread, iso, request.GET.get("page"), slots)
+    block = viewer.posting_block(thread, current)
     form = None
     if not block:
         form = PostForm(initial={"body": _quote_initial(game, thread, request.GET.get("quote"))})
+    vote_count = partials.vote_count_context(game, current=current, slots=slots)
     context = {
         "game": game,
         "viewer": viewer,
@@ -103,20 +86,28 @@ def _thread_page(request: HttpRequest, game: Game, thread: str) -> HttpResponse:
         "thread_label": THREAD_LABELS[thread],
         "threads": viewer.readable_threads(),
         "page": page,
-        "posts": page.object_list,
+        "posts": page.posts,
+        # Rendered as the live layer renders a post (cached by the post's data): the same
+        # HTML for every viewer of the thread.
+        "posts_html": partials.render_posts(page.posts),
         "iso": iso,
         "iso_query": "&".join(f"iso={s}" for s in iso),
-        "iso_counts": iso_counts(game, thread, iso),
+        "iso_counts": counts,
         "form": form,
         "posting_block": block,
-        "is_last_page": page.number == paginator.num_pages,
-        "can_quote": form is not None,
-        "slots": list(game.slots.select_related("user").order_by("seat")),
+        "is_last_page": page.number == page.num_pages,
+        "slots": slots,
         "my_slot": viewer.slot,
-        **partials.vote_count_context(game),
-        **partials.phase_banner_context(game),
-        **partials.players_context(game, viewer=viewer),
+        "public_setup": display.public_setup(game),
+        **vote_count,
+        "banner": partials.phase_banner_context(game, current=current),
+        **partials.players_context(
+            game, viewer=viewer, current=current, slots=slots, vc=vote_count["vc"]
+        ),
     }
+    if game.turn_based and not game.is_signups:
+        me = viewer.slot if viewer.slot is not None and viewer.slot.alive else None
+        context.update(partials.turn_context(game, me))
     return render(request, "games/thread.html", context)
 
 
@@ -140,6 +131,7 @@ def post_link(request: HttpRequest, game_id: int, number: int) -> HttpResponse:
 # -- posting ------------------------------------------------------------------------------
 @login_required
 @require_POST
+@ratelimit.limited("post")
 def reply(request: HttpRequest, game_id: int, thread: str = Thread.PUBLIC) -> HttpResponse:
     game = get_game(game_id)
     viewer = Viewer.of(game, request.user)
@@ -161,16 +153,44 @@ def reply(request: HttpRequest, game_id: int, thread: str = Thread.PUBLIC) -> Ht
             vote_message = ""
         else:
             result = services.submit_post(
-                request.user, game_id, body=form.cleaned_data["body"], thread=thread
+                request.user,
+                game_id,
+                body=form.cleaned_data["body"],
+                thread=thread,
+                to=_to(request),
             )
-            post, vote_message = result.post, result.vote_message
+            post = result.post if result else None
+            vote_message = result.vote_message if result else ""
     except GameRuleError as exc:
         messages.error(request, exc.message)
         return HttpResponseRedirect(url + "?page=last#reply")
     if vote_message:
         messages.warning(request, vote_message)
+    if post is None:  # only skip-discussion lines: counted, nothing posted
+        messages.info(request, "Your vote on ending the discussion was counted.")
+        return HttpResponseRedirect(url + "?page=last")
     return HttpResponseRedirect(
         f"{url}?page={partials.page_of(post.number)}#post-{thread}-{post.number}"
+    )
+
+
+def _to(request: HttpRequest) -> int | None:
+    """Power's question round: the player the question is for (a slot id), if given."""
+    raw = request.POST.get("to", "")
+    try:
+        return int(raw) if raw else None
+    except ValueError:
+        return -1  # no such slot: the service says so
+
+
+@login_required
+@require_POST
+def turn_pass(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The Pass button: end your turn without a post."""
+    return run_service(
+        request,
+        lambda: services.pass_turn(request.user, game_id),
+        on_error=thread_url(game_id, last=True),
     )
 
 
@@ -232,6 +252,7 @@ def _target(request: HttpRequest) -> int | None:
 
 @login_required
 @require_POST
+@ratelimit.limited("vote")
 def vote(request: HttpRequest, game_id: int) -> HttpResponse:
     target = _target(request)
 
@@ -246,6 +267,7 @@ def vote(request: HttpRequest, game_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@ratelimit.limited("vote")
 def unvote(request: HttpRequest, game_id: int) -> HttpResponse:
     return run_service(
         request,
@@ -256,6 +278,7 @@ def unvote(request: HttpRequest, game_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@ratelimit.limited("vote")
 def nominate(request: HttpRequest, game_id: int) -> HttpResponse:
     target = _target(request)
     return run_service(
@@ -276,6 +299,7 @@ __all__ = [
     "reply",
     "start",
     "thread",
+    "turn_pass",
     "unvote",
     "vote",
 ]

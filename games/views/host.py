@@ -9,13 +9,15 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from .. import naming, services
+from .. import deadlines, naming, ratelimit, services
 from ..errors import GameRuleError
-from ..forms import ExtendForm, HostPostForm, ModkillForm, ReplaceForm
+from ..forms import ExtendForm, HostPostForm, ModkillForm, ReplaceForm, SlotChoiceForm
 from ..inactivity import slots_needing_replacement
-from ..models import Game, NightAction, Phase, PrivateResult, Slot
+from ..models import DayAction, Game, NightAction, Phase, PrivateResult, Slot
+from ..vote_count import vote_count
 from .access import Viewer, get_game
 
 
@@ -30,6 +32,11 @@ def phase_records(game: Game, slots: list[Slot], *, include_open: bool) -> list[
     actions: dict[int, list[NightAction]] = {}
     for action in NightAction.objects.filter(phase__game=game).order_by("updated_at", "id"):
         actions.setdefault(action.phase_id, []).append(action)
+    # Day actions (a day vigilante's shot...) sit with their day, their lines before the vote's.
+    day_lines: dict[int, list[str]] = {}
+    for used in DayAction.objects.filter(phase__game=game).order_by("id"):
+        actions.setdefault(used.phase_id, []).append(used)  # type: ignore[arg-type]
+        day_lines.setdefault(used.phase_id, []).extend(used.report.get("explanation", []))
     results: dict[int, list[PrivateResult]] = {}
     for result in PrivateResult.objects.filter(phase__game=game).order_by("id"):
         results.setdefault(result.phase_id, []).append(result)
@@ -48,7 +55,8 @@ def phase_records(game: Game, slots: list[Slot], *, include_open: bool) -> list[
                 "phase": phase,
                 "label": label,
                 "explanation": [
-                    naming.render(line, names) for line in report.get("explanation", [])
+                    naming.render(line, names)
+                    for line in [*day_lines.get(phase.pk, []), *report.get("explanation", [])]
                 ],
                 "notes": [naming.render(line, names) for line in report.get("site_notes", [])],
                 "actions": [
@@ -58,8 +66,8 @@ def phase_records(game: Game, slots: list[Slot], *, include_open: bool) -> list[
                         "targets": [
                             by_id[t].display_name if t in by_id else "?" for t in a.targets
                         ],
-                        "extra": a.extra,
-                        "at": a.updated_at,
+                        "extra": getattr(a, "extra", {}),
+                        "at": getattr(a, "updated_at", None) or a.created_at,
                     }
                     for a in actions.get(phase.pk, [])
                 ],
@@ -100,11 +108,23 @@ def dashboard(request: HttpRequest, game_id: int) -> HttpResponse:
         "extend_form": ExtendForm(),
         "modkill_form": ModkillForm(slots=living),
         "replace_form": ReplaceForm(slots=slots),
-        "post_form": HostPostForm(),
+        "next_form": SlotChoiceForm(slots=slots, auto_id="next_%s"),
+        "queue": list(game.replacement_queue.select_related("user")),
+        "post_form": HostPostForm(threads=viewer.readable_threads()),
         "needs_replacement": slots_needing_replacement(game),
-        "vote_count": services.vote_count(phase) if phase is not None and phase.is_day else None,
+        "vote_count": vote_count(phase) if phase is not None and phase.is_day else None,
+        "deadline_health": deadlines.health(),
+        "phase_overdue": _overdue_seconds(phase),
     }
     return render(request, "games/host.html", context)
+
+
+def _overdue_seconds(phase: Phase | None) -> int | None:
+    """How long this game's open phase has been past its deadline (None: it is not)."""
+    if phase is None or phase.resolved or phase.deadline is None:
+        return None
+    late = (timezone.now() - phase.deadline).total_seconds()
+    return int(late) if late > 0 else None
 
 
 def _host_op(request: HttpRequest, game: Game, op: str) -> str:
@@ -120,6 +140,9 @@ def _host_op(request: HttpRequest, game: Game, op: str) -> str:
     if op == "cut":
         services.cut_deadline_now(user, gid)
         return "The phase was ended now."
+    if op == "skip-turn":
+        services.skip_speaker(user, gid)
+        return "The turn was skipped: the rules' default applies."
     if op == "pause":
         services.pause_game(user, gid)
         return "The game is paused."
@@ -142,10 +165,20 @@ def _host_op(request: HttpRequest, game: Game, op: str) -> str:
             user, gid, form.cleaned_data["slot"], form.cleaned_data["username"]
         )
         return f"{slot.display_name} now plays seat {slot.seat}."
-    if op == "post":
-        form = HostPostForm(request.POST)
+    if op == "count":
+        count = services.post_vote_count(user, gid)
+        return f"{count.label} is posted."
+    if op == "replace_next":
+        form = SlotChoiceForm(request.POST, slots=slots)
         if not form.is_valid():
             return _form_error(form)
+        slot = services.replace_with_next(user, gid, form.cleaned_data["slot"])
+        return f"{slot.display_name} now plays seat {slot.seat} (next in the queue)."
+    if op == "post":
+        form = HostPostForm(request.POST, threads=Viewer.of(game, request.user).readable_threads())
+        if not form.is_valid():
+            return _form_error(form)
+        ratelimit.enforce("post", request)
         services.host_post(
             user, gid, body=form.cleaned_data["body"], thread=form.cleaned_data["thread"]
         )
@@ -171,7 +204,7 @@ def host_action(request: HttpRequest, game_id: int, op: str) -> HttpResponse:
     _require_host(game, request.user)
     try:
         message = _host_op(request, game, op)
-    except (GameRuleError, _FormError) as exc:
+    except (GameRuleError, _FormError, ratelimit.RateLimited) as exc:
         messages.error(request, getattr(exc, "message", str(exc)))
     else:
         messages.success(request, message)

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from resolver.rulesets import get_ruleset
 
-from .. import services
+from .. import display, services
 from ..errors import GameRuleError
 from ..forms import GameForm, apply_service_error, flag_field_name, role_formset, split_length
-from ..models import Game, GameStatus, Ruleset
+from ..models import Game, GameStatus, Ruleset, SavedSetup
 from ..setups import SETUPS
 
 LOBBY_LIMIT = 50
@@ -35,30 +37,50 @@ def lobby(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _initial(setup_slug: str, ruleset: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Form and formset initial data: from a ready-made setup, or the rule set's defaults."""
+def _initial(
+    setup_slug: str, ruleset: str, saved: SavedSetup | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Form and formset initial data: from a ready-made setup, a host's saved one, or the
+    rule set's defaults."""
     setup = SETUPS.get(setup_slug)
-    if setup is None:
+    if saved is not None:
+        kwargs, name, slug = services.saved_setup_kwargs(saved), saved.name, ""
+    elif setup is not None:
+        kwargs, name, slug = setup.game_kwargs(), setup.name, setup.slug
+    else:
         return {"ruleset": ruleset, "title": ""}, []
-    kwargs = setup.game_kwargs()
+    kwargs.setdefault("day_length", timedelta(hours=24))
+    kwargs.setdefault("night_length", timedelta(hours=12))
     day, day_unit = split_length(kwargs["day_length"])
     night, night_unit = split_length(kwargs["night_length"])
     initial = {
-        "title": setup.name,
-        "ruleset": setup.ruleset,
-        "setup": setup.slug,
-        "method": kwargs["method"] or get_ruleset(setup.ruleset).methods[0],
-        "vote_rule": kwargs["vote_rule"],
-        "starts_with": kwargs["starts_with"],
-        "no_night_posting": kwargs["no_night_posting"],
-        "self_vote_allowed": kwargs["self_vote_allowed"],
-        "skip_vote_allowed": kwargs["skip_vote_allowed"],
+        "title": name,
+        "ruleset": kwargs["ruleset"],
+        "setup": slug,
+        "method": kwargs.get("method") or get_ruleset(kwargs["ruleset"]).methods[0],
+        "vote_rule": kwargs.get("vote_rule"),
+        "starts_with": kwargs.get("starts_with", "day"),
+        "no_night_posting": kwargs.get("no_night_posting", True),
+        "self_vote_allowed": kwargs.get("self_vote_allowed", False),
+        "skip_vote_allowed": kwargs.get("skip_vote_allowed", True),
+        "min_posts_per_day": kwargs.get("min_posts_per_day", 0),
+        "inactivity_action": kwargs.get("inactivity_action", "replace"),
         "day_length": day,
         "day_unit": day_unit,
         "night_length": night,
         "night_unit": night_unit,
+        # A saved forum setup has no table settings (its form has none).
+        "turn_based": kwargs.get("turn_based", False),
+        "turn_seconds": int(kwargs.get("turn_length", timedelta(minutes=2)).total_seconds()),
+        "vote_seconds": int(kwargs.get("vote_length", timedelta(minutes=2)).total_seconds()),
+        "vote_modifiers_public": kwargs.get("vote_modifiers_public", False),
+        "lynch_proof_ends_day": kwargs.get("lynch_proof_ends_day", False),
+        "openness": kwargs.get("openness", "closed"),
     }
-    for name, value in kwargs["flags"].items():
+    every = kwargs.get("vote_count_every")
+    if every:
+        initial["vote_count_every"] = int(every.total_seconds() // 3600) or 1
+    for name, value in (kwargs.get("flags") or {}).items():
         initial[flag_field_name(name)] = value if isinstance(value, bool) else str(value)
     roles = [
         {k: v for k, v in entry.items() if k in {"role", "count", "modifiers", "sanity"}}
@@ -71,6 +93,11 @@ def _initial(setup_slug: str, ruleset: str) -> tuple[dict[str, Any], list[dict[s
 def create_game(request: HttpRequest) -> HttpResponse:
     setup_slug = request.GET.get("setup", "")
     ruleset = request.POST.get("ruleset") or request.GET.get("ruleset", "")
+    saved = None
+    if request.GET.get("saved", "").isdigit():
+        saved = SavedSetup.objects.filter(owner=request.user, pk=int(request.GET["saved"])).first()
+    if saved is not None and not ruleset:
+        ruleset = saved.ruleset
     if setup_slug in SETUPS and not ruleset:
         ruleset = SETUPS[setup_slug].ruleset
     if ruleset not in Ruleset.values:
@@ -78,18 +105,24 @@ def create_game(request: HttpRequest) -> HttpResponse:
         return render(
             request,
             "games/create_start.html",
-            {"setups": list(SETUPS.values()), "rulesets": Ruleset.choices},
+            {
+                "setups": list(SETUPS.values()),
+                "rulesets": Ruleset.choices,
+                "saved": list(SavedSetup.objects.filter(owner=request.user)[:50]),
+            },
         )
-    initial, roles = _initial(setup_slug, ruleset)
+    initial, roles = _initial(setup_slug, ruleset, saved)
     RoleFormSet = role_formset(ruleset)
     if request.method == "POST":
         form = GameForm(request.POST, ruleset=ruleset)
         formset = RoleFormSet(request.POST, prefix="roles")
         if form.is_valid() and formset.is_valid():
+            kwargs = form.service_kwargs(formset.role_list())
             try:
-                game = services.create_game(
-                    request.user, **form.service_kwargs(formset.role_list())
-                )
+                with transaction.atomic():  # the game and its saved setup, or neither
+                    game = services.create_game(request.user, **kwargs)
+                    if form.cleaned_data.get("save_as"):
+                        services.save_setup(request.user, form.cleaned_data["save_as"], kwargs)
             except GameRuleError as exc:
                 apply_service_error(exc, form, formset)
             else:
@@ -110,7 +143,7 @@ def create_game(request: HttpRequest) -> HttpResponse:
             "ruleset": ruleset,
             "ruleset_label": Ruleset(ruleset).label,
             "setup": SETUPS.get(setup_slug),
-            "roles": list(rules.roles.values()),
-            "modifiers": dict(rules.modifiers),
+            "saved": saved,
+            "reference": display.ruleset_reference(ruleset),
         },
     )

@@ -18,16 +18,22 @@ Each rendered partial's outermost element carries a stable id (``vote-count``,
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from typing import Any
 
-from django.template.loader import render_to_string
+from django.template.loader import get_template, render_to_string
 from django.urls import reverse
 
-from .. import services
-from ..models import Game, Phase, PhaseKind, Post, Thread
+from .. import display
+from ..models import Game, Phase, PhaseKind, Post, Slot, Thread
+from ..thread_read import POSTS_PER_PAGE
+from ..turn_view import turn_view
+from ..vote_count import day_count, vote_count
 from .access import Viewer
 
-POSTS_PER_PAGE = 25
+__all__ = ["POSTS_PER_PAGE"]  # re-exported: the page size belongs to ``thread_read``
 
 
 def page_of(number: int) -> int:
@@ -44,24 +50,31 @@ def post_url(game_id: int, number: int, thread: str = Thread.PUBLIC) -> str:
 
 
 # -- the vote count ---------------------------------------------------------------------
-def counted_phase(game: Game) -> Phase | None:
-    """The day whose vote count is shown: today, or (by night / after the end) the last."""
+_UNREAD: Any = object()  # "not read yet", as distinct from "no phase" (None)
+
+
+def counted_phase(game: Game, current: Phase | None = _UNREAD) -> Phase | None:
+    """The day whose vote count is shown: today, or (by night / after the end) the last.
+    ``current``: the game's current phase when the caller has already read it."""
     if game.is_signups:
         return None
-    phase = game.current_phase()
+    phase = game.current_phase() if current is _UNREAD else current
     if phase is not None and phase.kind == PhaseKind.DAY:
         return phase
     return game.phases.filter(kind=PhaseKind.DAY).order_by("-number").first()
 
 
-def vote_count_context(game: Game) -> dict[str, Any]:
-    """``vc``: ``services.vote_count`` of the counted day (None before the first day).
+def vote_count_context(
+    game: Game, *, current: Phase | None = _UNREAD, slots: list[Slot] | None = None
+) -> dict[str, Any]:
+    """``vc``: ``vote_count`` of the counted day (None before the first day).
 
     The template also accepts the same dict as ``count`` and needs nothing else but
     ``game``: links, finality and the deadline's display are worked out in the template.
+    ``current`` and ``slots`` (in seat order) save the reads when a page already has them.
     """
-    phase = counted_phase(game)
-    return {"game": game, "vc": services.vote_count(phase) if phase is not None else None}
+    phase = counted_phase(game, current)
+    return {"game": game, "vc": day_count(phase, slots=slots) if phase is not None else None}
 
 
 def render_vote_count(game: Game) -> str:
@@ -69,9 +82,30 @@ def render_vote_count(game: Game) -> str:
 
 
 # -- the phase banner -------------------------------------------------------------------
-def phase_banner_context(game: Game) -> dict[str, Any]:
-    phase = game.current_phase() if game.is_running else None
-    return {"game": game, "phase": phase}
+def phase_banner_context(game: Game, *, current: Phase | None = _UNREAD) -> dict[str, Any]:
+    """``phase`` (the running one) and ``announcements``: links to the site's posts about
+    the latest change (the phase's start, the night's deaths, the end of the game...).
+    ``current``: the game's current phase when the caller has already read it."""
+    if game.is_signups:
+        current = None
+    elif current is _UNREAD:
+        current = game.current_phase()
+    links = [
+        {"number": n, "href": post_url(game.pk, n)}
+        for n in (current.announcements if current is not None else [])
+    ]
+    co_winners = []
+    if game.is_finished and game.co_winners:
+        slots = game.slots.select_related("user").filter(pk__in=game.co_winners).order_by("seat")
+        co_winners = [
+            f"{s.display_name} ({display.role_title(game.ruleset, s.role)})" for s in slots
+        ]
+    return {
+        "game": game,
+        "phase": current if game.is_running else None,
+        "announcements": links,
+        "co_winners": co_winners,
+    }
 
 
 def render_phase_banner(game: Game) -> str:
@@ -79,12 +113,27 @@ def render_phase_banner(game: Game) -> str:
 
 
 # -- the players ------------------------------------------------------------------------
-def players_context(game: Game, user: Any = None, viewer: Viewer | None = None) -> dict[str, Any]:
+def players_context(
+    game: Game,
+    user: Any = None,
+    viewer: Viewer | None = None,
+    *,
+    current: Phase | None = _UNREAD,
+    slots: list[Slot] | None = None,
+    vc: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The players list for ``viewer``. A page that has read them passes ``current`` (the
+    game's current phase), ``slots`` (in seat order) and ``vc`` (that phase's vote count)."""
     viewer = viewer or Viewer.of(game, user)
-    phase = game.current_phase() if game.is_running else None
+    phase = None
+    if game.is_running:
+        phase = game.current_phase() if current is _UNREAD else current
     is_day = phase is not None and phase.is_day and not phase.resolved and not phase.is_paused
     can_vote = is_day and viewer.is_alive_player
-    vc = services.vote_count(phase) if is_day else None
+    if not is_day or (vc is not None and vc.get("phase") != phase.number):
+        vc = None
+    if is_day and vc is None:
+        vc = vote_count(phase, slots=slots)
     my_vote = None
     nominated: set[int] = set()
     i_nominated = False
@@ -100,7 +149,9 @@ def players_context(game: Game, user: Any = None, viewer: Viewer | None = None) 
                 i_nominated = phase.nominations.filter(nominator=viewer.slot).exists()
     revote_ids = set(phase.revote or []) if phase is not None and phase.in_revote else None
     rows = []
-    for slot in game.slots.select_related("user").order_by("seat"):
+    if slots is None:
+        slots = list(game.slots.select_related("user").order_by("seat"))
+    for slot in slots:
         votable = can_vote and slot.alive
         if votable and slot.pk == getattr(viewer.slot, "pk", None):
             votable = game.self_vote_allowed
@@ -114,7 +165,7 @@ def players_context(game: Game, user: Any = None, viewer: Viewer | None = None) 
                 "name": slot.display_name,
                 "seat": slot.seat,
                 "alive": slot.alive,
-                "role": viewer.public_role(slot),
+                "role": display.role_title(game.ruleset, viewer.public_role(slot)),
                 "alignment": slot.alignment if viewer.sees_everything else "",
                 "death": slot.get_death_cause_display() if not slot.alive else "",
                 "is_you": viewer.slot is not None and slot.pk == viewer.slot.pk,
@@ -155,9 +206,106 @@ def render_players(game: Game, user: Any = None) -> str:
 
 
 # -- posts ------------------------------------------------------------------------------
-def post_context(post: Post, can_quote: bool = True) -> dict[str, Any]:
-    return {"post": post, "game_id": post.game_id, "can_quote": can_quote}
+def post_context(post: Post) -> dict[str, Any]:
+    # The same HTML for everyone, on the page and live: the Quote link is shown by CSS only
+    # where the page has a reply box (which can appear live, at dawn).
+    return {"post": post, "game_id": post.game_id}
 
 
-def render_post(post: Post, can_quote: bool = True) -> str:
-    return render_to_string("games/_post.html", post_context(post, can_quote))
+def render_post(post: Post) -> str:
+    return render_to_string("games/_post.html", post_context(post))
+
+
+# -- the table (turn-based days) ----------------------------------------------------------
+STEP_LABELS = {
+    "speech": "Speeches",
+    "defense": "Defense speeches",
+    "last_words": "Last words",
+    "question": "Question round",
+    "discussion": "Open discussion",
+    "statement": "Pre-vote statements",
+    "vote": "Vote",
+    "done": "Day over",
+    "over": "The game is over",
+}
+
+
+def turn_context(game: Game, viewer_slot: Any = None) -> dict[str, Any]:
+    """``turn``: the table as ``viewer_slot`` sees it (None: as everyone does)."""
+    phase = game.current_phase() if game.phase_number else None
+    slots = list(game.slots.select_related("user").order_by("seat"))
+    turn = turn_view(game, phase, slots, viewer_slot)
+    turn["step_label"] = STEP_LABELS.get(turn["step"], turn["step"].replace("_", " ").title())
+    return {"turn": turn, "game": game, "phase": phase}
+
+
+def render_turn(game: Game, viewer_slot: Any = None) -> str:
+    return render_to_string("games/_turn.html", turn_context(game, viewer_slot))
+
+
+class _RenderedPosts:
+    """Process-wide LRU of rendered posts: digest of everything the HTML depends on -> HTML."""
+
+    def __init__(self, size: int = 5000) -> None:
+        self.lock = threading.Lock()
+        self.entries: OrderedDict[bytes, str] = OrderedDict()
+        self.size = size
+
+    def get(self, key: bytes) -> str | None:
+        with self.lock:
+            html = self.entries.get(key)
+            if html is not None:
+                self.entries.move_to_end(key)
+            return html
+
+    def put(self, key: bytes, html: str) -> None:
+        with self.lock:
+            self.entries[key] = html
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+
+
+_RENDERED = _RenderedPosts()
+
+
+def _post_template_digest() -> bytes:
+    """The post template's own text: editing it changes every key (no stale HTML). The
+    template loader caches the template, so this is cheap per page."""
+    template = get_template("games/_post.html")
+    source = getattr(getattr(template, "template", None), "source", "") or ""
+    return hashlib.blake2b(source.encode(), digest_size=16).digest()
+
+
+def _public_state(obj: Any) -> list[tuple[str, str]]:
+    return sorted((k, repr(v)) for k, v in vars(obj).items() if not k.startswith("_"))
+
+
+def _post_key(post: Post, template_digest: bytes) -> bytes:
+    """Everything ``_post.html`` can read: the post's every field and annotation, the rows
+    loaded with it (its author...), and the template itself. A post is never
+    edited, but a later change of what is shown under it (a new field, an annotation) is
+    in the key by construction."""
+    related = sorted(
+        (name, _public_state(obj) if obj is not None else None)
+        for name, obj in post._state.fields_cache.items()
+    )
+    parts = repr((_public_state(post), related, post.author.get_username()))
+    digest = hashlib.blake2b(parts.encode(), digest_size=20)
+    digest.update(template_digest)
+    return digest.digest()
+
+
+def render_posts(posts: list[Post]) -> list[str]:
+    """Each post rendered as ``render_post`` renders it (the live layer's HTML, the same for
+    every viewer of the thread), from a cache keyed by all the post's data: a page of 25
+    posts costs 25 look-ups, not 25 template renders."""
+    out = []
+    template_digest = _post_template_digest()
+    for post in posts:
+        key = _post_key(post, template_digest)
+        html = _RENDERED.get(key)
+        if html is None:
+            html = render_post(post)
+            _RENDERED.put(key, html)
+        out.append(html)
+    return out

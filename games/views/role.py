@@ -11,6 +11,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from resolver.model import GameState
 from resolver.rulesets import get_ruleset
 
 from .. import services
@@ -50,7 +51,8 @@ def role_context(game: Game, slot: Slot) -> dict[str, Any]:
     rules = get_ruleset(game.ruleset)
     slots = list(game.slots.select_related("user").order_by("seat"))
     names = {s.pk: s.display_name for s in slots}
-    pm = services.role_pm(slot, slots)
+    state = GameState.from_dict(game.resolver_state) if game.resolver_state else None
+    pm = services.role_pm(slot, slots, state)
     spec = rules.roles.get(slot.role)
     phase = open_night(game)
     options = services.night_options(game, slot) if phase is not None else []
@@ -71,7 +73,8 @@ def role_context(game: Game, slot: Slot) -> dict[str, Any]:
         "names": names,
         "pm": pm,
         "description": spec.description if spec else "",
-        "modifier_text": {m: rules.modifiers.get(m, "") for m in slot.modifiers},
+        "card": pm["card"],
+        "day_options": services.day_action_options(game, slot, state),
         "phase": phase,
         "options": options,
         "current": current,
@@ -168,5 +171,26 @@ def withdraw(request: HttpRequest, game_id: int) -> HttpResponse:
         request,
         lambda: services.withdraw_night_action(request.user, game_id, ability=ability),
         success="Action withdrawn.",
+        on_error=url,
+    )
+
+
+@login_required
+@require_POST
+def day_action(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The role PM's day-action form: a shot or an investigation, resolved at once."""
+    game = get_game(game_id)
+    _player_slot(game, request.user)
+    url = reverse("games:role", args=[game_id])
+    try:
+        target = int(request.POST.get("target", ""))
+    except ValueError:
+        messages.error(request, "Choose a target.")
+        return HttpResponseRedirect(url)
+    ability = request.POST.get("ability") or None
+    return run_service(
+        request,
+        lambda: services.use_day_action(request.user, game_id, target=target, ability=ability),
+        success="Done: see the thread and your results.",
         on_error=url,
     )

@@ -157,12 +157,35 @@
     show(item);
   }
 
+  // Which parts of a page an event may change: elements marked data-live-part="phase
+  // actions" are fetched again (for this viewer) after an event of a listed group.
+  var PART_GROUPS = {
+    phase: ["phase_started", "day_ended", "night_ended", "revote_started", "deadline_changed",
+      "paused", "resumed", "hammer", "game_finished", "modkill", "replaced", "wagon_locked"],
+    signups: ["signup_joined", "signup_left"],
+    actions: ["night_action", "night_action_withdrawn", "private_result", "prod",
+      "replacement_needed", "phase_report"]
+  };
+  var canRefresh = personal || body.hasAttribute("data-user");
+
+  function groupsOf(kind) {
+    return Object.keys(PART_GROUPS).filter(function (g) {
+      return PART_GROUPS[g].indexOf(kind) >= 0;
+    });
+  }
+
   function show(item) {
+    if (item.kind === "game_started") {
+      reload(); // the whole page changes shape: sign-ups give way to the game
+      return;
+    }
     if (item.kind === "post") {
       if (item.thread === pageThread) addPost(item);
       else notice("New post in the " + item.thread + " thread.");
     } else if (item.kind === "private_result" && item.data) {
       notice(item.data.text || "You have a new result.", true);
+    } else if (item.kind === "turn_notice" && item.data) {
+      notice(item.data.text, false);
     } else if (item.kind === "vote_refused" && item.data) {
       notice(item.data.message, false);
     } else if (item.kind === "prod") {
@@ -170,17 +193,54 @@
     } else if (item.kind === "role_pm" && pageThread === "role") {
       reload();
     } else if (item.kind === "night_action" && pageThread === "host") {
-      notice("A night action came in.", true);
+      notice("Night actions updated.", false); // one quiet line, however many come in
+    }
+    if (item.kind === "your_turn") yourTurn();
+    if (item.turn) {
+      // The pushed table is the spectators' one; a player's page has their own buttons.
+      // The reply box too: a power question's addressee selector comes with the turn.
+      if (personal) refreshFromPage(["turn-panel", "reply"]);
+      else replace("turn-panel", item.turn);
     }
     if (item.banner) replace("phase-banner", item.banner);
     if (item.players) {
       // The pushed list is the spectators' one; a player's own page has their vote
       // buttons in it, so that page fetches its own copy instead.
-      if (personal) refreshFromPage(["players"]);
+      if (personal) wanted["players"] = true;
       else replace("players", item.players);
     }
+    if (canRefresh) {
+      groupsOf(item.kind).forEach(function (group) {
+        var parts = document.querySelectorAll("[data-live-part]");
+        for (var i = 0; i < parts.length; i++) {
+          var groups = parts[i].getAttribute("data-live-part").split(/\s+/);
+          if (groups.indexOf(group) >= 0 && parts[i].id) wanted[parts[i].id] = true;
+        }
+      });
+    }
+    if (Object.keys(wanted).length) scheduleRefresh();
     if (item.kind === "game_finished") notice("The game is over.", true);
     tickCountdowns();
+  }
+
+  // Parts to fetch again, coalesced: a phase change's many events cost one request.
+  var wanted = {};
+  var refreshTimer = null;
+  var refreshing = false;
+
+  function scheduleRefresh() {
+    if (refreshTimer || refreshing) return;
+    refreshTimer = setTimeout(function () {
+      refreshTimer = null;
+      var ids = Object.keys(wanted);
+      wanted = {};
+      if (!ids.length) return;
+      refreshing = true;
+      refreshFromPage(ids, function () {
+        refreshing = false;
+        if (Object.keys(wanted).length) scheduleRefresh();
+      });
+    }, 100);
   }
 
   function addPost(item) {
@@ -209,8 +269,9 @@
     else el.innerHTML = html;
   }
 
-  function refreshFromPage(ids) {
-    if (!window.fetch || !window.DOMParser) return;
+  function refreshFromPage(ids, done) {
+    var finish = function () { if (done) done(); };
+    if (!window.fetch || !window.DOMParser) return finish();
     fetch(location.href, { credentials: "same-origin", headers: { "X-Live-Refresh": "1" } })
       .then(function (response) { return response.ok ? response.text() : ""; })
       .then(function (html) {
@@ -219,10 +280,37 @@
         ids.forEach(function (id) {
           var fresh = doc.getElementById(id);
           var el = document.getElementById(id);
-          if (fresh && el) el.replaceWith(document.importNode(fresh, true));
+          if (fresh && el) swapKeepingInput(el, document.importNode(fresh, true));
         });
+        tickCountdowns();
+        if (ids.indexOf("turn-panel") >= 0) syncYourTurn();
       })
-      .catch(function () {});
+      .catch(function () {})
+      .then(finish);
+  }
+
+  // Replace a part without losing what the person is typing or has picked in it.
+  function swapKeepingInput(el, fresh) {
+    var focused = document.activeElement && el.contains(document.activeElement) ?
+      document.activeElement.id : "";
+    var fields = el.querySelectorAll("textarea[id], input[type=text][id], select[id]");
+    for (var i = 0; i < fields.length; i++) {
+      var old = fields[i];
+      var twin = fresh.querySelector("#" + CSS.escape(old.id));
+      if (!twin || twin.tagName !== old.tagName) continue;
+      if (old.tagName === "SELECT") {
+        if (twin.querySelector("option[value='" + CSS.escape(old.value) + "']")) {
+          twin.value = old.value;
+        }
+      } else if (old.value) {
+        twin.value = old.value;
+      }
+    }
+    el.replaceWith(fresh);
+    if (focused) {
+      var again = document.getElementById(focused);
+      if (again) again.focus();
+    }
   }
 
   function reload() {
@@ -233,12 +321,33 @@
 
   // -- status and notices ----------------------------------------------------------------
   function status(state) {
+    // outage.js shows the red "reconnecting" banner from this event.
+    document.dispatchEvent(new CustomEvent("live:status", { detail: state }));
     var el = document.getElementById("live-status");
     if (el) {
       el.textContent = state === "live" ? "live" : state === "offline" ? "offline" : "reconnecting…";
       el.setAttribute("data-state", state);
     }
   }
+
+  // A player whose turn starts is told: a notice, and the page title until they act.
+  var baseTitle = document.title;
+  function yourTurn() {
+    notice("Your turn at the table.", true);
+    document.title = "\u25B6 Your turn \u00B7 " + baseTitle;
+    body.setAttribute("data-your-turn", "1");
+  }
+  // The title follows the panel: its "Your turn" line is the viewer's own (a speech, a vote).
+  function syncYourTurn() {
+    if (document.getElementById("your-turn")) {
+      document.title = "\u25B6 Your turn \u00B7 " + baseTitle;
+      body.setAttribute("data-your-turn", "1");
+    } else if (body.getAttribute("data-your-turn") === "1") {
+      document.title = baseTitle;
+      body.removeAttribute("data-your-turn");
+    }
+  }
+  syncYourTurn();
 
   function notice(text, important) {
     if (!text) return;
@@ -248,8 +357,12 @@
       box.id = "live-notices";
       box.setAttribute("role", "status");
       box.setAttribute("aria-live", "polite");
-      box.style.cssText = "position:fixed;right:1em;bottom:1em;max-width:24em;z-index:50";
+      // Bottom left: the sidebar (vote count, the host's controls) stays uncovered.
+      box.style.cssText = "position:fixed;left:1em;bottom:1em;max-width:24em;z-index:50";
       body.appendChild(box);
+    }
+    for (var i = 0; i < box.children.length; i++) {
+      if (box.children[i].textContent === text) box.children[i].remove(); // no duplicates
     }
     var line = document.createElement("div");
     line.className = "live-notice" + (important ? " important" : "");

@@ -1,0 +1,152 @@
+"""The host's chores in the JSON API: numbered vote counts and their history, the vote log,
+V/LA and the replacement queue. Each change is one service call, as on the pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from .. import activity, services
+from ..models import Absence
+from ..views.partials import post_url
+from . import serializers as s
+from .views import GameAPIView, _ref, _responses, _valid
+
+
+def _linked(game_id: int, entry: dict[str, Any]) -> dict[str, Any]:
+    number = entry.get("post_number")
+    return {**entry, "post_url": post_url(game_id, number) if number else None}
+
+
+def _count(game_id: int, entry: dict[str, Any]) -> dict[str, Any]:
+    linked = _linked(game_id, entry)
+    linked["changes"] = [_linked(game_id, v) for v in entry["changes"]]
+    return linked
+
+
+class VoteCountsView(GameAPIView):
+    @extend_schema(responses=_responses(s.NumberedCountSerializer(many=True)))
+    def get(self, request: Request, game_id: int) -> Response:
+        """Every numbered vote count ("Vote count 2.3"), oldest first, with the votes that
+        changed it."""
+        game = self.game(game_id)
+        return Response([_count(game.pk, c) for c in activity.count_history(game)])
+
+    @extend_schema(request=None, responses=_responses(s.NumberedCountSerializer, 201))
+    def post(self, request: Request, game_id: int) -> Response:
+        """Host: the site posts the numbered vote count in the thread now."""
+        if not request.user.is_authenticated:
+            self.permission_denied(request)
+        posted = services.post_vote_count(request.user, game_id)
+        entry = next(
+            c for c in activity.count_history(self.game(game_id)) if c["label"] == posted.label
+        )
+        return Response(_count(game_id, entry), status=status.HTTP_201_CREATED)
+
+
+class VoteLogView(GameAPIView):
+    @extend_schema(responses=_responses(s.VoteLogEntrySerializer(many=True)))
+    def get(self, request: Request, game_id: int) -> Response:
+        """Every vote and unvote of the game's days in order, with links to their posts."""
+        game = self.game(game_id)
+        return Response([_linked(game.pk, v) for v in activity.vote_log(game)])
+
+
+def _absence(absence: Absence, mine: bool) -> dict[str, Any]:
+    return {
+        "id": absence.pk,
+        "player": _ref(absence.slot),
+        "starts": absence.starts,
+        "ends": absence.ends,
+        "note": absence.note if mine else "",
+    }
+
+
+class AwayView(GameAPIView):
+    @extend_schema(responses=_responses(s.AbsenceSerializer(many=True)))
+    def get(self, request: Request, game_id: int) -> Response:
+        """Every player's V/LA (dates away), by first day."""
+        game = self.game(game_id)
+        rows = Absence.objects.filter(slot__game=game).select_related("slot__user")
+        me = request.user.pk if request.user.is_authenticated else None
+        return Response([_absence(a, a.slot.user_id == me) for a in rows.order_by("starts", "pk")])
+
+    @extend_schema(
+        request=s.AbsenceCreateSerializer, responses=_responses(s.AbsenceSerializer, 201)
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        """Mark the days you will be away (V/LA); prods skip you on those days."""
+        if not request.user.is_authenticated:
+            self.permission_denied(request)
+        data = _valid(s.AbsenceCreateSerializer, request)
+        absence = services.mark_away(
+            request.user,
+            game_id,
+            starts=data["starts"],
+            ends=data["ends"],
+            note=data.get("note", ""),
+        )
+        return Response(_absence(absence, True), status=status.HTTP_201_CREATED)
+
+
+class AwayDetailView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses=_responses(s.OkSerializer))
+    def delete(self, request: Request, game_id: int, absence_id: int) -> Response:
+        """Cancel one of your V/LAs."""
+        services.cancel_absence(request.user, game_id, absence_id)
+        return Response({"ok": True})
+
+
+def _queue(game_id: int) -> dict[str, Any]:
+    game = GameAPIView().game(game_id)
+    signups = game.replacement_queue.select_related("user")  # next in line first
+    return {"queue": [q.user.get_username() for q in signups]}
+
+
+class QueueView(GameAPIView):
+    @extend_schema(responses=_responses(s.QueueSerializer))
+    def get(self, request: Request, game_id: int) -> Response:
+        """The replacement queue, next in line first."""
+        return Response(_queue(self.game(game_id).pk))
+
+
+class QueueOpView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+    op = "join"
+
+    @extend_schema(request=None, responses=_responses(s.QueueSerializer))
+    def post(self, request: Request, game_id: int) -> Response:
+        call = services.join_queue if self.op == "join" else services.leave_queue
+        call(request.user, game_id)
+        return Response(_queue(game_id))
+
+
+class QueueJoinView(QueueOpView):
+    """Sign up to replace in this game."""
+
+    op = "join"
+
+
+class QueueLeaveView(QueueOpView):
+    """Leave the replacement queue."""
+
+    op = "leave"
+
+
+class ReplaceNextView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=s.SlotIdSerializer, responses=_responses(s.OkSerializer))
+    def post(self, request: Request, game_id: int) -> Response:
+        """Host: the next in the replacement queue takes over the slot."""
+        data = _valid(s.SlotIdSerializer, request)
+        services.replace_with_next(request.user, game_id, data["slot_id"])
+        game = self.game(game_id)
+        return Response({"ok": True, "game": s.game_data(game, self.viewer(game))})
