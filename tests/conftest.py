@@ -15,10 +15,39 @@ def pytest_configure(config: Any) -> None:
     config.addinivalue_line("filterwarnings", "ignore:No directory at:UserWarning")
 
 
+def pytest_sessionstart(session: Any) -> None:
+    from tests import redis_cleanup
+
+    session.config._redis_before = redis_cleanup.snapshot()
+
+
+def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
+    """Leave nothing in Redis: delete the session's keys, and fail the run if any stay."""
+    from tests import redis_cleanup
+
+    before = getattr(session.config, "_redis_before", None)
+    if not before:
+        return
+    left = redis_cleanup.clean(before)
+    if any(left.values()):
+        session.config._redis_left = left
+        session.exitstatus = 1
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"Redis keys left behind by the tests: {left}", red=True)
+
+
 @pytest.fixture(autouse=True)
 def _fast_passwords(settings: Any) -> None:
     # The default PBKDF2 hasher costs ~0.3 s a user; tests make hundreds of users.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _no_rate_limits(settings: Any) -> None:
+    # Tests post, vote and log in far faster than people; tests/site/test_rate_limits.py
+    # turns the limits on (each test under a namespace of its own).
+    settings.RATE_LIMITS_ENABLED = False
 
 
 @pytest.fixture
@@ -37,12 +66,24 @@ def make_users(db: Any) -> Callable[..., list[Any]]:
 @pytest.fixture
 def make_game(db: Any, host: Any, make_users: Callable[..., list[Any]]) -> Callable[..., Any]:
     """``make_game("forum-vanilla", start=True, **overrides)``: a game from a ready-made
-    setup, every seat filled by player1..playerN, started if asked."""
+    setup, every seat filled by player1..playerN, started if asked. City, classic and
+    power setups play their days as a thread unless ``table=True`` (their day scripts)."""
     from games import services
     from games.setups import SETUPS
 
-    def make(setup: str = "forum-vanilla", *, start: bool = True, seed: int = 7, **overrides: Any):
+    def make(
+        setup: str = "forum-vanilla",
+        *,
+        start: bool = True,
+        seed: int = 7,
+        table: bool = False,
+        **overrides: Any,
+    ):
         kwargs = SETUPS[setup].game_kwargs()
+        if kwargs["turn_based"] and not table:
+            # The host's other choice: the rule set's day as a free thread (the tests of
+            # votes, nominations and revotes in a thread use it); ``table=True`` for turns.
+            kwargs.update(turn_based=False, starts_with="day")
         kwargs.update(overrides)
         game = services.create_game(host, title=f"Test {setup}", seed=seed, **kwargs)
         for user in make_users(game.player_cap):

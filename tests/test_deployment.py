@@ -38,3 +38,15 @@ def test_web_runs_one_asgi_process_per_core():
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "mafia_site.asgi:application" in dockerfile
     assert "--workers ${WEB_CONCURRENCY:-$(nproc)}" in dockerfile
+
+
+def test_worker_and_beat_have_health_checks_and_restart():
+    services = compose()["services"]
+    for name in ("worker", "beat"):
+        service = services[name]
+        assert service.get("restart", "unless-stopped") in ("unless-stopped", "always")
+        test = service["healthcheck"]["test"]
+        assert test[0] in ("CMD", "CMD-SHELL") and len(test) > 1
+    assert "inspect ping" in services["worker"]["healthcheck"]["test"][1]
+    assert "checkdeadlines" in services["beat"]["healthcheck"]["test"]
+    assert "--pidfile=" in services["beat"]["command"]

@@ -187,7 +187,8 @@ def goto(page: Page, url: str) -> Any:
         try:
             return page.goto(url)
         except PlaywrightError as exc:
-            if "interrupted by another navigation" not in str(exc) or attempt == 3:
+            raced = "interrupted by another navigation" in str(exc) or "ERR_ABORTED" in str(exc)
+            if not raced or attempt == 3:
                 raise
             page.wait_for_load_state("load")
     return None

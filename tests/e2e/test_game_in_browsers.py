@@ -58,6 +58,12 @@ pytestmark = pytest.mark.e2e
 SEVEN = sorted(
     ["cop", "doctor", "goon", "goon", "vanilla_townie", "vanilla_townie", "vanilla_townie"]
 )
+TITLES = {
+    "cop": "Town Cop",
+    "doctor": "Town Doctor",
+    "goon": "Mafia Goon",
+    "vanilla_townie": "Town Vanilla Townie",
+}
 # The first night ends on its deadline: one minute is the shortest the host's form allows.
 NIGHT_WAIT_MS = 120_000
 XSS = (
@@ -112,6 +118,12 @@ def test_1_host_creates_game_seven_join_each_sees_only_their_own_role(story: Sto
             page.fill(f"input[name='roles-{i}-count']", "3")
             changed = True
     assert changed, "the setup's role list has no vanilla_townie row"
+    # The form speaks the game's words: display names and one-line help, not slugs.
+    form_text = visible_text(page)
+    for slug in ("vanilla_townie", "one_shot_bulletproof", "protectionStopsAllKills"):
+        assert slug not in form_text, f"the create form shows {slug}"
+    for name in ("Vanilla Townie (Town)", "Protection stops all kills", "X-Shot"):
+        assert name in form_text, f"the create form lacks {name}"
     page.fill("#id_day_length", "10")
     page.select_option("#id_day_unit", "minutes")
     page.fill("#id_night_length", "1")
@@ -120,6 +132,12 @@ def test_1_host_creates_game_seven_join_each_sees_only_their_own_role(story: Sto
     page.get_by_role("button", name="Open sign-ups").click()
     expect(messages(page)).to_contain_text("open for sign-ups")
     story.game_url = re.match(r"^/games/\d+/", urlparse(page.url).path).group(0)
+    # A spectator and the host watch the sign-ups fill, live.
+    spectator = story.person("spectator", sign_up=False)
+    goto(spectator.page, story.url())
+    expect(banner(spectator.page)).to_contain_text("0 of 7")
+    goto(page, story.url())
+    story.mark_pages(["spectator", HOST])
 
     for name in PLAYERS:
         person = story.person(name, next_url=story.url())
@@ -128,14 +146,25 @@ def test_1_host_creates_game_seven_join_each_sees_only_their_own_role(story: Sto
             goto(p, story.url())
         p.get_by_role("button", name="Join the game").click()
         expect(messages(p)).to_contain_text("You have joined")
-    spectator = story.person("spectator", sign_up=False)
-    goto(spectator.page, story.url())
+    with story.soft("sign-ups: the spectator's and the host's open pages count the joins live"):
+        expect(banner(spectator.page)).to_contain_text("7 of 7", timeout=LIVE_MS)
+        expect(page.locator(".signup-table tbody tr")).to_have_count(7, timeout=LIVE_MS)
+        assert story.not_reloaded(spectator.page) and story.not_reloaded(page)
+    with story.soft("the host sees the role list during sign-ups"):
+        expect(page.locator("#signups .role-list")).to_contain_text("vanilla_townie")
 
     goto(page, story.url())
     expect(banner(page)).to_contain_text("7 of 7")
     story.shot(page, "signups-full")
     page.get_by_role("button", name="Start the game").click()
     expect(messages(page)).to_contain_text("The game has started")
+    with story.soft("the spectator's open sign-ups page turns into day 1 by itself"):
+        s_page = spectator.page
+        expect(banner(s_page)).to_contain_text("Day 1", timeout=LIVE_MS)
+        expect(s_page.locator("#signups")).to_have_count(0, timeout=LIVE_MS)
+        expect(s_page.get_by_text("Log in to join")).to_have_count(0)
+        expect(s_page.locator(".post.auto-post", has_text="Day 1 begins")).to_have_count(1)
+        expect(banner(s_page).locator("a[data-announcement]")).to_have_count(1)
 
     # The host sees every role; that is how the story learns who is who.
     goto(page, story.url("host/"))
@@ -144,7 +173,7 @@ def test_1_host_creates_game_seven_join_each_sees_only_their_own_role(story: Sto
     for i in range(7):
         cells = rows.nth(i).locator("td")
         name = cells.nth(1).inner_text().split("\n")[0].strip()
-        story.roles[name] = cells.nth(2).inner_text().split()[0].strip()
+        story.roles[name] = cells.nth(2).get_attribute("data-role")  # the slug, for the story
     story.shot(page, "host-dashboard-roles")
     assert sorted(story.roles) == sorted(PLAYERS)
     assert sorted(story.roles.values()) == SEVEN
@@ -154,7 +183,10 @@ def test_1_host_creates_game_seven_join_each_sees_only_their_own_role(story: Sto
         own = story.roles[name]
         p = story.player(name).page
         goto(p, story.url("role/"))
-        expect(p.locator("#role-pm h2")).to_have_text(re.compile(r"Your role:\s*" + own))
+        # A forum role PM, by display names: "You are a Town Cop.", never "vanilla_townie".
+        expect(p.locator("#role-title")).to_contain_text(f"You are a {TITLES[own]}.")
+        expect(p.locator("#win-condition")).to_be_visible()
+        assert own not in visible_text(p), f"{name}'s role PM shows the slug {own}"
         for other in all_roles - {own}:
             assert_hidden(p, role_words(other), f"{name}'s role PM names {other}", SCREENSHOTS)
         if own == "goon":
@@ -162,7 +194,9 @@ def test_1_host_creates_game_seven_join_each_sees_only_their_own_role(story: Sto
             expect(p.locator("#role-pm")).to_contain_text(partner)
         else:  # town learns nobody's alignment
             for goon in story.by_role("goon"):
-                expect(p.locator("#role-pm")).not_to_contain_text(goon)
+                # As a whole name: "eve" is in "every mafia member" of the win condition.
+                whole = re.compile(rf"\b{re.escape(goon)}\b")
+                expect(p.locator("#role-pm")).not_to_contain_text(whole)
         if name in (story.by_role("cop")[0], story.by_role("goon")[0]):
             story.shot(p, f"role-pm-{own}")
         # The game thread (the main page from now on) shows no role at all.
@@ -202,6 +236,8 @@ def test_2_xss_payload_renders_inert(story: Story) -> None:
         assert post.locator("script").count() == 0, f"{label}: a <script> survived"
         assert post.locator("[onerror], [onmouseover], [onclick]").count() == 0, label
         assert post.locator("a[href^='javascript' i]").count() == 0, f"{label}: javascript: URL"
+        with story.soft(f"{label}: a refused [url=...] shows its text, not Markdown"):
+            expect(post).not_to_contain_text("bbcode link](")
         assert post.locator("img[src='x']").count() == 0 or True  # harmless without onerror
     assert story.dialogs == [], f"a dialog opened: {story.dialogs}"
     story.shot(fresh, "xss-inert")
@@ -262,6 +298,18 @@ def test_3_day_votes_live_quote_does_not_count_hammer_ends_day(story: Story) -> 
             )
     story.shot(doc, "quoted-vote-does-not-count")
 
+    # A vote for nobody counts for nothing, and the post says so, for everyone.
+    post_reply(doc, "**Vote: nobodyhere**")
+    refused = doc.locator("#posts .post", has_text="nobodyhere")
+    expect(refused.locator(".vote-note")).to_contain_text("did not count")
+    with story.soft("the spectator sees the refused vote marked on the post, live"):
+        live_refused = spectator.locator("#posts .post", has_text="nobodyhere")
+        expect(live_refused.locator(".vote-note")).to_contain_text("did not count", timeout=LIVE_MS)
+    with story.soft("Quote links: none for the spectator, on the page's posts and live ones"):
+        expect(spectator.locator("#posts .quote-link:visible")).to_have_count(0)
+        expect(doc.locator("#posts .post").first.locator(".quote-link")).to_be_visible()
+    story.shot(spectator, "refused-vote-marked")
+
     click_vote(story.player(c["goon2"]).page, target)
     spectator_sees(3, "third vote")
     with story.soft("the spectator's count shows L-1"):
@@ -291,6 +339,17 @@ def test_3_day_votes_live_quote_does_not_count_hammer_ends_day(story: Story) -> 
             # The eliminated player's own page may reload: their access changed.
             if n not in (hammerer, target):
                 assert story.not_reloaded(page), f"{n}'s page was reloaded"
+        if n == HOST:
+            continue
+        with story.soft(f"{n}'s open page shows day 1's final count and the announcements"):
+            count = page.locator("#vote-count")
+            expect(count).to_contain_text("Final vote count, Day 1", timeout=window.left())
+            expect(wagon(page, target).locator(".count")).to_have_text("(4)")
+            expect(count).to_contain_text("With 7 alive it takes 4")
+            said = page.locator("#posts .post.auto-post")
+            expect(said.filter(has_text="has been eliminated")).to_contain_text(target)
+            expect(said.filter(has_text="Night 1 begins")).to_have_count(1)
+            expect(banner(page).locator("a[data-announcement]")).to_have_count(2)
     with story.soft("the lynched player is listed dead on the spectator's page"):
         expect(spectator.locator("#players .player-list.dead")).to_contain_text(target)
     story.shot(spectator, "hammer-night-spectator")
@@ -344,10 +403,26 @@ def test_4_night_actions_deadline_day_two_death_and_private_result(story: Story)
     expect(messages(doc_pm)).to_contain_text("Your protect action is in")
     cop_pm = story.player(c["cop"]).new_page()
     goto(cop_pm, story.url("role/"))
+    with story.soft("the role PM has the phase banner with its countdown"):
+        expect(banner(cop_pm)).to_contain_text("Night 1")
+        expect(banner(cop_pm).locator("time[data-countdown]")).to_contain_text("in ")
     cop_pm.select_option("#action-investigate select", label=c["goon1"])
     cop_pm.locator("#action-investigate button[type=submit]").click()
     expect(messages(cop_pm)).to_contain_text("Your investigate action is in")
+    cop_pm.evaluate(f"{story_module.MARKER} = true")  # from here on it must update live
     story.shot(cop_pm, "cop-investigates")
+    host_page = story.host.page
+    with story.soft("the host's open dashboard lists the night's actions live, one notice"):
+        night = host_page.locator("#phase-records .phase-record", has_text="Night 1")
+        for ability in ("kill", "protect", "investigate"):
+            expect(night.locator("tr", has_text=ability)).to_have_count(1, timeout=LIVE_MS)
+        notices = host_page.locator("#live-notices .live-notice", has_text="Night action")
+        expect(notices).to_have_count(1)
+        assert story.not_reloaded(host_page), "the host's page was reloaded"
+    story.shot(host_page, "host-night-actions-live")
+    townie = story.player(c["townie"]).page
+    with story.soft("a player's open thread at night: only the host posts"):
+        expect(townie.locator("#reply")).to_contain_text("Nobody but the host posts")
 
     # Nothing of the night reaches the public.
     spectator = story.spectator.page
@@ -371,6 +446,20 @@ def test_4_night_actions_deadline_day_two_death_and_private_result(story: Story)
                 expect(dead).to_contain_text(victim, timeout=window.left())
                 expect(dead.locator("li", has_text=victim)).to_contain_text("killed at night")
                 expect(page.locator("#players .player-list.alive")).to_contain_text(c["cop"])
+                said = page.locator("#posts .post.auto-post")
+                expect(said.filter(has_text="Night 1 is over")).to_contain_text(
+                    f"{victim} was found dead"
+                )
+                expect(said.filter(has_text="Day 2 begins")).to_have_count(1)
+                expect(page.locator("#vote-count")).to_contain_text("Vote count, Day 2")
+    with story.soft("at dawn a player's open reply box opens by itself"):
+        expect(townie.locator("#reply-body")).to_be_visible(timeout=LIVE_MS)
+    with story.soft("the cop's open role PM turns to day: no night form, the result in"):
+        expect(banner(cop_pm)).to_contain_text("Day 2", timeout=LIVE_MS)
+        expect(cop_pm.locator("#night-actions form.night-action")).to_have_count(0)
+        expect(cop_pm.locator("#night-actions")).not_to_contain_text("Withdraw")
+        expect(cop_pm.locator("#results")).not_to_contain_text("No results yet")
+        assert story.not_reloaded(cop_pm), "the cop's role PM was reloaded"
     story.shot(spectator, "day2-spectator-death")
     fresh = story.spectator.new_page()
     goto(fresh, story.url())
@@ -472,6 +561,10 @@ def test_7_game_runs_to_a_win_and_the_archive_reveals_everything(story: Story) -
         with story.soft(f"{n}'s open page announces the win"):
             # At the end everything becomes public: pages may reload to show it.
             expect(banner(page)).to_contain_text("Game over: Mafia wins", timeout=window.left())
+    with story.soft("the end of the game is announced in the thread"):
+        expect(
+            story.spectator.page.locator("#posts .post.auto-post", has_text="The game is over")
+        ).to_have_count(1, timeout=LIVE_MS)
     story.shot(story.spectator.page, "game-over-spectator")
 
     archive = story.spectator.new_page()
@@ -480,7 +573,9 @@ def test_7_game_runs_to_a_win_and_the_archive_reveals_everything(story: Story) -
     rows = archive.locator("#archive-roles tbody tr")
     expect(rows).to_have_count(7)
     for name, role in story.roles.items():
-        expect(archive.locator("#archive-roles tbody tr", has_text=name)).to_contain_text(role)
+        expect(archive.locator("#archive-roles tbody tr", has_text=name)).to_contain_text(
+            TITLES[role].split()[-1]
+        )
     night = archive.locator(".phase-record", has=archive.locator("h3", has_text="Night 1"))
     expect(night.locator("tr", has_text="kill")).to_contain_text(c["victim"])
     expect(night.locator("tr", has_text="protect")).to_contain_text(c["cop"])
@@ -494,3 +589,102 @@ def test_7_game_runs_to_a_win_and_the_archive_reveals_everything(story: Story) -
     story.shot(archive, "archive")
     assert story.dialogs == [], f"a dialog opened during the game: {story.dialogs}"
     story.finish("won")
+
+
+# -- 8 ------------------------------------------------------------------------------------
+def test_8_a_game_built_from_parts_plays_to_its_end(story: Story) -> None:
+    """A second game, built from parts on the create form: a 1-shot day vigilante, a double
+    voter, a loved townie, a serial killer and a goon. The day vigilante shoots the goon
+    (announced in the thread, the shot spent), four votes do not eliminate the loved
+    townie, the double voter's vote counts twice, and the serial killer's elimination wins
+    the game for the town."""
+    story.need("won")
+    host = story.host.page
+    goto(host, "/games/new/?setup=forum-third-party-ten")
+    expect(host.locator("input[name='roles-0-mod_shots']")).to_have_value("1")
+    host.fill("#id_title", "E2E: roles built from parts")
+    # Seven players: drop the cop and the survivor, one goon instead of two.
+    rows = {host.locator(f"select[name='roles-{i}-role']").input_value(): i for i in range(8)}
+    host.select_option(f"select[name='roles-{rows['cop']}-role']", "")
+    host.select_option(f"select[name='roles-{rows['survivor']}-role']", "")
+    host.fill(f"input[name='roles-{rows['goon']}-count']", "1")
+    host.fill("#id_day_length", "10")
+    host.select_option("#id_day_unit", "minutes")
+    host.fill("#id_night_length", "1")
+    host.select_option("#id_night_unit", "minutes")
+    story.shot(host, "parts-create-form")
+    host.get_by_role("button", name="Open sign-ups").click()
+    expect(messages(host)).to_contain_text("open for sign-ups")
+    game = re.match(r"^/games/\d+/", urlparse(host.url).path).group(0)
+    for name in PLAYERS:
+        p = story.player(name).page
+        goto(p, game)
+        p.get_by_role("button", name="Join the game").click()
+        expect(messages(p)).to_contain_text("You have joined")
+    goto(host, game)
+    host.get_by_role("button", name="Start the game").click()
+    expect(messages(host)).to_contain_text("The game has started")
+    goto(host, game + "host/")
+    roles: dict[str, tuple[str, str]] = {}
+    table = host.locator("#host-roles tbody tr")
+    for i in range(7):
+        cells = table.nth(i).locator("td")
+        name = cells.nth(1).inner_text().split("\n")[0].strip()
+        roles[name] = (
+            cells.nth(2).get_attribute("data-role"),
+            cells.nth(2).get_attribute("data-modifiers"),
+        )
+    who = {f"{r}:{m}": n for n, (r, m) in roles.items()}
+    vig, double, loved = (
+        who["day_vigilante:shots:1"],
+        who["vanilla_townie:double_voter"],
+        who["vanilla_townie:loved"],
+    )
+    sk, goon = who["serial_killer:"], who["goon:"]
+    plain = [n for n, (r, m) in roles.items() if r == "vanilla_townie" and not m]
+
+    # The day vigilante's role PM, by display names, with the shot to use.
+    pm = story.player(vig).page
+    goto(pm, game + "role/")
+    expect(pm.locator("#role-title")).to_contain_text("You are a Town 1-Shot Day Vigilante.")
+    expect(pm.locator("#shots-left")).to_contain_text("1")
+    assert "shots:1" not in visible_text(pm) and "day_vigilante" not in visible_text(pm)
+    pm.select_option("#day-day_kill select[name=target]", label=goon)
+    pm.locator("#day-day_kill button[type=submit]").click()
+    expect(messages(pm)).to_contain_text("Done")
+    expect(pm.locator("#day-day_kill")).to_contain_text("used all 1")  # spent
+    story.shot(pm, "parts-day-vig-spent")
+    spectator = story.spectator.page
+    goto(spectator, game + "?page=last")
+    expect(spectator.locator("#posts .post", has_text="has been shot and dies")).to_contain_text(
+        f"{goon} has been shot and dies"
+    )
+    expect(spectator.locator("#posts")).to_contain_text("They were Goon.")
+
+    # Six alive: majority 4. The double voter's vote counts twice; the loved townie needs 5.
+    for name in (double, *plain):
+        goto(story.player(name).page, game + "?page=last")
+    click_vote(story.player(double).page, loved)
+    goto(spectator, game)
+    expect(wagon(spectator, loved).locator(".count")).to_have_text("(2)", timeout=LIVE_MS)
+    click_vote(story.player(plain[0]).page, loved)
+    click_vote(story.player(plain[1]).page, loved)  # 4 votes: a plain majority, not enough
+    expect(wagon(spectator, loved).locator(".count")).to_have_text("(4)", timeout=LIVE_MS)
+    expect(wagon(spectator, loved).locator(".ln")).to_have_text("L-1")
+    expect(banner(spectator)).to_contain_text("Day 1")
+    story.shot(spectator, "parts-loved-not-eliminated")
+    # Everyone moves to the serial killer: 2 + 1 + 1 = 4 hammers.
+    click_vote(story.player(double).page, sk)
+    click_vote(story.player(plain[0]).page, sk)
+    click_vote(story.player(plain[1]).page, sk)
+    expect(banner(spectator)).to_contain_text("Game over: Town wins", timeout=LIVE_MS)
+    archive = story.spectator.new_page()
+    goto(archive, game + "archive/")
+    expect(archive.locator("#winner")).to_contain_text("Town wins")
+    expect(archive.locator("#archive-roles")).to_contain_text("Serial Killer")
+    expect(archive.locator("#archive-roles")).to_contain_text("Double Voter")
+    expect(archive.locator("#archive-roles")).to_contain_text("1-Shot")
+    assert "serial_killer" not in visible_text(archive)
+    story.shot(archive, "parts-archive")
+    assert story.dialogs == [], f"a dialog opened: {story.dialogs}"
+    story.finish("parts")

@@ -60,11 +60,12 @@ def _reset_app() -> None:
 
 
 @contextlib.contextmanager
-def app_on_test_broker(queue: str = SESSION_QUEUE) -> Iterator[None]:
+def app_on_test_broker(queue: str = SESSION_QUEUE, url: str | None = None) -> Iterator[None]:
     """Point this process's Celery app (senders, results) at the test broker and queue."""
     keys = ("broker_url", "result_backend", "task_default_queue")
     saved = {k: celery_app.conf[k] for k in keys}
-    celery_app.conf.update(broker_url=broker_url(), result_backend=broker_url())
+    url = url or broker_url()
+    celery_app.conf.update(broker_url=url, result_backend=url)
     celery_app.conf.task_default_queue = queue
     _reset_app()
     try:
@@ -159,7 +160,7 @@ class Worker:
 class Beat:
     """A ``celery beat`` subprocess scanning every ``seconds``."""
 
-    def __init__(self, queue: str, tmp_path: Path, *, seconds: float = 1.0) -> None:
+    def __init__(self, queue: str, tmp_path: Path, *, seconds: float = 1.0, **extra: str) -> None:
         self.log_path = tmp_path / "beat.log"
         env = {
             **os.environ,
@@ -167,6 +168,7 @@ class Beat:
             "REDIS_URL": broker_url(),
             "CELERY_QUEUE": queue,
             "DEADLINE_SCAN_SECONDS": str(seconds),
+            **extra,
         }
         cmd = [
             sys.executable,

@@ -12,9 +12,9 @@ import os
 import time
 from pathlib import Path
 
-from games import services
+from games.services import phases
 
-_original = services._after_phase
+_original = phases.after_phase
 _seconds = float(os.environ.get("SLOW_TRANSITION_SECONDS", "30"))
 _marker = Path(os.environ["SLOW_TRANSITION_MARKER"])
 
@@ -25,4 +25,4 @@ def _slow_after_phase(tx, next_kind):
     time.sleep(_seconds)
 
 
-services._after_phase = _slow_after_phase
+phases.after_phase = _slow_after_phase

@@ -21,13 +21,12 @@ def sent(monkeypatch):
     """Every ETA task the scheduler sends: (game id, phase number, eta)."""
     calls: list[tuple[int, int, object]] = []
 
-    def fake_apply_async(args, eta, expires, retry):
+    def fake_send_task(name, args, eta, expires, retry):
+        assert name == "games.tasks.advance_phase_task"
         assert expires > eta and retry is False
         calls.append((*args, eta))
 
-    from games.tasks import advance_phase_task
-
-    monkeypatch.setattr(advance_phase_task, "apply_async", fake_apply_async)
+    monkeypatch.setattr(scheduling.celery_app, "send_task", fake_send_task)
     monkeypatch.setattr(scheduling, "eta_tasks_enabled", lambda: True)
     return calls
 
@@ -108,12 +107,10 @@ def test_wants_eta_window():
 
 
 def test_broker_down_is_logged_not_raised(monkeypatch, caplog):
-    from games.tasks import advance_phase_task
-
     def boom(*args, **kwargs):
         raise ConnectionError("redis is down")
 
-    monkeypatch.setattr(advance_phase_task, "apply_async", boom)
+    monkeypatch.setattr(scheduling.celery_app, "send_task", boom)
     monkeypatch.setattr(scheduling, "eta_tasks_enabled", lambda: True)
     assert scheduling.schedule_deadline(1, 1, timezone.now()) is False
     assert "scan will end it" in caplog.text

@@ -126,3 +126,23 @@ def test_scanner_skips_a_failing_game_and_ends_the_others(monkeypatch, caplog):
     assert "Could not end phase 1 of game" in caplog.text
     first.refresh_from_db()
     assert first.phase_number == 1  # retried on the next scan
+
+
+def test_the_demo_keeps_a_classic_table_of_bots_playing_turn_by_turn():
+    rng = random.Random(3)
+    demo.tick(rng)
+    table = demo.current_demo_table()
+    assert table.turn_based and table.ruleset == "classic"
+    assert table.current_phase().night_zero
+    assert demo.current_demo_game().ruleset == "forum"  # the forum game is still there
+    _end_phase_now(table)
+    for _ in range(300):
+        demo.tick(rng)
+        table.refresh_from_db()
+        if not table.current_phase().is_day:
+            break
+    assert table.current_phase().is_night or table.is_finished
+    day = Phase.objects.get(game=table, number=2)
+    assert day.resolved and day.day_state["step"] == "done"
+    assert Post.objects.filter(game=table, phase=day, slot__isnull=False).count() >= 10
+    assert Vote.objects.filter(phase=day).count() >= 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import socket
 import sqlite3
@@ -105,3 +106,78 @@ def test_run_sh_serves_the_site_with_a_demo_game(tmp_path):
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
     assert _get(f"http://127.0.0.1:{port}/")[0] == 0
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(STARTUP_LIMIT + 120)
+def test_run_sh_supervises_the_celery_worker_and_beat(tmp_path):
+    """On real services run.sh restarts a Celery process that dies (here: kill -9) and logs
+    it; the web process keeps serving meanwhile."""
+    import psycopg
+
+    from tests.servers import RedisServer
+
+    redis = RedisServer(tmp_path)
+    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/mafia")
+    name = f"mafia_runsh_{os.getpid()}"
+    admin = base.rsplit("/", 1)[0].replace("postgres://", "postgresql://") + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    port = _free_port()
+    env = {
+        **os.environ,
+        "PORT": str(port),
+        "DATABASE_URL": base.rsplit("/", 1)[0] + f"/{name}",
+        "REDIS_URL": redis.url,
+    }
+    log_path = tmp_path / "run.log"
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            ["bash", "scripts/run.sh"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def output() -> str:
+        return log_path.read_text(errors="replace")
+
+    def wait_log(predicate, what: str, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while not predicate(output()):
+            assert proc.poll() is None, f"run.sh exited:\n{output()[-3000:]}"
+            assert time.monotonic() < deadline, f"no {what}:\n{output()[-3000:]}"
+            time.sleep(0.5)
+
+    def worker_pids(text: str) -> list[int]:
+        return [int(p) for p in re.findall(r"started celery worker \(pid (\d+)\)", text)]
+
+    try:
+        wait_log(lambda t: t.count(" ready.") >= 1, "worker ready", STARTUP_LIMIT)
+        wait_log(lambda t: "beat: Starting" in t, "beat", 30)
+        assert "watchdog as backstop" in output()
+        first = worker_pids(output())[0]
+        os.kill(first, signal.SIGKILL)
+        wait_log(
+            lambda t: f"celery worker (pid {first}) exited with status 137" in t,
+            "supervisor notice",
+            30,
+        )
+        wait_log(lambda t: len(worker_pids(t)) >= 2 and t.count(" ready.") >= 2, "restart", 60)
+        assert worker_pids(output())[1] != first
+        assert _get(f"http://127.0.0.1:{port}/healthz")[0] in (200, 503)
+        assert _get(f"http://127.0.0.1:{port}/")[0] == 200
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        redis.stop()
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -16,7 +16,7 @@ from channels.layers import get_channel_layer
 from django.db import connections
 
 from games import events, live, services
-from games.events import group_name
+from games.live import group_name
 from games.models import GameEvent, Slot
 from tests.live.ws_support import redis_layers
 

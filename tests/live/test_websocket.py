@@ -289,11 +289,13 @@ async def test_reconnect_replays_exactly_the_missed_visible_events(make_game, ho
 
 async def test_too_far_behind_is_told_to_reload(make_game, host, settings):
     settings.LIVE_REPLAY_LIMIT = 3
+    from games import live
+
     game = await db(make_game)("forum-vanilla")
-    since = game.event_seq
+    held = await db(live.page_positions)(game, None)  # what a page rendered now holds
     for n in range(5):
         await db(services.host_post)(host, game.pk, body=f"post {n}")
-    socket, _ = (await open_socket(game.pk, since=since))[:2]
+    socket, _ = (await open_socket(game.pk, query=f"positions={held}"))[:2]
     assert socket.controls("reload")
     await socket.close()
 
@@ -470,3 +472,56 @@ async def test_page_positions_replace_the_page_seq(make_game, host):
     item = await goon.wait_for(is_post_with("first words"))
     assert item["n"] == int(held["mafia"]) + 1
     await goon.close()
+
+
+def _table_turn(game) -> dict:
+    from games.turn_view import turn_view
+
+    game = type(game).objects.get(pk=game.pk)
+    return turn_view(game, game.current_phase(), _slots(game))
+
+
+async def test_the_table_redraws_live_and_your_turn_reaches_only_its_player(make_game, host):
+    game = await db(make_game)("city-ten", table=True)
+    slots = await slots_of(game)
+    first, second, third = slots[0], slots[1], slots[2]
+    assert (await db(_table_turn)(game))["speaker"]["slot_id"] == first.pk
+    since = await current_seq(game)
+    spectator = (await open_socket(game.pk, since=since))[0]
+    second_socket = (await open_socket(game.pk, second.user, since=since))[0]
+    third_socket = (await open_socket(game.pk, third.user, since=since))[0]
+
+    await db(services.pass_turn)(first.user, game.pk)
+    turn = await spectator.wait_for(is_kind("turn"))
+    # The pushed panel is the spectators' table, redrawn: the new speaker, the next one.
+    assert f'data-speaker="{second.pk}"' in turn["turn"]
+    assert f'Speaking now: <strong data-seat="2">{second.display_name}</strong>' in turn["turn"]
+    assert f"next: {third.display_name}" in turn["turn"]
+    assert "your-turn" not in turn["turn"] and "<form" not in turn["turn"]  # nobody's buttons
+    mine = await second_socket.wait_for(is_kind("your_turn"))
+    assert mine["aud"] == f"slot:{second.pk}" and mine["data"]["step"] == "speech"
+    await db(services.host_post)(host, game.pk, body="sentinel")
+    for socket in (spectator, third_socket):
+        await socket.wait_for(is_post_with("sentinel"))
+        assert not socket.of_kind("your_turn")
+
+    # The vote is everyone's turn at once: each living player is told on their own feed.
+    await db(services.pass_turn)(second.user, game.pk)
+    await third_socket.wait_for(is_kind("your_turn", aud=f"slot:{third.pk}"))
+    for slot in slots[2:]:
+        await db(services.pass_turn)(slot.user, game.pk)
+    vote = await third_socket.wait_for(
+        lambda i: i.get("kind") == "your_turn" and i["data"]["step"] == "vote"
+    )
+    assert vote["aud"] == f"slot:{third.pk}"
+    await second_socket.wait_for(
+        lambda i: i.get("kind") == "your_turn" and i["data"]["step"] == "vote"
+    )
+    panel = await spectator.wait_for(lambda i: i.get("kind") == "turn" and "Voted (0)" in i["turn"])
+    assert "Ballots are shown when the vote closes" in panel["turn"]
+    await db(services.cast_vote)(third.user, game.pk, second.pk)
+    panel = await spectator.wait_for(lambda i: i.get("kind") == "turn" and "Voted (1)" in i["turn"])
+    assert third.display_name in panel["turn"] and "turn-ballots" not in panel["turn"]
+    assert not spectator.of_kind("your_turn")
+    for socket in (spectator, second_socket, third_socket):
+        await socket.close()

@@ -166,10 +166,11 @@ def test_posts_create_list_page_and_iso(make_game):
         )
         assert response.status_code == 201
     first = api().get(f"/api/v1/games/{game.pk}/posts/").json()
-    assert first["page"] == 1 and first["num_pages"] == 2 and first["count"] == 30
+    # 30 posts and the site's "Day 1 begins" announcement.
+    assert first["page"] == 1 and first["num_pages"] == 2 and first["count"] == 31
     assert [p["number"] for p in first["results"]] == list(range(1, 26))
     last = api().get(f"/api/v1/games/{game.pk}/posts/?page=last").json()
-    assert last["page"] == 2 and len(last["results"]) == 5
+    assert last["page"] == 2 and len(last["results"]) == 6
     iso = api().get(f"/api/v1/games/{game.pk}/posts/?iso={b.seat}").json()
     assert iso["count"] == 10 and all(p["seat"] == b.seat for p in iso["results"])
     counts = {c["seat"]: c["posts"] for c in iso["iso_counts"]}
@@ -361,7 +362,7 @@ def test_host_endpoints(make_game, host):
         f"/api/v1/games/{game.pk}/host/post/", {"body": "Day 1 begins."}, format="json"
     )
     assert response.status_code == 200
-    assert Post.objects.get(game=game, is_host=True).body == "Day 1 begins."
+    assert Post.objects.get(game=game, is_host=True, is_auto=False).body == "Day 1 begins."
     new = UserFactory(username="newcomer")
     response = api(host).post(
         f"/api/v1/games/{game.pk}/host/replace/",

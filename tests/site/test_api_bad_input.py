@@ -2,6 +2,7 @@
 never a 500, by day and by night."""
 
 import pytest
+from django.test import Client
 from rest_framework.test import APIClient
 
 from games import services
@@ -70,3 +71,98 @@ def test_malformed_night_actions_get_json_errors(make_game, host):
     assert r.status_code in (200, 201), r.content
     r = api.delete(f"/api/v1/games/{g}/actions/nonsense/")
     assert r.status_code < 500
+
+
+# -- the causes of the 500s found by probing (issue 11) -----------------------------------------
+HUGE = 1_440_000_000_000
+
+
+def _api(user) -> APIClient:
+    api = APIClient()
+    api.force_authenticate(user)
+    return api
+
+
+def _json_4xx(response) -> None:
+    assert 400 <= response.status_code < 500, (response.status_code, response.content[:300])
+    assert "error" in response.json(), response.content[:300]
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        {"min_posts_per_day": 32768},
+        {"min_posts_per_day": 10**12},
+        {"day_length_minutes": HUGE},
+        {"night_length_minutes": HUGE},
+        {"player_cap": 32768},
+    ],
+)
+def test_create_game_out_of_range_numbers_are_refused(host, field):
+    body = {"title": "Bounds", "setup": "forum-vanilla", **field}
+    _json_4xx(_api(host).post("/api/v1/games/", body, format="json"))
+
+
+@pytest.mark.parametrize("minutes", [HUGE, 10**30, 14 * 24 * 60 + 1])
+def test_huge_extends_are_refused(make_game, host, minutes):
+    game = make_game()
+    _json_4xx(
+        _api(host).post(
+            f"/api/v1/games/{game.pk}/host/extend/", {"minutes": minutes}, format="json"
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        '{"\\u0000": "x"}',
+        '{"role": "a\\u0000b"}',
+        '{"\\ud800": "x"}',
+        '{"role": "\\udfff"}',
+        '{"surprise": "x"}',
+        '{"role": "' + "x" * 2_000_000 + '"}',
+        '{"role": {"nested": 1}}',
+    ],
+)
+def test_night_action_extra_takes_only_declared_bounded_keys(make_game, host, extra):
+    game = make_game("forum-cop-doctor-nine")
+    services.cut_deadline_now(host, game.pk)
+    cop, goon = slot_of(game, "cop"), slot_of(game, "goon")
+    body = f'{{"ability": "investigate", "targets": [{goon.pk}], "extra": {extra}}}'
+    r = _api(cop.user).post(
+        f"/api/v1/games/{game.pk}/actions/", data=body, content_type="application/json"
+    )
+    _json_4xx(r)
+    assert not game.phases.get(number=2).night_actions.exists()
+
+
+def test_withdraw_with_a_null_byte_is_a_4xx(make_game, host):
+    game = make_game("forum-cop-doctor-nine")
+    services.cut_deadline_now(host, game.pk)
+    cop = slot_of(game, "cop")
+    api = _api(cop.user)
+    for ability in ("%00", "a%00b", "%ED%A0%80", "x" * 5000):
+        _json_4xx(api.delete(f"/api/v1/games/{game.pk}/actions/{ability}/"))
+    web = Client()
+    web.force_login(cop.user)
+    for ability in ("\x00", "kill\x00", "x" * 5000):
+        r = web.post(f"/games/{game.pk}/role/withdraw/", {"ability": ability})
+        assert r.status_code == 302, r.status_code
+
+
+def test_non_numeric_game_ids_get_the_apis_json_404():
+    api = APIClient()
+    for url in ("/api/v1/games/abc/", "/api/v1/games/1x/posts/", "/api/v1/nothing-here/"):
+        r = api.get(url)
+        assert r.status_code == 404 and r["Content-Type"].startswith("application/json"), url
+        assert r.json()["code"] == "not_found"
+
+
+def test_too_many_query_parameters_are_a_400_even_with_debug(make_game, settings):
+    game = make_game()
+    settings.DEBUG = True
+    query = "&".join(f"iso={n}" for n in range(1200))
+    for url in (f"/games/{game.pk}/?{query}", f"/api/v1/games/{game.pk}/posts/?{query}"):
+        r = Client(raise_request_exception=False).get(url)
+        assert r.status_code == 400, (url, r.status_code)

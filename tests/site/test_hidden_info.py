@@ -20,7 +20,7 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from games import naming, services
+from games import display, naming, services
 from games.models import Game, PrivateResult, Slot
 from resolver.rulesets import get_ruleset
 from tests.conftest import current_phase, slot_of
@@ -131,10 +131,18 @@ def forbidden_roles(game: Game, slot: Slot | None) -> set[str]:
     return {r for r in roles - {slot.role} if not re.search(rf"\b{r}\b", own)}
 
 
+def role_words(game: Game, role: str) -> list[str]:
+    """A role as the pages may print it: its slug and its display name ("Mafia Roleblocker")."""
+    return [role, display.role_title(game.ruleset, role)]
+
+
 def check_viewer(game: Game, name: str, user: Any, slot: Slot | None, secrets: dict) -> None:
     bodies = everything(game, user)
     for role in forbidden_roles(game, slot):
-        assert not found(bodies, role), f"{name} sees the role {role!r} at {found(bodies, role)}"
+        for word in role_words(game, role):
+            assert not found(bodies, word), (
+                f"{name} sees the role {word!r} at {found(bodies, word)}"
+            )
     for secret, allowed in secrets.items():
         where = [url for url, body in bodies.items() if secret in body]
         if name in allowed:
@@ -219,7 +227,8 @@ def test_errors_never_reveal_roles(power_game, host):
                 continue
             body = response.content.decode()
             for role in others:
-                assert not re.search(rf"\b{role}\b", body), (ability, target.role, body)
+                for word in role_words(game, role):
+                    assert not re.search(rf"\b{word}\b", body, re.I), (ability, target.role, body)
     web = Client()
     web.force_login(people["vigilante"].user)
     response = web.post(f"/games/{game.pk}/t/mafia/post/", {"body": "hello"})
@@ -238,7 +247,7 @@ def test_after_the_end_everything_is_public(power_game, host):
     archive = bodies[f"/games/{game.pk}/archive/"]
     api_archive = bodies[f"/api/v1/games/{game.pk}/archive/"]
     for role in {s.role for s in game.slots.all()}:
-        assert re.search(rf"\b{role}\b", archive), role
+        assert display.role_title(game.ruleset, role) in archive, role  # by its display name
         assert f'"role":"{role}"' in api_archive.replace(" ", ""), role
     assert "investigate" in archive and "protect" in archive  # every night's actions
     assert cop_result in archive  # every private result
@@ -268,3 +277,46 @@ def test_no_page_or_endpoint_prints_the_game_wide_event_count(power_game, host):
     thread = Client().get(f"/games/{game.pk}/").content.decode()
     positions = re.search(r'data-live-positions="([^"]*)"', thread).group(1)
     assert positions.startswith("public.") or ",public." in positions
+
+
+def _id_like_values(value: Any, path: str = "") -> list[str]:
+    """Keys that would carry a site-wide post primary key (``id``, ``post_id``)."""
+    found_keys = []
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if key in ("id", "post_id", "pk"):
+                found_keys.append(f"{path}.{key}")
+            found_keys += _id_like_values(inner, f"{path}.{key}")
+    elif isinstance(value, list):
+        for n, inner in enumerate(value):
+            found_keys += _id_like_values(inner, f"{path}[{n}]")
+    return found_keys
+
+
+def test_post_references_count_nothing_but_their_own_thread(make_game):
+    """A site-wide post id counts every private post between two public ones (with their
+    times): the API and the vote count refer to posts by their number in their thread."""
+    game = make_game("forum-vanilla")
+    slots = list(game.slots.select_related("user").order_by("seat"))
+    mafia = [s for s in slots if s.is_mafia]
+    town = [s for s in slots if not s.is_mafia]
+    services.submit_post(town[0].user, game.pk, body=f"**Vote: {town[1].display_name}**")
+    for n in range(3):  # hidden posts between two public ones
+        services.submit_post(mafia[0].user, game.pk, body=f"secret {n}", thread="mafia")
+    services.submit_post(town[2].user, game.pk, body=f"**Vote: {town[1].display_name}**")
+    api = APIClient()
+    posts = json.loads(api.get(f"/api/v1/games/{game.pk}/posts/").content)
+    count = json.loads(api.get(f"/api/v1/games/{game.pk}/vote-count/").content)
+    assert _id_like_values(posts) == [] and _id_like_values(count) == []
+    numbers = [p["number"] for p in posts["results"]]
+    assert numbers == sorted(numbers) and numbers[-1] - numbers[-2] == 1
+    voters = count["wagons"][0]["voters"]
+    assert [v["post_number"] for v in voters] == numbers[-2:]
+    player = APIClient()
+    player.force_authenticate(town[3].user)
+    made = player.post(f"/api/v1/games/{game.pk}/posts/", {"body": "hello"}, format="json").json()
+    assert _id_like_values(made) == [] and made["post"]["number"] == numbers[-1] + 1
+    # The thread's links to the posts that cast votes still work: by number.
+    page = Client().get(f"/games/{game.pk}/").content.decode()
+    assert re.search(rf'href="/games/{game.pk}/[^"]*#post-public-{numbers[-1]}"', page)
+    assert Client().get(f"/games/{game.pk}/posts/{numbers[-1]}/").status_code == 302

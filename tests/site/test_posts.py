@@ -29,11 +29,14 @@ def test_posts_are_numbered_per_thread_and_rendered(make_game):
     first = services.submit_post(townie.user, game.pk, body="hello *all*").post
     second = services.submit_post(goon.user, game.pk, body="[b]hi[/b]").post
     chat = services.submit_post(goon.user, game.pk, body="we", thread="mafia").post
-    assert (first.number, second.number, chat.number) == (1, 2, 1)
+    # Post #1 of the game thread is the site's "Day 1 begins" announcement.
+    assert (first.number, second.number, chat.number) == (2, 3, 1)
     assert first.html == "<p>hello <em>all</em></p>"
     assert second.html == "<p><strong>hi</strong></p>"
     assert first.slot == townie and first.phase.number == 1 and not first.is_host
-    event = GameEvent.objects.get(game=game, kind="post", payload__id=chat.pk)
+    event = GameEvent.objects.get(
+        game=game, kind="post", payload__thread="mafia", payload__number=chat.number
+    )
     assert event.audience == "mafia"
 
 
@@ -125,7 +128,7 @@ def test_empty_and_huge_posts_are_refused(make_game):
         services.submit_post(user, game.pk, body="   ")
     with pytest.raises(Exception, match="at most"):
         services.submit_post(user, game.pk, body="x" * 20_001)
-    assert Post.objects.filter(game=game).count() == 0
+    assert Post.objects.filter(game=game, is_auto=False).count() == 0
 
 
 def test_a_refused_post_leaves_no_trace(make_game):

@@ -206,18 +206,19 @@ def test_signups_join_leave_remove_start(make_game, host, client_for, client):
 def test_thread_pagination_and_newest_page(make_game, client):
     game = make_game("forum-vanilla")
     slots = list(game.slots.order_by("seat"))
-    for i in range(60):
+    # Post #1 is the site's "Day 1 begins": message n is post n + 1.
+    for i in range(59):
         services.submit_post(slots[i % 7].user, game.pk, body=f"message number {i + 1}")
     first = html(client.get(f"/games/{game.pk}/"))
-    assert "message number 1<" in first and "message number 26<" not in first
+    assert "message number 1<" in first and "message number 25<" not in first
     assert post_count(first) == 25
     assert "?page=last" in first  # the "Newest" link
     last = html(client.get(f"/games/{game.pk}/?page=last"))
-    assert "message number 60<" in last and post_count(last) == 10
+    assert "message number 59<" in last and post_count(last) == 10
     assert 'data-last-page="1"' in last and 'data-last-page="0"' in first
     second = html(client.get(f"/games/{game.pk}/?page=2"))
-    assert "message number 26<" in second
-    assert "message number 60<" in html(client.get(f"/games/{game.pk}/?page=999"))
+    assert "message number 25<" in second
+    assert "message number 59<" in html(client.get(f"/games/{game.pk}/?page=999"))
     assert "message number 1<" in html(client.get(f"/games/{game.pk}/?page=abc"))
     link = client.get(f"/games/{game.pk}/posts/30/")
     assert link["Location"] == f"/games/{game.pk}/?page=2#post-public-30"
@@ -241,10 +242,10 @@ def test_iso_filters_and_counts(make_game, client):
 def test_quote_prefills_the_reply_box(make_game, client_for):
     game = make_game("forum-vanilla")
     a, b = list(game.slots.order_by("seat"))[:2]
-    services.submit_post(a.user, game.pk, body="I am town")
-    page = html(client_for(b.user).get(f"/games/{game.pk}/?quote=1"))
-    assert f"[quote={a.display_name} #1]\nI am town\n[/quote]" in page
-    assert 'data-quote="1"' in page and 'id="reply-body"' in page
+    number = services.submit_post(a.user, game.pk, body="I am town").post.number
+    page = html(client_for(b.user).get(f"/games/{game.pk}/?quote={number}"))
+    assert f"[quote={a.display_name} #{number}]\nI am town\n[/quote]" in page
+    assert f'data-quote="{number}"' in page and 'id="reply-body"' in page
 
 
 def test_reply_posts_and_refuses_with_a_message(make_game, client_for, host):
@@ -252,7 +253,8 @@ def test_reply_posts_and_refuses_with_a_message(make_game, client_for, host):
     a, b = list(game.slots.order_by("seat"))[:2]
     client = client_for(a.user)
     response = client.post(f"/games/{game.pk}/post/", {"body": f"**Vote: {b.display_name}**"})
-    assert response.status_code == 302 and response["Location"].endswith("#post-public-1")
+    # Post #1 is the site's "Day 1 begins".
+    assert response.status_code == 302 and response["Location"].endswith("#post-public-2")
     assert Vote.objects.get().target_id == b.pk
     nobody = client.post(f"/games/{game.pk}/post/", {"body": "**Vote: zzz**"}, follow=True)
     assert "counts for nothing" in html(nobody)
@@ -376,7 +378,7 @@ def test_role_pm_offers_exactly_the_legal_choices(make_game, client_for, host):
     mafia = slots_of(game, "mafia")
     client = client_for(detective.user)
     page = html(client.get(f"/games/{game.pk}/role/"))
-    assert "Your role: detective" in page
+    assert "You are a Town Detective." in page and "detective" not in page.replace("-", "")
     assert option_values(page, "act-investigate-target_1") == {
         str(s.pk) for s in game.slots.exclude(pk=detective.pk)
     }
@@ -446,7 +448,7 @@ def test_host_dashboard_and_actions(make_game, client_for, client, host):
     assert client_for(slot_of(game, "town").user).post(url + "pause/").status_code == 404
     host_client = client_for(host)
     page = html(host_client.get(url))
-    for role in ("detective", "doctor", "mafia", "town"):
+    for role in ("Detective", "Doctor", "Mafia", "Town"):  # display names, never slugs
         assert role in page
     deadline = current_phase(game).deadline
     host_client.post(url + "extend/", {"amount": "2", "unit": "hours"})
@@ -459,7 +461,7 @@ def test_host_dashboard_and_actions(make_game, client_for, client, host):
     host_client.post(url + "resume/")
     assert not current_phase(game).is_paused
     host_client.post(url + "post/", {"thread": "public", "body": "Welcome to day 1"})
-    assert Post.objects.get(is_host=True).body == "Welcome to day 1"
+    assert Post.objects.get(is_host=True, is_auto=False).body == "Welcome to day 1"
     victim = slot_of(game, "doctor")
     host_client.post(url + "modkill/", {"slot": victim.pk, "reason": "rules"})
     assert not Slot.objects.get(pk=victim.pk).alive
@@ -477,7 +479,7 @@ def test_host_dashboard_and_actions(make_game, client_for, client, host):
         detective.user, game.pk, ability="investigate", targets=[slot_of(game, "mafia").pk]
     )
     page = html(host_client.get(url))
-    assert "investigate" in page  # night actions as they come in
+    assert "Investigate" in page  # night actions as they come in
     host_client.post(url + "cut/")
     page = html(host_client.get(url))
     assert "investigates" in page  # the resolver's explanation, in display names
@@ -492,7 +494,8 @@ def test_archive_after_the_end(make_game, client, host):
     for goon in slots_of(game, "goon"):
         services.modkill(host, game.pk, goon.pk)
     page = html(client.get(f"/games/{game.pk}/archive/"))
-    assert "Town wins" in page and "goon" in page and "vanilla_townie" in page
+    assert "Town wins" in page and "Goon" in page and "Vanilla Townie" in page
+    assert "vanilla_townie" not in page
     thread = html(client.get(f"/games/{game.pk}/"))
     assert "Game over: Town wins" in thread and f"/games/{game.pk}/archive/" in thread
 
@@ -510,3 +513,63 @@ def test_inactive_players_are_flagged_to_the_host_and_told_privately(
     assert "prodded" not in html(client.get(f"/games/{game.pk}/"))
     api = client_for(host).get(f"/api/v1/games/{game.pk}/host/").json()
     assert len(api["needs_replacement"]) == 7
+
+
+def _classic_post(**overrides):
+    data = _create_post(
+        ruleset="classic",
+        method="simple",
+        vote_rule="plurality",
+        turn_based="on",
+        turn_seconds="45",
+        vote_seconds="90",
+        word_limit="120",
+        **{
+            "roles-TOTAL_FORMS": "4",
+            "roles-0-role": "mafia",
+            "roles-0-count": "3",
+            "roles-0-sanity": "",
+            "roles-1-role": "detective",
+            "roles-1-count": "1",
+            "roles-1-modifiers": [],
+            "roles-2-role": "doctor",
+            "roles-2-count": "1",
+            "roles-3-role": "town",
+            "roles-3-count": "5",
+        },
+    )
+    for key in [k for k in data if k.startswith("flag_")]:
+        del data[key]
+    data.update(overrides)
+    return data
+
+
+def test_create_form_turn_by_turn_fields(client_for, host):
+    client = client_for(host)
+    classic = html(client.get("/games/new/?setup=classic-ten"))
+    for name in ("turn_based", "turn_seconds", "vote_seconds", "word_limit"):
+        assert f'name="{name}"' in classic
+    assert re.search(r'<input[^>]*name="turn_based"[^>]*checked', classic)  # on by default
+    power = html(client.get("/games/new/?ruleset=power"))
+    assert 'name="turn_seconds"' in power and 'name="word_limit"' not in power
+    forum = html(client.get("/games/new/?ruleset=forum"))
+    assert 'name="turn_based"' not in forum and 'name="turn_seconds"' not in forum
+
+    response = client.post("/games/new/?ruleset=classic", _classic_post())
+    assert response.status_code == 302, html(response)[:3000]
+    game = Game.objects.get()
+    assert game.turn_based and game.ruleset == "classic"
+    assert game.turn_length == timedelta(seconds=45) and game.vote_length == timedelta(seconds=90)
+    assert game.day_settings == {"word_limit": 120}
+
+    thread = client.post("/games/new/?ruleset=classic", _classic_post(turn_based="", title="T"))
+    assert thread.status_code == 302
+    assert not Game.objects.get(title="T").turn_based  # unticked: the day is a free thread
+
+    for bad in ({"turn_seconds": "5"}, {"vote_seconds": "x"}, {"word_limit": "0"}):
+        response = client.post("/games/new/?ruleset=classic", _classic_post(title="Bad", **bad))
+        assert response.status_code == 200  # the form again, with the error; nothing created
+        field = next(iter(bad))
+        page = html(response)
+        assert re.search(rf'has-error">\s*<label for="id_{field}"', page), field
+        assert not Game.objects.filter(title="Bad").exists()

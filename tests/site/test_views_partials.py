@@ -27,7 +27,7 @@ def test_vote_count_partial_from_the_page_and_from_an_event(make_game):
     live = render_to_string("games/_vote_count.html", {"game": game, "count": count})
     for html in (page, live):
         assert 'id="vote-count"' in html and f"{b.display_name}</span>" in html
-        assert "?page=1#post-public-1" in html and "L-3" in html
+        assert "?page=1#post-public-2" in html and "L-3" in html  # #1: "Day 1 begins"
         assert "<time datetime=" in html and "UTC</time>" in html
     services.cut_deadline_now(game.host, game.pk)
     game.refresh_from_db()
@@ -57,10 +57,12 @@ def test_banner_and_post_partials(make_game):
     game = make_game("forum-cop-doctor-nine", seed=3)
     a = game.slots.order_by("seat").first()
     services.submit_post(a.user, game.pk, body="**hello** <script>x</script>")
-    post = Post.objects.get(game=game)
+    post = Post.objects.get(game=game, is_auto=False)
     html = partials.render_post(post)
-    assert 'id="post-public-1"' in html and "<strong>hello</strong>" in html
-    assert "<script>" not in html and 'data-quote="1"' in html
-    assert "data-quote" not in partials.render_post(post, can_quote=False)
+    assert 'id="post-public-2"' in html and "<strong>hello</strong>" in html
+    # The same HTML for everyone: CSS shows "Quote" only beside a reply box.
+    assert "<script>" not in html and 'data-quote="2"' in html
     day = partials.render_phase_banner(game)
     assert "Day 1" in day and "data-countdown" in day
+    # The banner links the site's announcement of the phase.
+    assert 'data-announcement="1"' in day and "?page=1#post-public-1" in day

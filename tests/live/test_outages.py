@@ -1,0 +1,391 @@
+"""Outages mid-game: the game keeps its clock.
+
+* Redis (the broker) stopped for 5 s, 20 s and 2 minutes while a real prefork worker and a
+  real beat run against it, with the deadline falling inside the outage: once Redis is
+  back the phase ends, exactly once, with the votes cast before and during the outage
+  counted, and the worker and beat are the same processes (the pinned Celery/kombu survive
+  a broker loss; ``scripts/run.sh`` would restart them otherwise, see
+  ``test_run_sh_supervises``).
+* PostgreSQL connections terminated (``pg_terminate_backend``, what a restart does to every
+  client) during a vote made through the real HTTP stack, and during a night resolution in
+  the worker: the vote is refused with a 503 and a message, never half-written; the night
+  is rolled back whole and resolved once by the next scan.
+* The web process's watchdog ends an overdue phase with no Celery at all.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from django.db import connection
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from games import services
+from games.models import DeadlineSweep, GameEvent, NightAction, Phase, PrivateResult, Slot, Vote
+from games.tasks import advance_due_phases, advance_phase_task
+from tests.servers import AsgiServer, RedisServer
+
+from .celery_support import (
+    Beat,
+    Worker,
+    app_on_test_broker,
+    events_of,
+    make_running_game,
+    phase_number,
+    purge_queue,
+    wait_for,
+)
+from .celery_support import (
+    test_database_url as db_url,
+)
+
+pytestmark = [pytest.mark.celery, pytest.mark.django_db(transaction=True)]
+
+
+def _deadline_in(game, seconds: float) -> None:
+    """Move the open phase's deadline without the scheduling hook (no ETA task): only the
+    scan, hence beat and the broker, can end it."""
+    Phase.objects.filter(game=game, number=phase_number(game)).update(
+        deadline=timezone.now() + timedelta(seconds=seconds)
+    )
+
+
+def _vote(game, voter, target) -> None:
+    services.cast_vote(voter, game.pk, target.pk)
+
+
+def _slots(game) -> list[Slot]:
+    return list(Slot.objects.filter(game=game).select_related("user").order_by("seat"))
+
+
+# -- Redis ------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "outage",
+    [
+        pytest.param(5, id="5s"),
+        pytest.param(20, id="20s"),
+        pytest.param(120, id="2min", marks=pytest.mark.slow),
+    ],
+)
+@pytest.mark.timeout(300)
+def test_redis_outage_the_deadline_fires_once_when_redis_is_back(tmp_path, outage):
+    redis = RedisServer(tmp_path)
+    queue = f"outage-{uuid.uuid4().hex[:8]}"
+    worker = beat = None
+    try:
+        with app_on_test_broker(queue, url=redis.url):
+            # Plurality: the day ends only at its deadline, with the most-voted eliminated.
+            game, _, _ = make_running_game(day_length=timedelta(hours=1), vote_rule="plurality")
+            slots = _slots(game)
+            target = slots[0]
+            worker = Worker(
+                queue, name="outage", pool="prefork", concurrency=1, REDIS_URL=redis.url
+            )
+            beat = Beat(queue, tmp_path, seconds=1, REDIS_URL=redis.url)
+            wait_for(
+                lambda: DeadlineSweep.objects.filter(sweeper="celery").exists(),
+                timeout=30,
+                what="the first scan through Redis",
+            )
+            for slot in slots[1:3]:
+                _vote(game, slot.user, target)
+
+            _deadline_in(game, 2)
+            redis.stop()
+            went_down = time.monotonic()
+            # The database is up: votes still count (only their live push waits for Redis).
+            _vote(game, slots[3].user, target)
+            _vote(game, slots[4].user, slots[1])
+            time.sleep(max(outage - (time.monotonic() - went_down), 0))
+            assert phase_number(game) == 1, "nothing can end the day while Redis is away"
+            redis.start()
+            back = time.monotonic()
+
+            wait_for(lambda: phase_number(game) == 2, timeout=60, what="the day to end")
+            delay = time.monotonic() - back
+            # Kombu reconnects with a growing pause (2, 4, 6 ... s): "seconds", not minutes.
+            assert delay < 40, f"the deadline fired {delay:.0f} s after Redis came back"
+            print(f"\n{outage}s Redis outage: day ended {delay:.1f} s after Redis came back")
+            time.sleep(3)  # a duplicate (redelivery, a second scan) would show by now
+
+            assert worker.proc.poll() is None, f"the worker died:\n{worker.log()[-3000:]}"
+            assert beat.proc.poll() is None, f"beat died:\n{beat.log_path.read_text()[-3000:]}"
+            assert "Unrecoverable error" not in worker.log()
+    finally:
+        for proc in (worker, beat):
+            if proc is not None:
+                proc.stop()
+        if redis.proc is not None:
+            purge_queue_on(redis.url, queue)
+        redis.stop()
+
+    assert len(events_of(game, "day_ended")) == 1
+    assert Phase.objects.filter(game=game).count() == 2
+    day = Phase.objects.get(game=game, number=1)
+    assert day.resolved
+    # Three votes on the target (two before the outage, one during it): it is eliminated.
+    target.refresh_from_db()
+    assert not target.alive and target.died_in_phase == 1
+    assert Slot.objects.filter(game=game, alive=False).count() == 1
+    assert Vote.objects.filter(phase=day).count() == 4
+
+
+def purge_queue_on(url: str, queue: str) -> None:
+    import redis as redis_lib
+
+    client = redis_lib.Redis.from_url(url)
+    try:
+        keys = list(client.scan_iter(match=f"*{queue}*"))
+        if keys:
+            client.delete(*keys)
+    finally:
+        client.close()
+
+
+# -- PostgreSQL -------------------------------------------------------------------------------
+def _terminate_backends(*, keep: set[int]) -> int:
+    """``pg_terminate_backend`` every session on the test database but ``keep``: what a
+    PostgreSQL restart does to every client (the machine's server itself stays up)."""
+    with psycopg.connect(_admin_url(), autocommit=True) as admin:
+        rows = admin.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            [connection.settings_dict["NAME"]],
+        ).fetchall()
+        pids = [pid for (pid,) in rows if pid not in keep]
+        for pid in pids:
+            admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+    return len(pids)
+
+
+def _admin_url() -> str:
+    return db_url().rsplit("/", 1)[0].replace("postgres://", "postgresql://") + "/postgres"
+
+
+def _our_pid() -> int:
+    connection.ensure_connection()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return cursor.fetchone()[0]
+
+
+def _post_json(url: str, token: str, body: dict | None = None) -> tuple[int, dict]:
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body or {}).encode(),
+        method="POST",
+        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
+
+
+@pytest.mark.timeout(180)
+def test_postgres_connections_terminated_during_a_vote(tmp_path):
+    queue = f"pg-vote-{uuid.uuid4().hex[:8]}"
+    game, _, _ = make_running_game(day_length=timedelta(hours=1), vote_rule="plurality")
+    slots = _slots(game)
+    voter, target = slots[1], slots[0]
+    token = Token.objects.create(user=voter.user).key
+    server = AsgiServer(
+        {"DATABASE_URL": db_url(), "DB_CONN_MAX_AGE": "60"},
+        tmp_path / "asgi.log",
+        lifespan="off",
+    )
+    worker = beat = None
+    try:
+        with app_on_test_broker(queue):
+            worker = Worker(queue, name="pg-vote", DB_CONN_MAX_AGE="60")
+            beat = Beat(queue, tmp_path, seconds=1)
+            vote_url = f"{server.url}/api/v1/games/{game.pk}/vote/"
+            assert _post_json(vote_url, token, {"target": slots[2].pk})[0] == 200
+
+            # A vote stuck behind the game's row lock (held by a session of ours) when
+            # every connection is cut, the request's among them.
+            with psycopg.connect(db_url().replace("postgres://", "postgresql://")) as lock:
+                lock.execute("SELECT id FROM games_game WHERE id = %s FOR UPDATE", [game.pk])
+                locker = lock.info.backend_pid
+                result: dict = {}
+                call = threading.Thread(
+                    target=lambda: result.update(
+                        r=_post_json(vote_url, token, {"target": target.pk})
+                    )
+                )
+                call.start()
+                wait_for(
+                    lambda: _waiting_on_lock(), timeout=20, what="the vote to wait for the lock"
+                )
+                assert _terminate_backends(keep={locker, _our_pid()}) >= 1
+                call.join(timeout=30)
+                lock.rollback()
+            status, body = result["r"]
+            assert status == 503, body
+            assert body["code"] == "service_unavailable" and "try again" in body["error"]
+            # Nothing of it was written: the standing vote is still the first one.
+            assert list(
+                Vote.objects.filter(phase__game=game, voter=voter).values_list("target", flat=True)
+            ) == [slots[2].pk]
+
+            # The server reconnects by itself; the same vote now counts.
+            status, body = _post_json(vote_url, token, {"target": target.pk})
+            assert status == 200, body
+            # The worker's and beat's connections were cut too: the deadline still fires.
+            _deadline_in(game, 1)
+            wait_for(lambda: phase_number(game) == 2, timeout=40, what="the day to end")
+            time.sleep(2)
+    finally:
+        for proc in (worker, beat):
+            if proc is not None:
+                proc.stop()
+        server.stop()
+        purge_queue(queue)
+    assert len(events_of(game, "day_ended")) == 1
+    target.refresh_from_db()
+    assert not target.alive  # the one standing vote, cast after the reconnection
+
+
+def _waiting_on_lock() -> bool:
+    with psycopg.connect(_admin_url(), autocommit=True) as admin:
+        row = admin.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND wait_event_type = 'Lock'",
+            [connection.settings_dict["NAME"]],
+        ).fetchone()
+    return row[0] > 0
+
+
+@pytest.mark.timeout(180)
+def test_postgres_connections_terminated_during_a_night_resolution(tmp_path):
+    queue = f"pg-night-{uuid.uuid4().hex[:8]}"
+    marker = tmp_path / "in-transition"
+    game, host, _ = make_running_game(
+        day_length=timedelta(hours=1), night_length=timedelta(hours=1)
+    )
+    services.cut_deadline_now(host, game.pk)  # Day 1 ends with no votes: Night 2
+    game.refresh_from_db()
+    assert game.phase_number == 2
+    slots = _slots(game)
+    goon = next(s for s in slots if s.role == "goon")
+    victim = next(s for s in slots if s.alignment != "mafia")
+    options = services.night_options(game, goon)
+    kill = next(o for o in options if victim.pk in o["choices"])
+    services.submit_night_action(goon.user, game.pk, ability=kill["ability"], targets=[victim.pk])
+    Phase.objects.filter(game=game, number=2).update(deadline=timezone.now() - timedelta(seconds=1))
+
+    with app_on_test_broker(queue):
+        slow = Worker(
+            queue,
+            name="pg-night",
+            WORKER_INCLUDE="tests.live.slow_transition",
+            SLOW_TRANSITION_MARKER=str(marker),
+            SLOW_TRANSITION_SECONDS="4",
+        )
+        try:
+            advance_phase_task.delay(game.pk, 2)
+            wait_for(marker.exists, timeout=30, what="the worker to be mid-resolution")
+            # Every session but ours cut while the night's whole resolution is written and
+            # not committed: PostgreSQL rolls it back.
+            assert _terminate_backends(keep={_our_pid()}) >= 1
+            marker.unlink()
+            time.sleep(5)  # the worker wakes up to a dead connection: its task fails
+            assert phase_number(game) == 2
+            victim.refresh_from_db()
+            assert victim.alive
+            assert not GameEvent.objects.filter(game=game, kind="night_ended").exists()
+            assert not PrivateResult.objects.filter(phase__game=game).exists()
+            assert NightAction.objects.filter(phase__game=game, phase__number=2).count() == 1
+
+            # The next scan: the same worker (reconnected) resolves the night, once.
+            advance_due_phases.delay()
+            wait_for(lambda: phase_number(game) == 3, timeout=40, what="the next scan")
+            time.sleep(2)
+            assert slow.proc.poll() is None
+        finally:
+            slow.stop()
+            purge_queue(queue)
+
+    assert len(events_of(game, "night_ended")) == 1
+    victim.refresh_from_db()
+    assert not victim.alive and victim.died_in_phase == 2
+    assert Slot.objects.filter(game=game, alive=False).count() == 1
+    assert Phase.objects.filter(game=game).count() == 3
+
+
+# -- the web process's watchdog ----------------------------------------------------------------
+@pytest.mark.timeout(120)
+def test_web_watchdog_ends_an_overdue_phase_without_celery(tmp_path):
+    """No worker, no beat: the web process alone ends a phase overdue past its grace, and
+    /healthz shows the sweep."""
+    game, _, _ = make_running_game(day_length=timedelta(hours=1))
+    Phase.objects.filter(game=game, number=1).update(deadline=timezone.now() - timedelta(seconds=3))
+    server = AsgiServer(
+        {
+            "DATABASE_URL": db_url(),
+            "DEADLINE_WATCHDOG_SECONDS": "1",
+            "DEADLINE_WATCHDOG_GRACE": "2",
+        },
+        tmp_path / "asgi.log",
+    )
+    try:
+        wait_for(lambda: phase_number(game) == 2, timeout=30, what="the watchdog")
+        with urllib.request.urlopen(f"{server.url}/healthz", timeout=10) as response:
+            health = json.loads(response.read())
+        assert response.status == 200
+        assert health["deadlines"]["overdue_phases"] == 0
+        assert "web" in health["deadlines"]["sweepers"]
+        assert health["deadlines"]["seconds_since_sweep"] < 10
+    finally:
+        server.stop()
+    assert len(events_of(game, "day_ended")) == 1
+    assert "Watchdog ended phase 1" in Path(tmp_path / "asgi.log").read_text()
+
+
+@pytest.mark.timeout(120)
+def test_database_down_answers_503_with_a_message_everywhere(tmp_path):
+    """A web process whose PostgreSQL is unreachable (nothing listens on its port): pages,
+    the API and /healthz answer 503 with a message, never Django's bare 500."""
+    from tests.servers import free_port
+
+    dead = f"postgres://postgres@127.0.0.1:{free_port()}/nowhere"
+    server = AsgiServer(
+        {"DATABASE_URL": dead, "DEADLINE_WATCHDOG_SECONDS": "0"}, tmp_path / "a.log"
+    )
+
+    def fetch(path: str, data: bytes | None = None) -> tuple[int, Any, str]:
+        request = urllib.request.Request(server.url + path, data=data)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+            request.add_header("Authorization", "Token 0123456789abcdef")
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, response.headers, response.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.headers, exc.read().decode()
+
+    try:
+        status, headers, html = fetch("/games/1/")
+        assert status == 503 and headers["Retry-After"]
+        assert 'id="outage-banner"' in html and "nothing was changed" in html
+        status, _, html = fetch("/")  # the lobby reads the session and the games
+        assert status == 503 and "try again" in html
+        status, _, text = fetch("/api/v1/games/1/vote/", data=b'{"target": 1}')
+        assert status == 503
+        assert json.loads(text)["code"] == "service_unavailable"
+        status, _, text = fetch("/healthz")
+        assert status == 503
+        assert json.loads(text)["database"] == "down"
+    finally:
+        server.stop()
+    assert "Traceback" not in server.log()

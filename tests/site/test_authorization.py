@@ -1,0 +1,906 @@
+"""The authorization table: every page, API endpoint and socket audience x every kind of
+person -> allowed or denied, as data a reader can check against the rules.
+
+People (``PERSONS``): ``anon`` (not logged in), ``spect`` (a logged-in outsider), ``town``
+(the vigilante), ``mafia`` (the godfather), ``mason``, ``dead`` (the villager, modkilled on
+day 1), ``replaced`` (the cop's first player, replaced by a newcomer: now an outsider),
+``host`` and ``other`` (the host of another game). The game is the power-roles setup.
+
+States: ``day`` (a free-thread day), ``table`` (a table day: the question round, and it is
+the town player's turn), ``night``, ``signups`` (a game in sign-ups: town, mafia, mason and
+dead are simply signed-up players; nobody has a role yet) and ``over`` (the game has ended).
+
+Outcomes: ``ok`` (done / shown), ``login`` (sent to log in: a redirect for pages, 401/403
+``not_authenticated`` for the API), ``404`` (not there for you: private threads and pages
+must not even admit they exist), ``no`` (refused with a message: 403, a 4xx rule error, or
+a page's form shown again / a redirect with an error message).
+
+Each cell is requested for real (the Django test client through the whole middleware
+stack) inside a savepoint that is rolled back, so every cell starts from the same state.
+A URL pattern without a row fails ``test_every_url_pattern_has_a_row``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from django.contrib.messages import constants as message_levels
+from django.db import transaction
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, resolve
+
+from games import services
+from games.errors import GameRuleError
+from games.models import Game, Slot
+from games.setups import SETUPS
+from games.turn_view import turn_view
+from tests.conftest import slot_of
+from tests.factories import UserFactory
+
+PERSONS = ("anon", "spect", "town", "mafia", "mason", "dead", "replaced", "host", "other")
+PLAYERS = ("town", "mafia", "mason", "dead")
+
+
+# -- the notation of the table --------------------------------------------------------------
+def cells(default: str, **by_person: str) -> dict[str, str]:
+    unknown = set(by_person) - set(PERSONS)
+    assert not unknown, unknown
+    return {p: by_person.get(p, default) for p in PERSONS}
+
+
+def everyone(outcome: str = "ok") -> dict[str, str]:
+    return cells(outcome)
+
+
+def logged_in(outcome: str = "ok", **by_person: str) -> dict[str, str]:
+    """Anonymous people are sent to log in; everyone else gets ``outcome``."""
+    return cells(outcome, anon="login", **by_person)
+
+
+def only(
+    *persons: str, others: str = "no", anon: str = "login", **exceptions: str
+) -> dict[str, str]:
+    """``persons`` may; anonymous people are sent to log in; everybody else gets ``others``
+    (unless named in ``exceptions``)."""
+    return cells(others, anon=anon, **dict.fromkeys(persons, "ok"), **exceptions)
+
+
+def nobody(others: str = "no") -> dict[str, str]:
+    return cells(others, anon="login")
+
+
+@dataclass
+class Row:
+    what: str
+    method: str
+    path: str  # {g}: the game of the state; {slot}: a living town slot of that game
+    expect: dict[str, dict[str, str]]  # state -> person -> outcome
+    data: Callable[[Ctx, str], dict[str, Any]] | dict[str, Any] | None = None
+    prep: Callable[[Ctx, str], None] | None = None  # runs inside the savepoint first
+    api: bool = False
+
+
+@dataclass
+class Ctx:
+    """One state: its game, the people's users and slots, and a bystander to aim at."""
+
+    state: str
+    game: Game
+    users: dict[str, Any]
+    slots: dict[str, Slot] = field(default_factory=dict)
+    target: Slot | None = None
+
+    def my_options(self, person: str) -> list[dict[str, Any]]:
+        slot = self.slots.get(person)
+        if slot is None or self.state != "night":
+            return []
+        self.game.refresh_from_db()
+        return [o for o in services.night_options(self.game, slot) if o["choices"]]
+
+
+def _action(ctx: Ctx, person: str) -> dict[str, Any]:
+    """A legal action of this person tonight, or the mafia's kill for those without one."""
+    options = ctx.my_options(person)
+    if not options:
+        return {"ability": "kill", "targets": [ctx.target.pk]}
+    option = options[0]
+    choice = next((c for c in option["choices"] if c == ctx.target.pk), option["choices"][0])
+    return {"ability": option["ability"], "targets": [choice] * option["targets"]}
+
+
+def _act_first(ctx: Ctx, person: str) -> None:
+    """Send this person's action, so withdrawing it has something to withdraw."""
+    if ctx.my_options(person):
+        action = _action(ctx, person)
+        services.submit_night_action(
+            ctx.users[person], ctx.game.pk, ability=action["ability"], targets=action["targets"]
+        )
+
+
+def _vote_first(ctx: Ctx, person: str) -> None:
+    # Someone who cannot vote is refused here, and their unvote is refused as it should be.
+    with contextlib.suppress(GameRuleError):
+        services.cast_vote(ctx.users[person], ctx.game.pk, ctx.target.pk)
+
+
+def _form_action(ctx: Ctx, person: str) -> dict[str, Any]:
+    action = _action(ctx, person)
+    ability = action["ability"]
+    data = {"form_ability": ability}
+    for i, target in enumerate(action["targets"], start=1):
+        data[f"act-{ability}-target_{i}"] = target
+    return data
+
+
+def _ability(ctx: Ctx, person: str) -> str:
+    return _action(ctx, person)["ability"]
+
+
+def _token(ctx: Ctx, person: str) -> dict[str, Any]:
+    user = ctx.users.get(person) or ctx.users["spect"]
+    return {"username": user.username, "password": "pw"}
+
+
+def _speech(ctx: Ctx, person: str) -> dict[str, Any]:
+    """A post; in the power table's question round it names whom it asks."""
+    return {"body": "hello"} | ({"to": ctx.target.pk} if ctx.state == "table" else {})
+
+
+TARGET = lambda ctx, person: {"target": ctx.target.pk}  # noqa: E731
+SLOT = lambda ctx, person: {"slot_id": ctx.target.pk}  # noqa: E731
+HOST_OPS_STATES = ("day", "night")
+G, A = "/games/{g}", "/api/v1/games/{g}"
+
+# States where a row is not listed are not requested for it (e.g. a table-only endpoint at
+# sign-ups); reads are listed in every state where they differ.
+READ = ("day", "night", "table", "signups", "over")
+
+
+def same(expect: dict[str, str], *states: str) -> dict[str, dict[str, str]]:
+    return dict.fromkeys(states or READ, expect)
+
+
+# Who may read which private thread (404 for everyone else, anonymous included).
+MAFIA_CHAT = {
+    **same(only("mafia", "host", others="404", anon="404"), "day", "night", "table"),
+    "signups": everyone("404"),
+    "over": everyone("ok"),
+}
+MASONS = {
+    **same(only("mason", "host", others="404", anon="404"), "day", "night", "table"),
+    "signups": everyone("404"),
+    "over": everyone("ok"),
+}
+DEAD_CHAT = {
+    **same(only("dead", "host", others="404", anon="404"), "day", "night", "table"),
+    "signups": everyone("404"),
+    "over": everyone("ok"),
+}
+PLAYING = ("town", "mafia", "mason", "dead")
+ROLE_PM = {
+    **same(only(*PLAYING, others="404", host="to-host"), "day", "night", "table", "over"),
+    "signups": only(others="404", host="to-host"),
+}
+HOST_PAGE = same(only("host", others="404"))
+ARCHIVE = {**same(everyone("404"), "day", "night", "table", "signups"), "over": everyone("ok")}
+
+
+ROWS: list[Row] = [
+    # -- site pages ---------------------------------------------------------------------------
+    Row("favicon", "GET", "/favicon.ico", same(everyone())),
+    Row("health", "GET", "/healthz", same(everyone(), "day")),
+    Row("admin", "GET", "/admin/", same(everyone("login"), "day")),
+    Row("sign up form", "GET", "/accounts/signup/", same(everyone(), "day")),
+    Row("log in form", "GET", "/accounts/login/", same(everyone(), "day")),
+    Row("log out", "POST", "/accounts/logout/", same(everyone(), "day")),
+    Row("lobby", "GET", "/", same(everyone(), "day")),
+    Row("new game form", "GET", "/games/new/", same(logged_in(), "day")),
+    Row("game thread", "GET", G + "/", same(everyone())),
+    Row("post permalink", "GET", G + "/posts/1/", same(everyone(), "day")),
+    Row("mafia chat", "GET", G + "/t/mafia/", MAFIA_CHAT),
+    Row("masons' thread", "GET", G + "/t/masons/", MASONS),
+    Row("dead thread", "GET", G + "/t/dead/", DEAD_CHAT),
+    Row("role PM", "GET", G + "/role/", ROLE_PM),
+    Row("host dashboard", "GET", G + "/host/", HOST_PAGE),
+    Row("archive", "GET", G + "/archive/", ARCHIVE),
+    # -- page forms -----------------------------------------------------------------------------
+    Row(
+        "post in the game thread",
+        "POST",
+        G + "/post/",
+        {
+            "day": only("town", "mafia", "mason", "host"),
+            "night": only("host"),  # the power setup has no night posting
+            "table": only("town", "host"),  # it is the town player's turn
+            "signups": only("town", "mafia", "mason", "dead", "host"),
+        },
+        data=_speech,
+    ),
+    Row(
+        "post in the mafia chat",
+        "POST",
+        G + "/t/mafia/post/",
+        same(only("mafia", "host", others="404"), "day", "night"),
+        data={"body": "hello"},
+    ),
+    Row(
+        "post in the masons' thread",
+        "POST",
+        G + "/t/masons/post/",
+        same(only("mason", "host", others="404"), "day", "night"),
+        data={"body": "hello"},
+    ),
+    Row(
+        "post in the dead thread",
+        "POST",
+        G + "/t/dead/post/",
+        same(only("dead", "host", others="404"), "day", "night"),
+        data={"body": "hello"},
+    ),
+    Row(
+        "join",
+        "POST",
+        G + "/join/",
+        {"day": nobody(), "signups": only("spect", "replaced", "other")},
+    ),
+    Row(
+        "leave",
+        "POST",
+        G + "/leave/",
+        {"day": nobody(), "signups": only("town", "mafia", "mason", "dead")},
+    ),
+    Row("start", "POST", G + "/start/", {"day": nobody(), "signups": nobody()}),
+    Row(
+        "remove a sign-up",
+        "POST",
+        G + "/signups/{slot}/remove/",
+        {"day": nobody(), "signups": only("host")},
+    ),
+    Row(
+        "vote button",
+        "POST",
+        G + "/vote/",
+        {"day": only("town", "mafia", "mason"), "night": nobody(), "table": nobody()},
+        data=TARGET,
+    ),
+    Row(
+        "unvote button",
+        "POST",
+        G + "/unvote/",
+        {"day": only("town", "mafia", "mason"), "night": nobody()},
+        prep=_vote_first,
+    ),
+    Row("nominate button", "POST", G + "/nominate/", same(nobody(), "day", "table"), data=TARGET),
+    Row(
+        "pass the turn",
+        "POST",
+        G + "/turn/pass/",
+        {"day": nobody(), "table": only("town")},
+    ),
+    Row(
+        "night action form",
+        "POST",
+        G + "/role/",
+        {
+            # Players are told they have no such ability now; the host is sent to the
+            # dashboard (the host has no role PM); outsiders find no role PM at all.
+            "day": only(others="404", host="to-host", **dict.fromkeys(PLAYING, "no")),
+            "night": only("town", "mafia", others="404", host="to-host", mason="no", dead="no"),
+        },
+        data=_form_action,
+    ),
+    Row(
+        "withdraw a night action",
+        "POST",
+        G + "/role/withdraw/",
+        {"night": only("town", "mafia", others="404", mason="no", dead="no")},
+        data=lambda ctx, person: {"ability": _ability(ctx, person)},
+        prep=_act_first,
+    ),
+    Row(
+        "host: extend",
+        "POST",
+        G + "/host/extend/",
+        same(only("host", others="404"), *HOST_OPS_STATES),
+        data={"amount": 1, "unit": "hours"},
+    ),
+    Row(
+        "host: end the phase",
+        "POST",
+        G + "/host/cut/",
+        same(only("host", others="404"), *HOST_OPS_STATES),
+    ),
+    Row(
+        "host: skip the turn",
+        "POST",
+        G + "/host/skip-turn/",
+        {"day": only(others="404", host="no"), "table": only("host", others="404")},
+    ),
+    Row("host: pause", "POST", G + "/host/pause/", same(only("host", others="404"), "day")),
+    Row("host: resume", "POST", G + "/host/resume/", same(only(others="404", host="no"), "day")),
+    Row(
+        "host: modkill",
+        "POST",
+        G + "/host/modkill/",
+        same(only("host", others="404"), *HOST_OPS_STATES),
+        data=lambda ctx, person: {"slot": ctx.target.pk, "reason": "test"},
+    ),
+    Row(
+        "host: replace",
+        "POST",
+        G + "/host/replace/",
+        same(only("host", others="404"), "day"),
+        data=lambda ctx, person: {"slot": ctx.target.pk, "username": "standby"},
+    ),
+    Row(
+        "host: post",
+        "POST",
+        G + "/host/post/",
+        same(only("host", others="404"), *HOST_OPS_STATES),
+        data={"thread": "mafia", "body": "hi"},
+    ),
+    # -- the JSON API --------------------------------------------------------------------------
+    Row("OpenAPI document", "GET", "/api/v1/openapi.json", same(everyone(), "day"), api=True),
+    Row("Swagger UI", "GET", "/api/v1/docs/", same(everyone(), "day"), api=True),
+    Row("token", "POST", "/api/v1/auth/token/", same(everyone(), "day"), data=_token, api=True),
+    Row("rule sets", "GET", "/api/v1/rulesets/", same(everyone(), "day"), api=True),
+    Row("setups", "GET", "/api/v1/setups/", same(everyone(), "day"), api=True),
+    Row("games", "GET", "/api/v1/games/", same(everyone(), "day"), api=True),
+    Row(
+        "create a game",
+        "POST",
+        "/api/v1/games/",
+        same(logged_in(), "day"),
+        data={"title": "Another", "setup": "forum-vanilla"},
+        api=True,
+    ),
+    Row("a game", "GET", A + "/", same(everyone()), api=True),
+    Row("unknown API path", "GET", "/api/v1/games/abc/", same(everyone("404"), "day"), api=True),
+    Row(
+        "API join",
+        "POST",
+        A + "/join/",
+        {"day": nobody(), "signups": only("spect", "replaced", "other")},
+        api=True,
+    ),
+    Row(
+        "API leave",
+        "POST",
+        A + "/leave/",
+        {"day": nobody(), "signups": only("town", "mafia", "mason", "dead")},
+        api=True,
+    ),
+    Row("API start", "POST", A + "/start/", {"day": nobody(), "signups": nobody()}, api=True),
+    Row("API posts", "GET", A + "/posts/", same(everyone()), api=True),
+    Row("API mafia chat", "GET", A + "/posts/?thread=mafia", MAFIA_CHAT, api=True),
+    Row("API masons' thread", "GET", A + "/posts/?thread=masons", MASONS, api=True),
+    Row("API dead thread", "GET", A + "/posts/?thread=dead", DEAD_CHAT, api=True),
+    Row(
+        "API post in the game thread",
+        "POST",
+        A + "/posts/",
+        {
+            "day": only("town", "mafia", "mason", "host"),
+            "night": only("host"),
+            "table": only("town", "host"),
+        },
+        data=_speech,
+        api=True,
+    ),
+    Row(
+        "API post in the mafia chat",
+        "POST",
+        A + "/posts/",
+        same(only("mafia", "host", others="404"), "day", "night"),
+        data={"body": "hello", "thread": "mafia"},
+        api=True,
+    ),
+    Row(
+        "API post in the dead thread",
+        "POST",
+        A + "/posts/",
+        same(only("dead", "host", others="404"), "day", "night"),
+        data={"body": "hello", "thread": "dead"},
+        api=True,
+    ),
+    Row(
+        "API vote count",
+        "GET",
+        A + "/vote-count/",
+        {**same(everyone(), "day", "night", "table", "over"), "signups": everyone("404")},
+        api=True,
+    ),
+    Row(
+        "API vote",
+        "POST",
+        A + "/vote/",
+        {"day": only("town", "mafia", "mason"), "night": nobody(), "table": nobody()},
+        data=TARGET,
+        api=True,
+    ),
+    Row(
+        "API unvote",
+        "POST",
+        A + "/unvote/",
+        {"day": only("town", "mafia", "mason"), "night": nobody()},
+        prep=_vote_first,
+        api=True,
+    ),
+    Row(
+        "API nominate",
+        "POST",
+        A + "/nominate/",
+        same(nobody(), "day", "table"),
+        data=TARGET,
+        api=True,
+    ),
+    Row("API turn", "GET", A + "/turn/", same(everyone()), api=True),
+    Row(
+        "API pass the turn",
+        "POST",
+        A + "/turn/pass/",
+        {"day": nobody(), "table": only("town")},
+        api=True,
+    ),
+    Row(
+        "API role PM",
+        "GET",
+        A + "/role/",
+        {
+            **same(only("town", "mafia", "mason", "dead", others="404"), "day", "night"),
+            "signups": only(others="404"),
+            "over": only("town", "mafia", "mason", "dead", others="404"),
+        },
+        api=True,
+    ),
+    Row(
+        "API night action",
+        "POST",
+        A + "/actions/",
+        {"day": nobody(), "night": only("town", "mafia")},
+        data=_action,
+        api=True,
+    ),
+    Row(
+        "API withdraw a night action",
+        "DELETE",
+        A + "/actions/{ability}/",
+        # Nothing to withdraw: "no such action" is a 404 in the API.
+        {"night": only("town", "mafia", mason="404")},
+        prep=_act_first,
+        api=True,
+    ),
+    Row("API host view", "GET", A + "/host/", same(only("host")), api=True),
+    Row(
+        "API host: extend",
+        "POST",
+        A + "/host/extend/",
+        same(only("host"), *HOST_OPS_STATES),
+        data={"minutes": 10},
+        api=True,
+    ),
+    Row(
+        "API host: skip the turn",
+        "POST",
+        A + "/host/skip-turn/",
+        {"day": nobody(), "table": only("host")},
+        api=True,
+    ),
+    Row(
+        "API host: end the phase",
+        "POST",
+        A + "/host/cut/",
+        same(only("host"), *HOST_OPS_STATES),
+        api=True,
+    ),
+    Row("API host: pause", "POST", A + "/host/pause/", same(only("host"), "day"), api=True),
+    Row("API host: resume", "POST", A + "/host/resume/", same(nobody(), "day"), api=True),
+    Row(
+        "API host: modkill",
+        "POST",
+        A + "/host/modkill/",
+        same(only("host"), *HOST_OPS_STATES),
+        data=SLOT,
+        api=True,
+    ),
+    Row(
+        "API host: replace",
+        "POST",
+        A + "/host/replace/",
+        same(only("host"), "day"),
+        data=lambda ctx, person: {"slot_id": ctx.target.pk, "username": "standby"},
+        api=True,
+    ),
+    Row(
+        "API host: remove a sign-up",
+        "POST",
+        A + "/host/remove-signup/",
+        {"day": nobody(), "signups": only("host")},
+        data=SLOT,
+        api=True,
+    ),
+    Row(
+        "API host: post",
+        "POST",
+        A + "/host/post/",
+        same(only("host"), *HOST_OPS_STATES),
+        data={"body": "hi", "thread": "masons"},
+        api=True,
+    ),
+    Row("API archive", "GET", A + "/archive/", ARCHIVE, api=True),
+    # -- issue 13's pages and API (forum chores, day actions, setups, the simulator): on a
+    # day, by person; unknown ids (a saved setup, a simulation, an absence) answer 404.
+    Row("votes page", "GET", G + "/votes/", same(cells("ok"), "day")),
+    Row("activity page", "GET", G + "/activity/", same(cells("ok"), "day")),
+    Row("multi-ISO page", "GET", G + "/iso/", same(cells("ok"), "day")),
+    Row("V/LA page", "GET", G + "/away/", same(cells("no", anon="login"), "day")),
+    Row(
+        "V/LA mark",
+        "POST",
+        G + "/away/",
+        same(cells("no", anon="login", town="ok", mafia="ok", mason="ok"), "day"),
+        data={"starts": "2030-01-01", "ends": "2030-01-02", "note": "x"},
+    ),
+    Row("V/LA cancel", "POST", G + "/away/1/cancel/", same(cells("no", anon="login"), "day")),
+    Row(
+        "replacement queue join",
+        "POST",
+        G + "/replacements/join/",
+        same(cells("no", anon="login", spect="ok", replaced="ok", other="ok"), "day"),
+    ),
+    Row(
+        "role PM day action",
+        "POST",
+        G + "/role/day-action/",
+        same(cells("404", anon="login", town="no", mafia="no", mason="no", dead="no"), "day"),
+        data=lambda ctx, p: {"ability": "kill", "target": ctx.target.pk},
+    ),
+    Row("setup page", "GET", "/setups/forum-vanilla/", same(cells("ok"), "day")),
+    Row(
+        "simulate setup",
+        "POST",
+        "/setups/forum-vanilla/simulate/",
+        same(cells("ok", anon="login"), "day"),
+        data={"games": 10},
+    ),
+    Row("saved setup page", "GET", "/setups/saved/1/", same(cells("404"), "day")),
+    Row(
+        "simulate saved setup",
+        "POST",
+        "/setups/saved/1/simulate/",
+        same(cells("404", anon="login"), "day"),
+        data={"games": 10},
+    ),
+    Row("simulation page", "GET", "/simulations/1/", same(cells("404"), "day")),
+    Row("API vote counts", "GET", A + "/vote-counts/", same(cells("ok"), "day"), api=True),
+    Row(
+        "API post a vote count",
+        "POST",
+        A + "/vote-counts/",
+        same(cells("no", anon="login", host="ok"), "day"),
+        data={},
+        api=True,
+    ),
+    Row("API vote log", "GET", A + "/vote-log/", same(cells("ok"), "day"), api=True),
+    Row("API V/LA list", "GET", A + "/away/", same(cells("ok"), "day"), api=True),
+    Row(
+        "API V/LA mark",
+        "POST",
+        A + "/away/",
+        same(cells("no", anon="login", town="ok", mafia="ok", mason="ok"), "day"),
+        data={"starts": "2030-01-01", "ends": "2030-01-02"},
+        api=True,
+    ),
+    Row(
+        "API V/LA cancel",
+        "DELETE",
+        A + "/away/1/",
+        same(cells("no", anon="login", town="404", mafia="404", mason="404", dead="404"), "day"),
+        api=True,
+    ),
+    Row("API queue", "GET", A + "/queue/", same(cells("ok"), "day"), api=True),
+    Row(
+        "API queue join",
+        "POST",
+        A + "/queue/join/",
+        same(cells("no", anon="login", spect="ok", replaced="ok", other="ok"), "day"),
+        data={},
+        api=True,
+    ),
+    Row(
+        "API queue leave",
+        "POST",
+        A + "/queue/leave/",
+        same(cells("no", anon="login"), "day"),
+        data={},
+        api=True,
+    ),
+    Row(
+        "API host replace next",
+        "POST",
+        A + "/host/replace-next/",
+        same(cells("no", anon="login"), "day"),
+        data=lambda ctx, p: {"slot_id": ctx.target.pk},
+        api=True,
+    ),
+    Row(
+        "API day action",
+        "POST",
+        A + "/day-action/",
+        same(cells("no", anon="login"), "day"),
+        data=lambda ctx, p: {"ability": "kill", "target": ctx.target.pk},
+        api=True,
+    ),
+]
+
+
+# -- the states -------------------------------------------------------------------------------
+def _people(game: Game, host: Any, other: Any, spect: Any) -> tuple[dict, dict]:
+    """users and slots by kind of person in a started power-roles game (host's side made)."""
+    slots = {
+        "town": slot_of(game, "vigilante"),
+        "mafia": slot_of(game, "godfather"),
+        "mason": slot_of(game, "mason"),
+        "dead": slot_of(game, "villager"),
+    }
+    cop = slot_of(game, "cop")
+    users = {p: s.user for p, s in slots.items()}
+    users.update(anon=None, spect=spect, replaced=cop.user, host=host, other=other)
+    services.modkill(host, game.pk, slots["dead"].pk)
+    newcomer = UserFactory(username=f"newcomer{game.pk}")
+    services.replace_player(host, game.pk, cop.pk, newcomer)
+    slots = {p: Slot.objects.select_related("user").get(pk=s.pk) for p, s in slots.items()}
+    return users, slots
+
+
+@pytest.fixture
+def states(make_game, host) -> dict[str, Ctx]:
+    UserFactory(username="standby")
+    spect = UserFactory(username="spectator")
+    other = UserFactory(username="otherhost")
+    services.create_game(other, title="Another game", **SETUPS["forum-vanilla"].game_kwargs())
+    out: dict[str, Ctx] = {}
+
+    game = make_game("power-nine")
+    users, slots = _people(game, host, other, spect)
+    doctor = slot_of(game, "doctor")
+    out["day"] = Ctx("day", game, users, slots, doctor)
+
+    table = make_game("power-nine", table=True, seed=11)
+    t_users, t_slots = _people(table, host, other, spect)
+    for _ in range(12):  # skip turns until it is the town player's
+        table.refresh_from_db()
+        phase = table.current_phase()
+        view = turn_view(table, phase, list(table.slots.select_related("user")))
+        if phase.is_day and view["speaker"] and view["speaker"]["slot_id"] == t_slots["town"].pk:
+            break
+        if phase.is_night:
+            services.cut_deadline_now(host, table.pk)
+        else:
+            services.skip_speaker(host, table.pk)
+    else:
+        raise AssertionError("the town player never got a turn")
+    out["table"] = Ctx("table", table, t_users, t_slots, slot_of(table, "doctor"))
+
+    signups = services.create_game(host, title="Sign-ups", **SETUPS["power-nine"].game_kwargs())
+    joined = [users[p] for p in PLAYERS]
+    for n in range(4):
+        joined.append(UserFactory(username=f"signup{n}"))
+    for user in joined:
+        services.join_game(user, signups.pk)
+    first = signups.slots.order_by("seat").first()
+    out["signups"] = Ctx("signups", signups, users, {}, first)
+    return out
+
+
+def _night(ctx: Ctx, host: Any) -> Ctx:
+    services.cut_deadline_now(host, ctx.game.pk)
+    ctx.game.refresh_from_db()
+    assert ctx.game.current_phase().is_night
+    return Ctx("night", ctx.game, ctx.users, ctx.slots, ctx.target)
+
+
+def _over(ctx: Ctx, host: Any) -> Ctx:
+    for role in ("godfather", "mafia_roleblocker"):
+        services.modkill(host, ctx.game.pk, slot_of(ctx.game, role).pk)
+    ctx.game.refresh_from_db()
+    assert ctx.game.is_finished
+    return Ctx("over", ctx.game, ctx.users, ctx.slots, ctx.target)
+
+
+# -- asking -----------------------------------------------------------------------------------
+def classify(response: Any, *, api: bool, method: str) -> str:
+    status = response.status_code
+    if status == 503 and response.request["PATH_INFO"] == "/healthz":
+        return "ok" if "status" in response.json() else "no"  # public, says deadlines are late
+    assert status < 500, (status, response.content[:300])
+    if status == 404:
+        return "404"
+    if status in (401, 403) and api:
+        code = (
+            response.json().get("code")
+            if response.get("Content-Type", "").startswith("application/json")
+            else None
+        )
+        return "login" if code == "not_authenticated" else "no"
+    if status in (301, 302):
+        location = response["Location"]
+        if "/login/" in location:
+            return "login"
+        if location.endswith("/host/") and response.request["PATH_INFO"].endswith("/role/"):
+            return "to-host"
+        queued = getattr(response.wsgi_request, "_messages", None)
+        errors = [
+            m for m in getattr(queued, "_queued_messages", []) if m.level == message_levels.ERROR
+        ]
+        return "no" if errors else "ok"
+    if 200 <= status < 300:
+        # A page form answered with the page again (not a redirect) was refused.
+        return (
+            "no"
+            if method == "POST" and not api and "/accounts/" not in response.request["PATH_INFO"]
+            else "ok"
+        )
+    return "no"
+
+
+def ask(row: Row, ctx: Ctx, person: str) -> str:
+    user = ctx.users.get(person)
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    target = ctx.target.pk if ctx.target else 0
+    with transaction.atomic():
+        if row.prep is not None and user is not None:
+            row.prep(ctx, person)
+        path = row.path.format(g=ctx.game.pk, slot=target, ability=_ability(ctx, person))
+        data = row.data(ctx, person) if callable(row.data) else (row.data or {})
+        if row.method == "GET":
+            response = client.get(path)
+        elif row.api:
+            response = client.generic(
+                row.method, path, json.dumps(data), content_type="application/json"
+            )
+        else:
+            response = client.post(path, data)
+        transaction.set_rollback(True)
+    return classify(response, api=row.api, method=row.method)
+
+
+def check_state(ctx: Ctx) -> list[str]:
+    wrong = []
+    for row in ROWS:
+        expected = row.expect.get(ctx.state)
+        if expected is None:
+            continue
+        for person in PERSONS:
+            got = ask(row, ctx, person)
+            if got != expected[person]:
+                wrong.append(
+                    f"{ctx.state:8} {row.what:32} {person:8} expected {expected[person]}, got {got}"
+                )
+    return wrong
+
+
+@pytest.mark.django_db
+def test_the_authorization_table(states, host):
+    wrong = []
+    for name in ("day", "table", "signups"):
+        wrong += check_state(states[name])
+    night = _night(states["day"], host)
+    wrong += check_state(night)
+    wrong += check_state(_over(night, host))
+    assert not wrong, "\n".join(wrong)
+
+
+# -- coverage ---------------------------------------------------------------------------------
+def _routes(patterns: list[Any], prefix: str = "") -> set[str]:
+    out = set()
+    for pattern in patterns:
+        route = prefix + str(pattern.pattern).lstrip("^")
+        if isinstance(pattern, URLResolver):
+            if route == "admin/":
+                out.add(route)  # Django's own admin (staff only) is one row
+            else:
+                out |= _routes(pattern.url_patterns, route)
+        elif isinstance(pattern, URLPattern):
+            out.add(route)
+    return out
+
+
+def test_every_url_pattern_has_a_row():
+    covered = set()
+    for row in ROWS:
+        match = resolve(row.path.format(g=1, slot=1, ability="kill").split("?")[0])
+        route = match.route
+        covered.add("admin/" if route.startswith("admin/") else route)
+    missing = _routes(get_resolver().url_patterns) - covered
+    assert not missing, f"URL patterns without a row in the authorization table: {missing}"
+
+
+# -- the game socket's audiences ----------------------------------------------------------------
+# Which audiences of the game's events a socket joins (``hello.audiences``), by person:
+# "me" is the person's own slot, "other slots" any other player's private feed.
+# The neighbors are a private team like the masons (issue 13): the host and, after the end,
+# everyone get their feed too.
+EVERYTHING = frozenset({"public", "host", "mafia", "masons", "neighbors", "dead", "other slots"})
+SOCKET_AUDIENCES: dict[str, dict[str, frozenset[str]]] = {
+    "during the game": {
+        "anon": frozenset({"public"}),
+        "spect": frozenset({"public"}),
+        "town": frozenset({"public", "me"}),
+        "mafia": frozenset({"public", "me", "mafia"}),
+        "mason": frozenset({"public", "me", "masons"}),
+        "dead": frozenset({"public", "me", "dead"}),
+        "replaced": frozenset({"public"}),  # the slot's feed went with the slot
+        "host": EVERYTHING,
+        "other": frozenset({"public"}),
+    },
+    "over": {
+        **dict.fromkeys(("anon", "spect", "replaced", "host", "other"), EVERYTHING),
+        **dict.fromkeys(PLAYING, EVERYTHING | {"me"}),
+    },
+}
+
+
+def _abstract(audiences: list[str], my_slot: int | None) -> frozenset[str]:
+    out = set()
+    for audience in audiences:
+        if audience.startswith("slot:"):
+            out.add("me" if audience == f"slot:{my_slot}" else "other slots")
+        else:
+            out.add(audience)
+    return frozenset(out)
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.timeout(120)
+async def test_the_socket_audiences_table(make_game, host, settings):
+    import asyncio
+
+    from channels.db import database_sync_to_async as db
+    from django.db import connections
+
+    from games import events
+    from tests.live.ws_support import open_socket, redis_layers
+
+    settings.CHANNEL_LAYERS = redis_layers()
+    settings.LIVE_PUBLISH_IN_BACKGROUND = False
+    spect = await db(UserFactory)(username="spectator")
+    other = await db(UserFactory)(username="otherhost")
+    await db(services.create_game)(
+        other, title="Another game", **SETUPS["forum-vanilla"].game_kwargs()
+    )
+    game = await db(make_game)("power-nine")
+    users, slots = await db(_people)(game, host, other, spect)
+    wrong = []
+
+    async def check(state: str) -> None:
+        for day_or_night in (1, 2) if state != "over" else (1,):
+            for person in PERSONS:
+                socket, ok, _ = await open_socket(game.pk, users[person])
+                assert ok, person
+                hello = socket.controls("hello")[0]
+                await socket.close()
+                my_slot = slots[person].pk if person in slots else None
+                got = _abstract(hello["audiences"], my_slot)
+                if got != SOCKET_AUDIENCES[state][person]:
+                    wrong.append(
+                        f"{state} {person}: expected "
+                        f"{sorted(SOCKET_AUDIENCES[state][person])}, got {sorted(got)}"
+                    )
+            if state != "over" and day_or_night == 1:
+                await db(services.cut_deadline_now)(host, game.pk)  # and again by night
+
+    await check("during the game")
+    await db(_over)(Ctx("night", game, users, slots, None), host)
+    await check("over")
+    assert await asyncio.to_thread(events.wait_until_published, 10)
+    await db(connections.close_all)()
+    assert not wrong, "\n".join(wrong)

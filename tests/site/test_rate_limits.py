@@ -1,0 +1,135 @@
+"""Rate limits: 429 with a retry time on logins (form and token), sign-ups, posts and
+votes; the limits are settings; nothing over the limit is stored."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from django.test import Client
+from rest_framework.test import APIClient
+
+from games.models import Post, Vote
+from tests.conftest import slots_of
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def limits_on(settings):
+    settings.RATE_LIMITS_ENABLED = True
+    settings.RATE_LIMIT_NAMESPACE = uuid.uuid4().hex  # counts of this test only
+    settings.RATE_LIMITS = {}
+    return settings
+
+
+def _retry_after(response) -> int:
+    assert response.status_code == 429, (response.status_code, response.content[:200])
+    seconds = int(response["Retry-After"])
+    assert 0 < seconds <= 3600
+    return seconds
+
+
+def test_wrong_passwords_lock_the_login_form_then_even_the_right_one():
+    UserFactory(username="alice", password="right-pw")
+    web = Client()
+    for _ in range(10):
+        r = web.post("/accounts/login/", {"username": "alice", "password": "wrong"})
+        assert r.status_code == 200  # the form again, with its error
+    r = web.post("/accounts/login/", {"username": "alice", "password": "right-pw"})
+    seconds = _retry_after(r)
+    assert f"try again in {seconds} seconds" in r.content.decode()
+    assert "_auth_user_id" not in web.session
+    # Another person (another username) from elsewhere is not locked out.
+    UserFactory(username="bob", password="bob-pw")
+    r = Client(REMOTE_ADDR="10.0.0.2").post(
+        "/accounts/login/", {"username": "bob", "password": "bob-pw"}
+    )
+    assert r.status_code == 302
+
+
+def test_right_passwords_are_not_counted():
+    UserFactory(username="carol", password="right-pw")
+    for _ in range(15):
+        r = Client().post("/accounts/login/", {"username": "carol", "password": "right-pw"})
+        assert r.status_code == 302
+
+
+def test_api_tokens_are_limited_like_the_login_form():
+    UserFactory(username="dave", password="right-pw")
+    api = APIClient()
+    for _ in range(10):
+        r = api.post("/api/v1/auth/token/", {"username": "dave", "password": "nope"})
+        assert r.status_code == 400
+    r = api.post("/api/v1/auth/token/", {"username": "dave", "password": "right-pw"})
+    seconds = _retry_after(r)
+    assert r.json()["code"] == "throttled" and r.json()["retry_after"] == seconds
+    assert "token" not in r.json()
+
+
+def test_sign_ups_per_address(limits_on):
+    limits_on.RATE_LIMITS = {"signup": (3, 3600)}
+    for n in range(3):
+        r = Client().post(
+            "/accounts/signup/",
+            {"username": f"new{n}", "password1": "a-long-pass-123", "password2": "a-long-pass-123"},
+        )
+        assert r.status_code == 302, r.content[:300]
+    r = Client().post(
+        "/accounts/signup/",
+        {"username": "new9", "password1": "a-long-pass-123", "password2": "a-long-pass-123"},
+    )
+    _retry_after(r)
+    assert not UserFactory._meta.model.objects.filter(username="new9").exists()
+
+
+def test_posting_is_limited_in_the_api_and_the_browser(make_game, limits_on):
+    limits_on.RATE_LIMITS = {"post": (5, 60)}
+    game = make_game()
+    goon = slots_of(game, "goon")[0]
+    api = APIClient()
+    api.force_authenticate(goon.user)
+    for n in range(5):
+        r = api.post(
+            f"/api/v1/games/{game.pk}/posts/", {"body": f"m{n}", "thread": "mafia"}, format="json"
+        )
+        assert r.status_code == 201, r.content
+    r = api.post(f"/api/v1/games/{game.pk}/posts/", {"body": "x" * 19_000, "thread": "mafia"})
+    _retry_after(r)
+    web = Client()
+    web.force_login(goon.user)
+    r = web.post(f"/games/{game.pk}/t/mafia/post/", {"body": "one more"})
+    _retry_after(r)
+    assert Post.objects.filter(game=game, thread="mafia").count() == 5
+    # Someone else still posts.
+    other = slots_of(game, "vanilla_townie")[0]
+    web.force_login(other.user)
+    assert web.post(f"/games/{game.pk}/post/", {"body": "hello"}).status_code == 302
+
+
+def test_voting_is_limited(make_game, limits_on):
+    limits_on.RATE_LIMITS = {"vote": (4, 60)}
+    game = make_game()
+    a, b, c = slots_of(game, "vanilla_townie")[:3]
+    api = APIClient()
+    api.force_authenticate(a.user)
+    for n in range(4):
+        target = (b, c)[n % 2]
+        assert api.post(f"/api/v1/games/{game.pk}/vote/", {"target": target.pk}).status_code < 300
+    r = api.post(f"/api/v1/games/{game.pk}/unvote/")
+    _retry_after(r)
+    web = Client()
+    web.force_login(a.user)
+    _retry_after(web.post(f"/games/{game.pk}/vote/", {"target": b.pk}))
+    assert Vote.objects.filter(voter=a).count() == 4
+
+
+def test_the_limits_are_settings(make_game, limits_on):
+    limits_on.RATE_LIMITS_ENABLED = False
+    game = make_game()
+    a = slots_of(game, "vanilla_townie")[0]
+    api = APIClient()
+    api.force_authenticate(a.user)
+    for _ in range(40):
+        assert api.post(f"/api/v1/games/{game.pk}/posts/", {"body": "hi"}).status_code == 201

@@ -1,0 +1,245 @@
+"""Thread pages at forum scale: the same queries however long the thread, and the shortcuts
+that make that so (pages by post number, per-player counts and live positions kept up to
+date incrementally, posts rendered once) give exactly what the plain reads give."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from games import live, services, thread_read
+from games.models import GameEvent, Post
+from games.views import partials
+
+pytestmark = pytest.mark.django_db
+
+
+def add_posts(game: Any, n: int, *, thread: str = "public", with_events: bool = True) -> None:
+    """``n`` more posts by the players in turn (and the post events the service would write),
+    inserted in bulk: a long thread in a fraction of a second."""
+    slots = list(game.slots.order_by("seat"))
+    phase = game.current_phase()
+    last = thread_read.last_number(game, thread)
+    posts = Post.objects.bulk_create(
+        Post(
+            game=game,
+            thread=thread,
+            author_id=slots[i % len(slots)].user_id,
+            slot=slots[i % len(slots)],
+            phase=phase,
+            number=last + i + 1,
+            body=f"post {last + i + 1}",
+            html=f"<p>post {last + i + 1}</p>",
+        )
+        for i in range(n)
+    )
+    if with_events:
+        game.refresh_from_db()
+        seq = game.event_seq
+        GameEvent.objects.bulk_create(
+            GameEvent(game=game, seq=seq + i + 1, kind="post", payload={"id": p.pk})
+            for i, p in enumerate(posts)
+        )
+        type(game).objects.filter(pk=game.pk).update(event_seq=seq + n)
+    game.refresh_from_db()
+
+
+def queries(client: Any, url: str) -> int:
+    client.get(url)  # warm: the per-process counts catch up with the thread
+    with CaptureQueriesContext(connection) as ctx:
+        response = client.get(url)
+    assert response.status_code == 200
+    return len(ctx.captured_queries)
+
+
+def numbers(page: str) -> list[int]:
+    return [int(n) for n in re.findall(r'<article id="post-public-(\d+)"', page)]
+
+
+@pytest.fixture
+def voting_game(make_game: Any) -> Any:
+    """A forum game on day 1 with a standing vote count (votes are posts of their own)."""
+    game = make_game("forum-vanilla")
+    slots = list(game.slots.order_by("seat").select_related("user"))
+    services.cast_vote(slots[0].user, game.pk, slots[1].pk)
+    services.cast_vote(slots[2].user, game.pk, slots[1].pk)
+    game.refresh_from_db()
+    return game
+
+
+def test_thread_page_queries_do_not_grow_with_the_thread(voting_game, client_for):
+    game = voting_game
+    player = game.slots.order_by("seat").last().user
+    urls = [
+        f"/games/{game.pk}/?page=1",
+        f"/games/{game.pk}/?page=2",
+        f"/games/{game.pk}/?page=last",
+        f"/games/{game.pk}/?iso=3&page=1",
+        f"/games/{game.pk}/?iso=3&page=last",
+        f"/api/v1/games/{game.pk}/posts/?page=2",
+        f"/api/v1/games/{game.pk}/posts/?iso=3&page=last",
+    ]
+    add_posts(game, 60)
+    short = {
+        (who, url): queries(client, url)
+        for who, client in (("anonymous", client_for(None)), ("player", client_for(player)))
+        for url in urls
+    }
+    add_posts(game, 2000)
+    long = {
+        (who, url): queries(client, url)
+        for who, client in (("anonymous", client_for(None)), ("player", client_for(player)))
+        for url in urls
+    }
+    assert long == short
+    # And few: the page, the viewer, the slots, the phase, the votes, who is away (V/LA),
+    # the live positions.
+    assert max(short.values()) <= 12
+
+
+def test_a_new_post_costs_one_small_count_not_a_recount(voting_game, client_for):
+    game = voting_game
+    add_posts(game, 300)
+    client = client_for(None)
+    url = f"/games/{game.pk}/?page=last"
+    steady = queries(client, url)
+    add_posts(game, 1)
+    with CaptureQueriesContext(connection) as ctx:
+        client.get(url)
+    # The per-player counts and the live positions each count the one new post/event.
+    assert len(ctx.captured_queries) == steady + 2
+    counted = [
+        q["sql"]
+        for q in ctx.captured_queries
+        if "COUNT(" in q["sql"] and ("games_post" in q["sql"] or "games_gameevent" in q["sql"])
+    ]
+    assert len(counted) == 2 and all('"number" >' in sql or '"seq" >' in sql for sql in counted)
+
+
+def test_pages_hold_exactly_the_posts_the_plain_reads_give(voting_game, client_for):
+    game = voting_game
+    add_posts(game, 101)  # 103 posts with the two votes: 5 pages, the last one of 3
+    client = client_for(None)
+    total = Post.objects.filter(game=game, thread="public").count()
+    every = list(range(1, total + 1))
+    for page in range(1, 6):
+        got = numbers(client.get(f"/games/{game.pk}/?page={page}").content.decode())
+        assert got == every[(page - 1) * 25 : page * 25]
+    assert numbers(client.get(f"/games/{game.pk}/?page=last").content.decode()) == every[100:]
+    assert numbers(client.get(f"/games/{game.pk}/?page=99").content.decode()) == every[100:]
+    assert numbers(client.get(f"/games/{game.pk}/?page=junk").content.decode()) == every[:25]
+
+    # ISO of two players, every page (counted from the front and from the back).
+    seats = [2, 5]
+    theirs = list(
+        Post.objects.filter(game=game, thread="public", slot__seat__in=seats)
+        .order_by("number")
+        .values_list("number", flat=True)
+    )
+    pages = -(-len(theirs) // 25)
+    assert pages >= 2
+    for page in range(1, pages + 1):
+        url = f"/games/{game.pk}/?iso=2&iso=5&page={page}"
+        assert numbers(client.get(url).content.decode()) == theirs[(page - 1) * 25 : page * 25]
+    api = client.get(f"/api/v1/games/{game.pk}/posts/?iso=2&iso=5&page=last").json()
+    assert [p["number"] for p in api["results"]] == theirs[(pages - 1) * 25 :]
+    assert api["count"] == len(theirs) and api["num_pages"] == pages
+    whole = client.get(f"/api/v1/games/{game.pk}/posts/?page=2").json()
+    assert whole["count"] == total and [p["number"] for p in whole["results"]] == every[25:50]
+
+
+def test_iso_counts_stay_exact_as_the_thread_grows(voting_game, client_for):
+    game = voting_game
+    client = client_for(None)
+
+    def shown() -> dict[int, int]:
+        data = client.get(f"/api/v1/games/{game.pk}/posts/").json()
+        return {c["seat"]: c["posts"] for c in data["iso_counts"]}
+
+    def truth() -> dict[int, int]:
+        counts = dict.fromkeys(game.slots.values_list("seat", flat=True), 0)
+        for seat in Post.objects.filter(game=game, thread="public", slot__isnull=False).values_list(
+            "slot__seat", flat=True
+        ):
+            counts[seat] += 1
+        return counts
+
+    assert shown() == truth()
+    add_posts(game, 37)
+    assert shown() == truth()
+    slot = game.slots.order_by("seat").select_related("user")[3]
+    services.submit_post(slot.user, game.pk, body="one more, through the service")
+    services.host_post(game.host, game.pk, body="the host's posts count for nobody")
+    assert shown() == truth()
+
+
+def test_live_positions_kept_incrementally_equal_a_recount(voting_game):
+    game = voting_game
+    audiences = ["public", "host", "mafia", f"slot:{game.slots.first().pk}"]
+
+    def recount(floor: int) -> dict[str, int]:
+        rows = GameEvent.objects.filter(game=game, seq__lte=floor)
+        counts = {a: rows.filter(audience=a).exclude(kind="vote_count").count() for a in audiences}
+        counts["~vote_count"] = rows.filter(kind="vote_count").count()
+        return counts
+
+    game.refresh_from_db()
+    early = game.event_seq
+    assert live.positions_at(game.pk, audiences, early) == recount(early)
+    add_posts(game, 40)
+    slots = list(game.slots.order_by("seat").select_related("user"))
+    services.cast_vote(slots[4].user, game.pk, slots[1].pk)
+    game.refresh_from_db()
+    assert live.positions_at(game.pk, audiences, game.event_seq) == recount(game.event_seq)
+    # An older floor (a request that read the game before the newest events) still counts
+    # only what was there then.
+    assert live.positions_at(game.pk, audiences, early) == recount(early)
+    assert live.positions_at(game.pk, audiences, early + 3) == recount(early + 3)
+
+
+def test_pagination_links_around_the_page():
+    page = thread_read.ThreadPage(number=7, num_pages=400, count=10_000)
+    assert page.links == [
+        (1, "page"),
+        (4, "gap"),
+        (5, "page"),
+        (6, "page"),
+        (7, "current"),
+        (8, "page"),
+        (9, "page"),
+        (399, "gap"),
+        (400, "page"),
+    ]
+    assert thread_read.ThreadPage(number=1, num_pages=3, count=60).links == [
+        (1, "current"),
+        (2, "page"),
+        (3, "page"),
+    ]
+
+
+def test_the_pagination_of_a_long_thread_is_short(voting_game, client_for):
+    game = voting_game
+    add_posts(game, 2000, with_events=False)
+    page = client_for(None).get(f"/games/{game.pk}/?page=40").content.decode()
+    nav = re.search(r'<nav class="pagination".*?</nav>', page, re.S).group(0)
+    assert re.findall(r'href="\?page=(\w+)"', nav) == [
+        "39", "1", "38", "39", "41", "42", "81", "41", "last",
+    ]  # fmt: skip
+    assert len(nav) < 1000
+
+
+def test_cached_post_html_is_what_render_post_gives_and_follows_the_post(voting_game):
+    post = Post.objects.filter(game=voting_game).select_related("author").first()
+    assert partials.render_posts([post]) == [partials.render_post(post)]
+    # Anything new on the post (a field, an annotation, another author name) is another key.
+    before = partials._post_key(post, b"")
+    post.vote_note = "This vote did not count."
+    assert partials._post_key(post, b"") != before
+    del post.vote_note
+    post.author.username = "renamed"
+    assert partials._post_key(post, b"") != before
+    assert partials._post_key(post, b"other template") != partials._post_key(post, b"")
