@@ -16,20 +16,20 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.servers import free_port as _free_port
+from tests.servers import wait_http_ok as _wait_http_ok
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium")
@@ -63,12 +63,6 @@ class Stack:
         dead = {name: p.returncode for name, p in self.processes.items() if p.poll() is not None}
         if dead:
             raise AssertionError(f"server process(es) exited: {dead}; see {LOGS}")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _pg_admin(*statements: str) -> None:
@@ -118,24 +112,6 @@ def _stop(processes: dict[str, subprocess.Popen], grace: float = 10.0) -> None:
             proc.wait(timeout=5)
 
 
-def _wait_http_ok(url: str, processes: dict[str, subprocess.Popen], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    last = ""
-    while time.monotonic() < deadline:
-        for name, proc in processes.items():
-            if proc.poll() is not None:
-                raise RuntimeError(f"{name} exited with {proc.returncode}; see {LOGS}/{name}.log")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-                last = f"HTTP {response.status}"
-        except (urllib.error.URLError, OSError) as exc:
-            last = str(exc)
-        time.sleep(0.2)
-    raise RuntimeError(f"the site did not answer 200 at {url} within {timeout:.0f} s: {last}")
-
-
 def _wait_worker_ready(path: Path, proc: subprocess.Popen, timeout: float) -> None:
     """Celery prints 'ready.' once it consumes; beat must be up too before deadlines run."""
     deadline = time.monotonic() + timeout
@@ -172,6 +148,9 @@ def e2e_stack() -> Iterator[Stack]:
         "DATABASE_URL": f"{admin}/{E2E_DB}",
         "DB_CONN_MAX_AGE": "0",
         "REDIS_URL": E2E_REDIS_URL,
+        # Pub/sub channels are server-wide, not per database: a prefix of this run's own
+        # keeps another site's game 1 on the same Redis out of this one's pages.
+        "CHANNEL_LAYER_PREFIX": f"e2e{os.getpid()}",
         "CELERY_QUEUE": "e2e",
         "DEADLINE_SCAN_SECONDS": "1",
         "DEBUG": "1",
@@ -292,19 +271,28 @@ def chromium_watchdog(seconds: float = 30.0) -> Iterator[None]:
 
 
 @pytest.fixture(scope="package")
-def browser(e2e_stack: Stack) -> Iterator[Any]:
+def playwright_driver(e2e_stack: Stack) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        # launch() gives Chromium a fresh temporary user-data dir of its own (Playwright
-        # refuses --user-data-dir here) and removes it on close; each person then gets
-        # their own browser context: own cookies, own session.
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            with chromium_watchdog(), contextlib.suppress(Exception):
-                browser.close()
+        yield pw
+
+
+@pytest.fixture(scope="module")
+def browser(playwright_driver: Any) -> Iterator[Any]:
+    """One Chromium per test module: if the watchdog had to kill a module's browser (a hung
+    context close at its end), the next module still starts with a live one."""
+    # launch() gives Chromium a fresh temporary user-data dir of its own (Playwright refuses
+    # --user-data-dir here) and removes it on close; each person then gets their own
+    # browser context: own cookies, own session.
+    browser = playwright_driver.chromium.launch(
+        executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+    )
+    try:
+        yield browser
+    finally:
+        with chromium_watchdog(), contextlib.suppress(Exception):
+            browser.close()
 
 
 class Screens:
