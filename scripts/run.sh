@@ -4,11 +4,14 @@
 #
 # On a bare machine: SQLite (db.sqlite3), an in-memory channel layer and an in-process
 # deadline scanner, all in one process (manage.py runsite). With REDIS_URL set (and
-# DATABASE_URL for PostgreSQL) it uses the real services and starts a Celery worker with
-# beat beside the web server; Ctrl-C stops everything.
+# DATABASE_URL for PostgreSQL) it uses the real services and starts a Celery worker and
+# beat beside the web server, each restarted whenever it exits; Ctrl-C stops everything.
 source "$(dirname "$0")/_env.sh"
 PORT="${PORT:-8000}"
 HOST="${HOST:-127.0.0.1}"
+# A development run unless told otherwise: DEBUG on (and so the development key). With
+# DEBUG=false the settings require a real SECRET_KEY (README, "Production").
+export DEBUG="${DEBUG:-true}"
 
 python manage.py migrate --noinput
 python manage.py demo
@@ -23,9 +26,34 @@ trap stop_children EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# Runs "$@" again whenever it exits (a Redis or PostgreSQL outage can kill a Celery
+# process), waiting 1, 2, 4 ... 30 s between starts; the pause resets after a minute up.
+# On TERM/INT it stops its child and returns.
+supervise() {
+  local name=$1; shift
+  local delay=1 pid rc started ran
+  trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; exit 0' TERM INT
+  while true; do
+    started=$SECONDS
+    "$@" &
+    pid=$!
+    echo "[supervisor] started $name (pid $pid)" >&2
+    rc=0; wait "$pid" || rc=$?
+    ran=$((SECONDS - started))
+    [ "$ran" -ge 60 ] && delay=1
+    echo "[supervisor] $name (pid $pid) exited with status $rc after ${ran}s; restarting in ${delay}s" >&2
+    sleep "$delay" & wait $! || true
+    delay=$((delay * 2 > 30 ? 30 : delay * 2))
+  done
+}
+
 if [ -n "${REDIS_URL:-}" ]; then
-  # Real services: Celery ends the deadlines (beat scans, the worker transitions).
-  celery -A mafia_site worker --beat --loglevel=info --concurrency=2 \
+  # Real services: Celery ends the deadlines (beat scans, the worker transitions), each
+  # supervised; the web process's watchdog ends any phase they leave overdue.
+  supervise "celery worker" celery -A mafia_site worker --loglevel=info --concurrency=2 &
+  children+=($!)
+  # No pidfile: a beat killed with -9 would leave one behind and refuse to start again.
+  supervise "celery beat" celery -A mafia_site beat --loglevel=info --pidfile= \
     --schedule "$ROOT/.venv/celerybeat-schedule" &
   children+=($!)
   scanner=off
