@@ -140,7 +140,15 @@ def shown_flags(rules: ResolverRuleset) -> list[FlagSpec]:
     return [spec for name, spec in rules.flags.items() if name not in SITE_FLAGS]
 
 
-TABLE_FIELDS = ("turn_based", "turn_seconds", "vote_seconds", "word_limit")
+# Power's open discussion: messages per living player on day 1, added each later day, and
+# the day's floor and cap (resolver.days.power). Their initials are the day script's own.
+DISCUSSION_FIELDS = (
+    "discussion_open_allowance",
+    "discussion_open_growth",
+    "discussion_open_floor",
+    "discussion_open_cap",
+)
+TABLE_FIELDS = ("turn_based", "turn_seconds", "vote_seconds", "word_limit", *DISCUSSION_FIELDS)
 
 
 class GameForm(forms.Form):
@@ -202,6 +210,34 @@ class GameForm(forms.Form):
     word_limit = forms.IntegerField(
         min_value=1, initial=150, required=False, label="Hard word limit of a speech"
     )
+    discussion_open_allowance = forms.IntegerField(
+        min_value=0,
+        max_value=100,
+        initial=2,
+        required=False,
+        label="Open discussion: messages per living player on day 1",
+    )
+    discussion_open_growth = forms.IntegerField(
+        min_value=0,
+        max_value=100,
+        initial=1,
+        required=False,
+        label="Open discussion: added to that allowance each later day",
+    )
+    discussion_open_floor = forms.IntegerField(
+        min_value=0,
+        max_value=10_000,
+        initial=6,
+        required=False,
+        label="Open discussion: fewest messages a day",
+    )
+    discussion_open_cap = forms.IntegerField(
+        min_value=0,
+        max_value=10_000,
+        initial=40,
+        required=False,
+        label="Open discussion: most messages a day",
+    )
     openness = forms.ChoiceField(
         required=False,
         choices=Openness.choices,
@@ -254,8 +290,12 @@ class GameForm(forms.Form):
         if ruleset == Ruleset.FORUM:  # a forum day is always a thread
             for name in TABLE_FIELDS:
                 del self.fields[name]
-        elif ruleset != Ruleset.CLASSIC:
-            del self.fields["word_limit"]
+        else:
+            if ruleset != Ruleset.CLASSIC:
+                del self.fields["word_limit"]
+            if ruleset != Ruleset.POWER:
+                for name in DISCUSSION_FIELDS:
+                    del self.fields[name]
 
     def table_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in TABLE_FIELDS if name in self.fields]
@@ -326,8 +366,13 @@ class GameForm(forms.Form):
             "turn_length": timedelta(seconds=data.get("turn_seconds") or 120),
             "vote_length": timedelta(seconds=data.get("vote_seconds") or 120),
         }
-        if data.get("word_limit"):
-            kwargs["day_settings"] = {"word_limit": data["word_limit"]}
+        settings = {
+            name: data[name]
+            for name in ("word_limit", *DISCUSSION_FIELDS)
+            if data.get(name) is not None and name in self.fields
+        }
+        if settings:
+            kwargs["day_settings"] = settings
         return kwargs
 
 

@@ -247,7 +247,7 @@ def save_setup(user: Any, name: str, game_kwargs: Mapping[str, Any]) -> SavedSet
 def saved_setup_kwargs(saved: SavedSetup) -> dict[str, Any]:
     """``create_game`` keyword arguments of a saved setup (lengths back to durations)."""
     data = dict(saved.data)
-    for key in ("day_length", "night_length", "vote_count_every"):
+    for key in ("day_length", "night_length", "turn_length", "vote_length", "vote_count_every"):
         if data.get(key) is not None:
             data[key] = timedelta(seconds=data[key])
     return data

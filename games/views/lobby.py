@@ -76,6 +76,8 @@ def _initial(
         "vote_modifiers_public": kwargs.get("vote_modifiers_public", False),
         "lynch_proof_ends_day": kwargs.get("lynch_proof_ends_day", False),
         "openness": kwargs.get("openness", "closed"),
+        # A table game's word limit or discussion budget (the form shows the rule set's).
+        **(kwargs.get("day_settings") or {}),
     }
     every = kwargs.get("vote_count_every")
     if every:

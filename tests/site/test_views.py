@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 
 from games import services
 from games.errors import InvalidInput
-from games.models import Game, NightAction, Post, Slot, Vote
+from games.models import Game, NightAction, Post, SavedSetup, Slot, Vote
 from tests.conftest import current_phase, slot_of, slots_of
 from tests.factories import UserFactory
 
@@ -573,3 +573,75 @@ def test_create_form_turn_by_turn_fields(client_for, host):
         page = html(response)
         assert re.search(rf'has-error">\s*<label for="id_{field}"', page), field
         assert not Game.objects.filter(title="Bad").exists()
+
+
+def _power_post(**overrides):
+    roles = [
+        ("godfather", 1),
+        ("mafia_roleblocker", 1),
+        ("cop", 1),
+        ("doctor", 1),
+        ("vigilante", 1),
+        ("mason", 2),
+        ("villager", 1),
+        ("jester", 1),
+    ]
+    data = _classic_post(
+        ruleset="power", method="priority", starts_with="day", **{"roles-TOTAL_FORMS": "8"}
+    )
+    del data["word_limit"]
+    for i, (role, count) in enumerate(roles):
+        data.update({f"roles-{i}-role": role, f"roles-{i}-count": str(count)})
+        data.pop(f"roles-{i}-sanity", None)
+    data.update(overrides)
+    return data
+
+
+def test_create_form_power_discussion_budget_reaches_the_day(client_for, host, make_users):
+    client = client_for(host)
+    power = html(client.get("/games/new/?ruleset=power"))
+    for name, initial in (("allowance", 2), ("growth", 1), ("floor", 6), ("cap", 40)):
+        assert re.search(rf'name="discussion_open_{name}"[^>]*value="{initial}"', power), name
+    for other in ("classic", "city"):
+        page = html(client.get(f"/games/new/?ruleset={other}"))
+        assert 'name="discussion_open_allowance"' not in page
+
+    bad = client.post(
+        "/games/new/?ruleset=power",
+        _power_post(title="Bad", discussion_open_floor="50", discussion_open_cap="10"),
+    )
+    assert bad.status_code == 200 and "floor cannot be above its cap" in html(bad)
+    assert not Game.objects.filter(title="Bad").exists()
+
+    response = client.post(
+        "/games/new/?ruleset=power",
+        _power_post(
+            discussion_open_allowance="3",
+            discussion_open_growth="0",
+            discussion_open_floor="4",
+            discussion_open_cap="30",
+            save_as="My power table",
+        ),
+    )
+    assert response.status_code == 302, html(response)[:3000]
+    game = Game.objects.get()
+    assert game.ruleset == "power" and game.turn_based
+    assert game.day_settings == {
+        "discussion_open_allowance": 3,
+        "discussion_open_growth": 0,
+        "discussion_open_floor": 4,
+        "discussion_open_cap": 30,
+    }
+    for user in make_users(game.player_cap):
+        services.join_game(user, game.pk)
+    services.start_game(host, game.pk)
+    day = game.phases.get(number=1)
+    assert day.kind == "day"
+    assert day.day_state["settings"]["discussion_open_allowance"] == 3
+    assert day.day_state["settings"]["discussion_open_cap"] == 30
+
+    # The saved setup brings the budget back onto the form.
+    saved = SavedSetup.objects.get(name="My power table")
+    again = html(client.get(f"/games/new/?saved={saved.pk}"))
+    assert re.search(r'name="discussion_open_allowance"[^>]*value="3"', again)
+    assert re.search(r'name="discussion_open_floor"[^>]*value="4"', again)
