@@ -10,6 +10,7 @@ from ..errors import InvalidInput, NotFound
 from ..models import Absence
 from ..naming import slot_ref
 from .common import emit, game_tx, require_player, require_running
+from .vote_state import emit_vote_count
 
 MAX_ABSENCE = timedelta(days=30)
 
@@ -45,6 +46,7 @@ def mark_away(
             "absence",
             {**slot_ref(slot), "starts": starts.isoformat(), "ends": ends.isoformat()},
         )
+        emit_vote_count(tx)  # the count lists who is away
         return absence
 
 
@@ -57,3 +59,4 @@ def cancel_absence(
         if not deleted:
             raise NotFound("You have no such V/LA.", "no_absence", "absence")
         emit(tx, "absence_cancelled", {**slot_ref(slot), "absence_id": absence_id})
+        emit_vote_count(tx)

@@ -140,6 +140,7 @@
       if (!("~vote_count" in last) || item.n > last["~vote_count"]) {
         last["~vote_count"] = item.n;
         replace("vote-count", item.html);
+        wantParts(item.kind);
       }
       return;
     }
@@ -164,7 +165,10 @@
       "paused", "resumed", "hammer", "game_finished", "modkill", "replaced", "wagon_locked"],
     signups: ["signup_joined", "signup_left"],
     actions: ["night_action", "night_action_withdrawn", "private_result", "prod",
-      "replacement_needed", "phase_report"]
+      "replacement_needed", "phase_report"],
+    chores: ["replacement_queue", "replaced", "absence", "absence_cancelled"],
+    activity: ["post", "vote_count", "absence", "absence_cancelled", "day_ended",
+      "night_ended", "modkill", "replaced", "day_shot"]
   };
   var canRefresh = personal || body.hasAttribute("data-user");
 
@@ -181,7 +185,7 @@
     }
     if (item.kind === "post") {
       if (item.thread === pageThread) addPost(item);
-      else notice("New post in the " + item.thread + " thread.");
+      else if (pageThread !== "activity") notice("New post in the " + item.thread + " thread.");
     } else if (item.kind === "private_result" && item.data) {
       notice(item.data.text || "You have a new result.", true);
     } else if (item.kind === "turn_notice" && item.data) {
@@ -209,8 +213,15 @@
       if (personal) wanted["players"] = true;
       else replace("players", item.players);
     }
+    wantParts(item.kind);
+    if (item.kind === "game_finished") notice("The game is over.", true);
+    tickCountdowns();
+  }
+
+  // Mark the page's parts an event of this kind may change, and fetch them soon.
+  function wantParts(kind) {
     if (canRefresh) {
-      groupsOf(item.kind).forEach(function (group) {
+      groupsOf(kind).forEach(function (group) {
         var parts = document.querySelectorAll("[data-live-part]");
         for (var i = 0; i < parts.length; i++) {
           var groups = parts[i].getAttribute("data-live-part").split(/\s+/);
@@ -219,8 +230,6 @@
       });
     }
     if (Object.keys(wanted).length) scheduleRefresh();
-    if (item.kind === "game_finished") notice("The game is over.", true);
-    tickCountdowns();
   }
 
   // Parts to fetch again, coalesced: a phase change's many events cost one request.

@@ -92,6 +92,33 @@ def test_vla_shows_in_the_count_and_prods_skip_it(make_game, host, client):
     assert "V/LA" in activity
 
 
+def test_vla_pushes_a_fresh_vote_count_and_its_pages_follow_live(make_game, client_for):
+    from games.models import GameEvent
+
+    game = make_game("forum-vanilla")
+    away = slots_of(game, "vanilla_townie")[0]
+    today = timezone.now().date()
+
+    def newest_count_away() -> list[str]:
+        event = GameEvent.objects.filter(game=game, kind="vote_count").latest("seq")
+        return [p["name"] for p in event.payload["away"]]
+
+    assert newest_count_away() == []
+    absence = services.mark_away(away.user, game.pk, starts=today, ends=today)
+    assert newest_count_away() == [away.display_name]  # open pages swap in this count
+    services.cancel_absence(away.user, game.pk, absence.pk)
+    assert newest_count_away() == []
+
+    # The activity page and the host's queue are live page parts (live.js refetches them
+    # after V/LA and queue events), and the activity page subscribes like the thread.
+    page = client_for(away.user).get(f"/games/{game.pk}/activity/").content.decode()
+    assert 'data-live-positions="' in page and "js/live.js" in page
+    for part in ('id="activity-overview" data-live-part="activity"', 'data-live-part="chores"'):
+        assert part in page
+    host_page = client_for(game.host).get(f"/games/{game.pk}/host/").content.decode()
+    assert 'id="replacement-queue" data-live-part="chores"' in host_page
+
+
 def test_replacement_queue_host_click_and_after_prods(make_game, host, client_for):
     game = make_game("forum-vanilla", min_posts_per_day=1, inactivity_action="replace")
     sub1, sub2 = UserFactory(username="sub1"), UserFactory(username="sub2")
