@@ -73,3 +73,30 @@ def test_the_simulator_pages(client_for):
     assert "<svg" in page and 'http-equiv="refresh"' not in page and "Mafia" in page
     bars = chart(run)["bars"]
     assert all(b["low_x"] <= b["high_x"] for b in bars)
+
+
+def test_a_saved_setup_and_its_simulations_are_its_owners_alone(client_for, client):
+    from games import services
+    from games.models import SavedSetup
+
+    owner, stranger = UserFactory(username="owner"), UserFactory(username="stranger")
+    saved = services.save_setup(
+        owner, "My secret setup", {**SETUPS["forum-vanilla"].game_kwargs(), "title": "x"}
+    )
+    assert isinstance(saved, SavedSetup)
+    mine, theirs = client_for(owner), client_for(stranger)
+    assert "My secret setup" in mine.get(f"/setups/saved/{saved.pk}/").content.decode()
+    assert mine.post(f"/setups/saved/{saved.pk}/simulate/", {"games": "10"}).status_code == 302
+    run = SimulationRun.objects.get(saved_setup=saved)
+    assert mine.get(f"/simulations/{run.pk}/").status_code == 200
+
+    for who in (theirs, client):  # another user, and a visitor who is not logged in
+        assert who.get(f"/setups/saved/{saved.pk}/").status_code == 404
+        assert who.get(f"/simulations/{run.pk}/").status_code == 404
+    refused = theirs.post(f"/setups/saved/{saved.pk}/simulate/", {"games": "10"})
+    assert refused.status_code == 404
+    assert SimulationRun.objects.count() == 1  # the stranger started nothing
+    # Nor is it offered on the stranger's create page.
+    assert "My secret setup" not in theirs.get("/games/new/").content.decode()
+    assert theirs.get(f"/games/new/?saved={saved.pk}").status_code in (200, 302)
+    assert "My secret setup" not in theirs.get(f"/games/new/?saved={saved.pk}").content.decode()
