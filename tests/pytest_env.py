@@ -6,3 +6,8 @@ test run says it is a development run. The servers and workers the tests start i
 import os
 
 os.environ.setdefault("DEBUG", "1")
+
+# Tasks the tests send without a worker of their own (a deadline's ETA task, a simulation)
+# go to a queue of this session's, which the Redis clean-up at the end removes (its name
+# matches ``tests.redis_cleanup.PATTERNS``), not to the shared default queue "celery".
+os.environ.setdefault("CELERY_QUEUE", f"deadlines-test-session-{os.getpid()}")
