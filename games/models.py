@@ -19,6 +19,11 @@ from django.db import models
 from django.utils import timezone
 from django.utils.functional import cached_property
 
+from .lru import ProcessLRU
+
+# (phase id, its start) -> "Day 2": see Phase.label.
+_PHASE_LABELS: ProcessLRU[str] = ProcessLRU(8192)
+
 
 def new_seed() -> int:
     """A random 63-bit seed, stored with the game so the deal can be replayed."""
@@ -366,11 +371,18 @@ class Phase(models.Model):
         """Forum style: "Day 1", "Night 2" (counting days and nights separately). A classic
         game's first night is "Night 0" (its rules' night zero) and the count goes on from
         there, so its first night with actions is Night 1."""
-        counted = self.game.phases.filter(kind=self.kind, number__lte=self.number).aggregate(
-            same_kind=models.Count("id"),
-            night_zero=models.Count("id", filter=models.Q(night_zero=True)),
-        )
-        return f"{self.get_kind_display()} {counted['same_kind'] - counted['night_zero']}"
+        # The phases before this one never change either: one count per process and phase.
+        key = (self.pk, self.started_at)
+        label = _PHASE_LABELS.get(key)
+        if label is None:
+            counted = self.game.phases.filter(kind=self.kind, number__lte=self.number).aggregate(
+                same_kind=models.Count("id"),
+                night_zero=models.Count("id", filter=models.Q(night_zero=True)),
+            )
+            label = f"{self.get_kind_display()} {counted['same_kind'] - counted['night_zero']}"
+            if self.pk is not None:
+                _PHASE_LABELS.put(key, label)
+        return label
 
 
 class Post(models.Model):

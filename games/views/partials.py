@@ -19,14 +19,14 @@ Each rendered partial's outermost element carries a stable id (``vote-count``,
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from django.template.loader import get_template, render_to_string
 from django.urls import reverse
+from django.utils import timezone
 
 from .. import display
+from ..lru import ProcessLRU
 from ..models import Game, Phase, PhaseKind, Post, Slot, Thread
 from ..thread_read import POSTS_PER_PAGE
 from ..turn_view import turn_view
@@ -64,6 +64,10 @@ def counted_phase(game: Game, current: Phase | None = _UNREAD) -> Phase | None:
     return game.phases.filter(kind=PhaseKind.DAY).order_by("-number").first()
 
 
+# (game, its creation, day, event_seq, date) -> that day's vote count, for pages.
+_COUNTS: ProcessLRU[dict[str, Any]] = ProcessLRU(1024)
+
+
 def vote_count_context(
     game: Game, *, current: Phase | None = _UNREAD, slots: list[Slot] | None = None
 ) -> dict[str, Any]:
@@ -74,7 +78,18 @@ def vote_count_context(
     ``current`` and ``slots`` (in seat order) save the reads when a page already has them.
     """
     phase = counted_phase(game, current)
-    return {"game": game, "vc": day_count(phase, slots=slots) if phase is not None else None}
+    if phase is None:
+        return {"game": game, "vc": None}
+    # Everything a count shows changes with an event of the game (a vote, a death, V/LA, a
+    # deadline moved or paused, the next phase), so the game's event_seq, read with the
+    # game, versions it; the date too, for who is away today. A busy thread's readers
+    # between two events share one count instead of four queries each.
+    key = (game.pk, game.created_at, phase.pk, game.event_seq, timezone.localdate())
+    vc = _COUNTS.get(key)
+    if vc is None:
+        vc = day_count(phase, slots=slots)
+        _COUNTS.put(key, vc)
+    return {"game": game, "vc": vc}
 
 
 def render_vote_count(game: Game) -> str:
@@ -243,29 +258,8 @@ def render_turn(game: Game, viewer_slot: Any = None) -> str:
     return render_to_string("games/_turn.html", turn_context(game, viewer_slot))
 
 
-class _RenderedPosts:
-    """Process-wide LRU of rendered posts: digest of everything the HTML depends on -> HTML."""
-
-    def __init__(self, size: int = 5000) -> None:
-        self.lock = threading.Lock()
-        self.entries: OrderedDict[bytes, str] = OrderedDict()
-        self.size = size
-
-    def get(self, key: bytes) -> str | None:
-        with self.lock:
-            html = self.entries.get(key)
-            if html is not None:
-                self.entries.move_to_end(key)
-            return html
-
-    def put(self, key: bytes, html: str) -> None:
-        with self.lock:
-            self.entries[key] = html
-            while len(self.entries) > self.size:
-                self.entries.popitem(last=False)
-
-
-_RENDERED = _RenderedPosts()
+# Digest of everything a post's HTML depends on -> the HTML (see ``_post_key``).
+_RENDERED: ProcessLRU[str] = ProcessLRU(5000)
 
 
 def _post_template_digest() -> bytes:

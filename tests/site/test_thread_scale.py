@@ -110,8 +110,16 @@ def test_a_new_post_costs_one_small_count_not_a_recount(voting_game, client_for)
     add_posts(game, 1)
     with CaptureQueriesContext(connection) as ctx:
         client.get(url)
-    # The per-player counts and the live positions each count the one new post/event.
-    assert len(ctx.captured_queries) == steady + 2
+    # The per-player counts and the live positions each count the one new post/event; the
+    # vote count, cached per game event, is read again (the day's standing votes and who is
+    # away: nothing that grows with the thread). Nothing else is added.
+    recount = [
+        q["sql"]
+        for q in ctx.captured_queries
+        if 'FROM "games_vote"' in q["sql"] or 'FROM "games_absence"' in q["sql"]
+    ]
+    assert len(recount) == 2
+    assert len(ctx.captured_queries) == steady + 2 + len(recount)
     counted = [
         q["sql"]
         for q in ctx.captured_queries
@@ -243,3 +251,40 @@ def test_cached_post_html_is_what_render_post_gives_and_follows_the_post(voting_
     post.author.username = "renamed"
     assert partials._post_key(post, b"") != before
     assert partials._post_key(post, b"other template") != partials._post_key(post, b"")
+
+
+def test_the_pages_cached_vote_count_follows_every_change(voting_game, client_for, host):
+    """The page keeps one vote count per game event: a vote, an unvote, V/LA and a new day
+    each show at once, and a page never shows a count the plain read would not."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.vote_count import day_count
+
+    game = voting_game
+    slots = list(game.slots.order_by("seat").select_related("user"))
+    client = client_for(None)
+    url = f"/games/{game.pk}/"
+
+    def shown() -> dict[str, Any]:
+        response = client.get(url)
+        game.refresh_from_db()
+        vc = response.context["vc"]
+        assert vc == day_count(partials.counted_phase(game)), "the page's count is stale"
+        return vc
+
+    def wagon_of(vc: dict[str, Any], slot: Any) -> int:
+        return next(w["count"] for w in vc["wagons"] if w["target"]["slot_id"] == slot.pk)
+
+    assert wagon_of(shown(), slots[1]) == 2
+    assert wagon_of(shown(), slots[1]) == 2  # the cached one, the same
+    services.cast_vote(slots[3].user, game.pk, slots[1].pk)
+    assert wagon_of(shown(), slots[1]) == 3
+    services.unvote(slots[0].user, game.pk)
+    assert wagon_of(shown(), slots[1]) == 2
+    today = timezone.now().date()
+    services.mark_away(slots[4].user, game.pk, starts=today, ends=today + timedelta(days=1))
+    assert [p["seat"] for p in shown()["away"]] == [slots[4].seat]
+    services.cut_deadline_now(host, game.pk)  # the day ends: its final count is shown
+    assert shown()["resolved"]

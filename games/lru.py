@@ -1,0 +1,41 @@
+"""A small process-wide LRU map, safe across threads (ASGI runs sync views in a pool).
+
+Pages keep things here that are expensive to make and can be keyed by everything they
+depend on, so an entry is never stale: only unused entries fall out."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Generic, TypeVar
+
+V = TypeVar("V")
+
+
+class ProcessLRU(Generic[V]):
+    def __init__(self, size: int) -> None:
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[Hashable, V] = OrderedDict()
+        self._size = size
+
+    def get(self, key: Hashable) -> V | None:
+        with self._lock:
+            value = self._entries.get(key)
+            if value is not None:
+                self._entries.move_to_end(key)
+            return value
+
+    def put(self, key: Hashable, value: V) -> None:
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
