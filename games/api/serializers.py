@@ -8,6 +8,7 @@ player's own), ``HostViewSerializer`` (the host) and ``ArchiveSerializer`` (afte
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
@@ -249,17 +250,26 @@ class PostSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-def post_data(post: Any) -> dict[str, Any]:
+def post_data(post: Any, seats: Mapping[int, int] | None = None) -> dict[str, Any]:
+    """A post as the API gives it. A page of posts passes ``seats`` (slot id -> seat) and
+    reads each post with a ``phase_number`` annotation, so no slot or phase row is loaded."""
+    if not post.slot_id:
+        seat = None
+    else:
+        seat = seats[post.slot_id] if seats is not None else post.slot.seat
+    phase = getattr(post, "phase_number", None)
+    if phase is None and post.phase_id:
+        phase = post.phase.number
     return {
         "number": post.number,
         "thread": post.thread,
         "author": post.author.get_username(),
         "slot_id": post.slot_id,
-        "seat": post.slot.seat if post.slot_id else None,
+        "seat": seat,
         "is_host": post.is_host,
         "is_auto": post.is_auto,
         "vote_note": post.vote_note,
-        "phase": post.phase.number if post.phase_id else None,
+        "phase": phase,
         "body": post.body,
         "html": post.html,
         "created_at": post.created_at,

@@ -11,6 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import authenticate, get_user_model
+from django.db.models import F
 from django.http import HttpRequest, JsonResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
@@ -266,8 +267,11 @@ class PostsView(GameAPIView):
             iso,
             request.query_params.get("page"),
             slots,
-            related=("author", "slot", "phase"),
+            # The seat comes from the slots read above and the phase's number as a value:
+            # no slot or phase rows (with their JSON columns) per post.
+            annotations={"phase_number": F("phase__number")},
         )
+        seats = {slot.pk: slot.seat for slot in slots}
         counts = [{"seat": c["seat"], "name": c["name"], "posts": c["posts"]} for c in iso_rows]
         return Response(
             {
@@ -277,7 +281,7 @@ class PostsView(GameAPIView):
                 "count": page.count,
                 "iso": iso,
                 "iso_counts": counts,
-                "results": [s.post_data(p) for p in page.posts],
+                "results": [s.post_data(p, seats) for p in page.posts],
             }
         )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.contrib import messages
@@ -40,6 +41,7 @@ def read_thread_page(
     slots: list[Slot],
     *,
     related: tuple[str, ...] = ("author",),
+    annotations: Mapping[str, Any] | None = None,
 ) -> tuple[ThreadPage, list[dict[str, Any]]]:
     """The page of the thread (or of its ISO view) and the ISO bar's rows.
 
@@ -49,7 +51,9 @@ def read_thread_page(
     last = thread_read.last_number(game, thread)
     counts = thread_read.slot_post_counts(game, thread, last)
     iso_ids = [s.pk for s in slots if s.seat in iso] if iso else None
-    page = thread_read.read_page(game, thread, raw_page, iso_ids, last=last, related=related)
+    page = thread_read.read_page(
+        game, thread, raw_page, iso_ids, last=last, related=related, annotations=annotations
+    )
     return page, thread_read.iso_rows(slots, counts, iso)
 
 
