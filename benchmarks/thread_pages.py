@@ -54,6 +54,8 @@ SAMPLE_BODIES = [
 def build_thread(posts: int) -> tuple[int, list[int]]:
     """The game with ``posts`` public posts: (game id, player user ids by seat). Reused
     when a previous run made it."""
+    from django.db.models import Max
+
     from games import markup, services
     from games.models import Game, GameEvent, Post
 
@@ -72,11 +74,13 @@ def build_thread(posts: int) -> tuple[int, list[int]]:
     rendered: dict[str, str] = {}
     # The standing votes come last, through the service (each is a post of its own).
     voters = slots[: PLAYERS // 2]
-    bulk = posts - len(voters)
+    # The site's own announcements (the day's opening post) are already in the thread.
+    first = (game.posts.filter(thread="public").aggregate(n=Max("number"))["n"] or 0) + 1
+    last = posts - len(voters)
     seq = game.event_seq
-    for start in range(1, bulk + 1, 5000):
+    for start in range(first, last + 1, 5000):
         batch: list[Post] = []
-        for number in range(start, min(start + 5000, bulk + 1)):
+        for number in range(start, min(start + 5000, last + 1)):
             slot = rng.choice(slots)
             body = rng.choice(SAMPLE_BODIES).format(a=rng.choice(names), b=rng.choice(names))
             if body not in rendered:
