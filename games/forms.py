@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.forms import formset_factory
 
+from resolver.days import get_day_script
 from resolver.rulesets import get_ruleset
 from resolver.rulesets.base import FlagSpec
 from resolver.rulesets.base import Ruleset as ResolverRuleset
@@ -141,7 +142,7 @@ def shown_flags(rules: ResolverRuleset) -> list[FlagSpec]:
 
 
 # Power's open discussion: messages per living player on day 1, added each later day, and
-# the day's floor and cap (resolver.days.power). Their initials are the day script's own.
+# the day's floor and cap (resolver.days.power), starting at the day script's defaults.
 DISCUSSION_FIELDS = (
     "discussion_open_allowance",
     "discussion_open_growth",
@@ -149,6 +150,16 @@ DISCUSSION_FIELDS = (
     "discussion_open_cap",
 )
 TABLE_FIELDS = ("turn_based", "turn_seconds", "vote_seconds", "word_limit", *DISCUSSION_FIELDS)
+
+
+def _discussion_field(name: str, what: str, most: int) -> forms.IntegerField:
+    return forms.IntegerField(
+        min_value=0,
+        max_value=most,
+        initial=get_day_script("power").defaults[name],
+        required=False,
+        label=f"Open discussion: {what}",
+    )
 
 
 class GameForm(forms.Form):
@@ -210,34 +221,16 @@ class GameForm(forms.Form):
     word_limit = forms.IntegerField(
         min_value=1, initial=150, required=False, label="Hard word limit of a speech"
     )
-    discussion_open_allowance = forms.IntegerField(
-        min_value=0,
-        max_value=100,
-        initial=2,
-        required=False,
-        label="Open discussion: messages per living player on day 1",
+    discussion_open_allowance = _discussion_field(
+        "discussion_open_allowance", "messages per living player on day 1", 100
     )
-    discussion_open_growth = forms.IntegerField(
-        min_value=0,
-        max_value=100,
-        initial=1,
-        required=False,
-        label="Open discussion: added to that allowance each later day",
+    discussion_open_growth = _discussion_field(
+        "discussion_open_growth", "added to that allowance each later day", 100
     )
-    discussion_open_floor = forms.IntegerField(
-        min_value=0,
-        max_value=10_000,
-        initial=6,
-        required=False,
-        label="Open discussion: fewest messages a day",
+    discussion_open_floor = _discussion_field(
+        "discussion_open_floor", "fewest messages a day", 10_000
     )
-    discussion_open_cap = forms.IntegerField(
-        min_value=0,
-        max_value=10_000,
-        initial=40,
-        required=False,
-        label="Open discussion: most messages a day",
-    )
+    discussion_open_cap = _discussion_field("discussion_open_cap", "most messages a day", 10_000)
     openness = forms.ChoiceField(
         required=False,
         choices=Openness.choices,

@@ -29,9 +29,7 @@ import contextlib
 import json
 import logging
 import os
-import threading
 import weakref
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +41,7 @@ from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 from django.utils.html import format_html
 
+from .lru import ProcessLRU
 from .models import TEAM_THREADS, Game, GameEvent, Post, Slot
 from .views import partials
 
@@ -311,32 +310,8 @@ def _db_count(game_id: int, key: str, below: int) -> int:
     return event_counts(game_id, below - 1).get(key, 0)
 
 
-class _EventCounts:
-    """Per game, process-wide: the numbering's counts at one seq (``event_counts``)."""
-
-    def __init__(self, size: int = 2048) -> None:
-        self.lock = threading.Lock()
-        self.entries: OrderedDict[int, tuple[int, dict[str, int]]] = OrderedDict()
-        self.size = size
-
-    def get(self, game_id: int) -> tuple[int, dict[str, int]] | None:
-        with self.lock:
-            entry = self.entries.get(game_id)
-            if entry is not None:
-                self.entries.move_to_end(game_id)
-            return entry
-
-    def put(self, game_id: int, seq: int, counts: dict[str, int]) -> None:
-        with self.lock:
-            held = self.entries.get(game_id)
-            if held is None or held[0] < seq:
-                self.entries[game_id] = (seq, counts)
-                self.entries.move_to_end(game_id)
-                while len(self.entries) > self.size:
-                    self.entries.popitem(last=False)
-
-
-_EVENT_COUNTS = _EventCounts()
+# Per game, process-wide: the numbering's counts at one seq (``event_counts``).
+_EVENT_COUNTS: ProcessLRU[tuple[int, dict[str, int]]] = ProcessLRU(2048)
 
 
 def _counts_between(game_id: int, low: int, high: int) -> dict[str, int]:
@@ -378,7 +353,7 @@ def event_counts(game_id: int, floor: int) -> dict[str, int]:
         for key, c in _counts_between(game_id, floor, held[0]).items():
             counts[key] -= c
         return counts
-    _EVENT_COUNTS.put(game_id, floor, counts)
+    _EVENT_COUNTS.put(game_id, (floor, counts), keep=lambda held: held[0] >= floor)
     return counts
 
 

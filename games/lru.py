@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
@@ -26,8 +26,12 @@ class ProcessLRU(Generic[V]):
                 self._entries.move_to_end(key)
             return value
 
-    def put(self, key: Hashable, value: V) -> None:
+    def put(self, key: Hashable, value: V, *, keep: Callable[[V], bool] | None = None) -> None:
+        """Store ``value``, unless ``keep(held)`` says the entry held now is to stay."""
         with self._lock:
+            held = self._entries.get(key)
+            if held is not None and keep is not None and keep(held):
+                return
             self._entries[key] = value
             self._entries.move_to_end(key)
             while len(self._entries) > self._size:

@@ -17,51 +17,21 @@ without touching the rows; its length comes from the same counts.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import Count, Max
 
+from .lru import ProcessLRU
 from .models import Game, Post
 
 POSTS_PER_PAGE = 25
 
 
 # -- per-player post counts, kept up to date incrementally -----------------------------
-class _Counts:
-    """Process-wide: (game, its creation, thread) -> (up to post number, {slot id: posts})."""
-
-    def __init__(self, size: int = 2048) -> None:
-        self._lock = threading.Lock()
-        self._entries: OrderedDict[tuple, tuple[int, dict[int, int]]] = OrderedDict()
-        self._size = size
-
-    def get(self, key: tuple) -> tuple[int, dict[int, int]] | None:
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is not None:
-                self._entries.move_to_end(key)
-            return entry
-
-    def put(self, key: tuple, upto: int, counts: dict[int, int]) -> None:
-        with self._lock:
-            held = self._entries.get(key)
-            if held is not None and held[0] >= upto:
-                return  # another request already went further
-            self._entries[key] = (upto, counts)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._size:
-                self._entries.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-
-
-_COUNTS = _Counts()
+# (game, its creation, thread) -> (up to post number, {slot id: posts})
+_COUNTS: ProcessLRU[tuple[int, dict[int, int]]] = ProcessLRU(2048)
 
 
 def last_number(game: Game, thread: str) -> int:
@@ -87,7 +57,8 @@ def slot_post_counts(game: Game, thread: str, upto: int) -> dict[int, int]:
     )
     for slot_id, n in rows:
         counts[slot_id] = counts.get(slot_id, 0) + n
-    _COUNTS.put(key, upto, counts)
+    # Another request may already have gone further: keep the longer count.
+    _COUNTS.put(key, (upto, counts), keep=lambda held: held[0] >= upto)
     return counts
 
 

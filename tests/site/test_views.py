@@ -576,19 +576,11 @@ def test_create_form_turn_by_turn_fields(client_for, host):
 
 
 def _power_post(**overrides):
-    roles = [
-        ("godfather", 1),
-        ("mafia_roleblocker", 1),
-        ("cop", 1),
-        ("doctor", 1),
-        ("vigilante", 1),
-        ("mason", 2),
-        ("villager", 1),
-        ("jester", 1),
-    ]
-    data = _classic_post(
-        ruleset="power", method="priority", starts_with="day", **{"roles-TOTAL_FORMS": "8"}
-    )
+    from games.setups import SETUPS
+
+    roles = [(e["role"], e["count"]) for e in SETUPS["power-nine"].game_kwargs()["role_list"]]
+    data = _classic_post(ruleset="power", method="priority", starts_with="day")
+    data["roles-TOTAL_FORMS"] = str(len(roles))
     del data["word_limit"]
     for i, (role, count) in enumerate(roles):
         data.update({f"roles-{i}-role": role, f"roles-{i}-count": str(count)})
