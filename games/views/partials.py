@@ -84,7 +84,7 @@ def vote_count_context(
     # deadline moved or paused, the next phase), so the game's event_seq, read with the
     # game, versions it; the date too, for who is away today. A busy thread's readers
     # between two events share one count instead of four queries each.
-    key = (game.pk, game.created_at, phase.pk, game.event_seq, timezone.localdate())
+    key = (game.pk, game.created_at, phase.pk, game.event_seq, timezone.now().date())
     vc = _COUNTS.get(key)
     if vc is None:
         vc = day_count(phase, slots=slots)

@@ -154,6 +154,9 @@ def _speech(ctx: Ctx, person: str) -> dict[str, Any]:
 TARGET = lambda ctx, person: {"target": ctx.target.pk}  # noqa: E731
 SLOT = lambda ctx, person: {"slot_id": ctx.target.pk}  # noqa: E731
 HOST_OPS_STATES = ("day", "night")
+# Chores that need a running game (V/LA, the replacement queue) after the end; a vote count
+# to post needs a day.
+GAME_OVER_WRITE = NO_COUNT = cells("no", anon="login")
 G, A = "/games/{g}", "/api/v1/games/{g}"
 
 # States where a row is not listed are not requested for it (e.g. a table-only endpoint at
@@ -533,66 +536,96 @@ ROWS: list[Row] = [
         api=True,
     ),
     Row("API archive", "GET", A + "/archive/", ARCHIVE, api=True),
-    # -- issue 13's pages and API (forum chores, day actions, setups, the simulator): on a
-    # day, by person; unknown ids (a saved setup, a simulation, an absence) answer 404.
-    Row("votes page", "GET", G + "/votes/", same(cells("ok"), "day")),
-    Row("activity page", "GET", G + "/activity/", same(cells("ok"), "day")),
-    Row("multi-ISO page", "GET", G + "/iso/", same(cells("ok"), "day")),
-    Row("V/LA page", "GET", G + "/away/", same(cells("no", anon="login"), "day")),
+    # -- issue 13's pages and API (forum chores, day actions, setups, the simulator): by day,
+    # by night and after the end, by person; unknown ids (a saved setup, a simulation, an
+    # absence) answer 404 (tests/site/test_simulator.py checks a saved setup's owner).
+    Row("votes page", "GET", G + "/votes/", same(cells("ok"), "day", "night", "over")),
+    Row("activity page", "GET", G + "/activity/", same(cells("ok"), "day", "night", "over")),
+    Row("multi-ISO page", "GET", G + "/iso/", same(cells("ok"), "day", "night", "over")),
+    Row("V/LA page", "GET", G + "/away/", same(cells("no", anon="login"), "day", "night", "over")),
     Row(
         "V/LA mark",
         "POST",
         G + "/away/",
-        same(cells("no", anon="login", town="ok", mafia="ok", mason="ok"), "day"),
+        {
+            **same(cells("no", anon="login", town="ok", mafia="ok", mason="ok"), "day", "night"),
+            "over": GAME_OVER_WRITE,
+        },
         data={"starts": "2030-01-01", "ends": "2030-01-02", "note": "x"},
     ),
-    Row("V/LA cancel", "POST", G + "/away/1/cancel/", same(cells("no", anon="login"), "day")),
+    Row(
+        "V/LA cancel",
+        "POST",
+        G + "/away/1/cancel/",
+        same(cells("no", anon="login"), "day", "night", "over"),
+    ),
     Row(
         "replacement queue join",
         "POST",
         G + "/replacements/join/",
-        same(cells("no", anon="login", spect="ok", replaced="ok", other="ok"), "day"),
+        {
+            **same(
+                cells("no", anon="login", spect="ok", replaced="ok", other="ok"), "day", "night"
+            ),
+            "over": GAME_OVER_WRITE,
+        },
     ),
     Row(
         "role PM day action",
         "POST",
         G + "/role/day-action/",
-        same(cells("404", anon="login", town="no", mafia="no", mason="no", dead="no"), "day"),
+        same(
+            cells("404", anon="login", town="no", mafia="no", mason="no", dead="no"),
+            "day",
+            "night",
+            "over",
+        ),
         data=lambda ctx, p: {"ability": "kill", "target": ctx.target.pk},
     ),
-    Row("setup page", "GET", "/setups/forum-vanilla/", same(cells("ok"), "day")),
+    Row("setup page", "GET", "/setups/forum-vanilla/", same(cells("ok"), "day", "night", "over")),
     Row(
         "simulate setup",
         "POST",
         "/setups/forum-vanilla/simulate/",
-        same(cells("ok", anon="login"), "day"),
+        same(cells("ok", anon="login"), "day", "night", "over"),
         data={"games": 10},
     ),
-    Row("saved setup page", "GET", "/setups/saved/1/", same(cells("404"), "day")),
+    Row("saved setup page", "GET", "/setups/saved/1/", same(cells("404"), "day", "night", "over")),
     Row(
         "simulate saved setup",
         "POST",
         "/setups/saved/1/simulate/",
-        same(cells("404", anon="login"), "day"),
+        same(cells("404", anon="login"), "day", "night", "over"),
         data={"games": 10},
     ),
-    Row("simulation page", "GET", "/simulations/1/", same(cells("404"), "day")),
-    Row("API vote counts", "GET", A + "/vote-counts/", same(cells("ok"), "day"), api=True),
+    Row("simulation page", "GET", "/simulations/1/", same(cells("404"), "day", "night", "over")),
+    Row(
+        "API vote counts",
+        "GET",
+        A + "/vote-counts/",
+        same(cells("ok"), "day", "night", "over"),
+        api=True,
+    ),
     Row(
         "API post a vote count",
         "POST",
         A + "/vote-counts/",
-        same(cells("no", anon="login", host="ok"), "day"),
+        {"day": cells("no", anon="login", host="ok"), "night": NO_COUNT, "over": NO_COUNT},
         data={},
         api=True,
     ),
-    Row("API vote log", "GET", A + "/vote-log/", same(cells("ok"), "day"), api=True),
-    Row("API V/LA list", "GET", A + "/away/", same(cells("ok"), "day"), api=True),
+    Row(
+        "API vote log", "GET", A + "/vote-log/", same(cells("ok"), "day", "night", "over"), api=True
+    ),
+    Row("API V/LA list", "GET", A + "/away/", same(cells("ok"), "day", "night", "over"), api=True),
     Row(
         "API V/LA mark",
         "POST",
         A + "/away/",
-        same(cells("no", anon="login", town="ok", mafia="ok", mason="ok"), "day"),
+        {
+            **same(cells("no", anon="login", town="ok", mafia="ok", mason="ok"), "day", "night"),
+            "over": GAME_OVER_WRITE,
+        },
         data={"starts": "2030-01-01", "ends": "2030-01-02"},
         api=True,
     ),
@@ -600,15 +633,25 @@ ROWS: list[Row] = [
         "API V/LA cancel",
         "DELETE",
         A + "/away/1/",
-        same(cells("no", anon="login", town="404", mafia="404", mason="404", dead="404"), "day"),
+        same(
+            cells("no", anon="login", town="404", mafia="404", mason="404", dead="404"),
+            "day",
+            "night",
+            "over",
+        ),
         api=True,
     ),
-    Row("API queue", "GET", A + "/queue/", same(cells("ok"), "day"), api=True),
+    Row("API queue", "GET", A + "/queue/", same(cells("ok"), "day", "night", "over"), api=True),
     Row(
         "API queue join",
         "POST",
         A + "/queue/join/",
-        same(cells("no", anon="login", spect="ok", replaced="ok", other="ok"), "day"),
+        {
+            **same(
+                cells("no", anon="login", spect="ok", replaced="ok", other="ok"), "day", "night"
+            ),
+            "over": GAME_OVER_WRITE,
+        },
         data={},
         api=True,
     ),
@@ -616,7 +659,7 @@ ROWS: list[Row] = [
         "API queue leave",
         "POST",
         A + "/queue/leave/",
-        same(cells("no", anon="login"), "day"),
+        same(cells("no", anon="login"), "day", "night", "over"),
         data={},
         api=True,
     ),
@@ -624,7 +667,7 @@ ROWS: list[Row] = [
         "API host replace next",
         "POST",
         A + "/host/replace-next/",
-        same(cells("no", anon="login"), "day"),
+        same(cells("no", anon="login"), "day", "night", "over"),
         data=lambda ctx, p: {"slot_id": ctx.target.pk},
         api=True,
     ),
@@ -632,7 +675,7 @@ ROWS: list[Row] = [
         "API day action",
         "POST",
         A + "/day-action/",
-        same(cells("no", anon="login"), "day"),
+        same(cells("no", anon="login"), "day", "night", "over"),
         data=lambda ctx, p: {"ability": "kill", "target": ctx.target.pk},
         api=True,
     ),
