@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -152,26 +153,9 @@ def machine() -> str:
     return f"{os.cpu_count()} cores ({model}), Python {sys.version.split()[0]}, load {load}"
 
 
-def group_cpu_seconds(pgid: int) -> float:
-    """CPU time (user + system) of every process in a process group (Linux /proc)."""
+def _proc_cpu_seconds(wanted: Callable[[str, list[str]], bool]) -> float:
+    """CPU time (user + system) of the processes ``wanted(name, stat fields)`` picks."""
     total = 0
-    tick = os.sysconf("SC_CLK_TCK")
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid:  # field 5 of stat: the process group
-            total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / tick
-
-
-def postgres_cpu_seconds() -> float:
-    """CPU time of every PostgreSQL process on the box (the server's share of a run)."""
-    total = 0
-    tick = os.sysconf("SC_CLK_TCK")
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -180,10 +164,20 @@ def postgres_cpu_seconds() -> float:
         except OSError:
             continue
         name = stat[stat.find("(") + 1 : stat.rfind(")")]
-        if name.startswith("postgres"):
-            fields = stat.rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-    return total / tick
+        fields = stat.rsplit(")", 1)[1].split()
+        if wanted(name, fields):
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def group_cpu_seconds(pgid: int) -> float:
+    """CPU time of every process in a process group (field 5 of stat: the group)."""
+    return _proc_cpu_seconds(lambda name, fields: int(fields[2]) == pgid)
+
+
+def postgres_cpu_seconds() -> float:
+    """CPU time of every PostgreSQL process on the box (the server's share of a run)."""
+    return _proc_cpu_seconds(lambda name, fields: name.startswith("postgres"))
 
 
 # -- an ASGI server -----------------------------------------------------------------------

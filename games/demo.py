@@ -143,20 +143,25 @@ def create_demo_game(*, seed: int | None = None, now: Any = None) -> Game:
         setup=DEMO_SETUP,
         seed=seed,
     )
-    for bot in bot_users():
+    return _seat_bots_and_start(
+        game,
+        host,
+        bot_users(),
+        now,
+        "Welcome to the demo game. Seven bots play a forum game with three-minute days "
+        "and one-minute nights; votes are bold **Vote:** lines. Log in as "
+        f"**{DEMO_USERNAME}** / **{DEMO_PASSWORD}** to see it as the host does.",
+    )
+
+
+def _seat_bots_and_start(game: Game, host: Any, bots: list[Any], now: Any, welcome: str) -> Game:
+    """Fill the game with the bots, start it and post the host's welcome."""
+    for bot in bots:
         services.join_game(bot, game.pk)
     services.start_game(host, game.pk, now=now)
-    services.host_post(
-        host,
-        game.pk,
-        body=(
-            "Welcome to the demo game. Seven bots play a forum game with three-minute days "
-            "and one-minute nights; votes are bold **Vote:** lines. Log in as "
-            f"**{DEMO_USERNAME}** / **{DEMO_PASSWORD}** to see it as the host does."
-        ),
-    )
+    services.host_post(host, game.pk, body=welcome)
     game.refresh_from_db()
-    log.info("Demo game %s started", game.pk)
+    log.info("Demo game %s (%s) started", game.pk, game.setup)
     return game
 
 
@@ -183,20 +188,14 @@ def create_demo_table(*, seed: int | None = None, now: Any = None) -> Game:
     game = services.create_game(
         host, title=f"Demo table #{number}: ten bots play the classic game", seed=seed, **kwargs
     )
-    for bot in bot_users(TABLE_BOT_NAMES):
-        services.join_game(bot, game.pk)
-    services.start_game(host, game.pk, now=now)
-    services.host_post(
+    return _seat_bots_and_start(
+        game,
         host,
-        game.pk,
-        body=(
-            "Welcome to the classic table. Ten bots play the classic ten-player game turn by "
-            "turn: night zero, then a speech and a nomination each, a vote, last words."
-        ),
+        bot_users(TABLE_BOT_NAMES),
+        now,
+        "Welcome to the classic table. Ten bots play the classic ten-player game turn by "
+        "turn: night zero, then a speech and a nomination each, a vote, last words.",
     )
-    game.refresh_from_db()
-    log.info("Demo table %s started", game.pk)
-    return game
 
 
 def ensure_demo_table(*, now: Any = None) -> Game:

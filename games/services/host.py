@@ -29,9 +29,7 @@ def extend_deadline(
 ) -> Phase:
     """Push the current phase's deadline back by ``by``."""
     with game_tx(game_id, now) as tx:
-        require_host(user, tx.game)
-        require_running(tx.game)
-        phase = _phase_in_progress(tx)
+        phase = _hosts_phase_in_progress(tx, user)
         if not timedelta(0) < by <= MAX_PHASE_LENGTH:
             raise InvalidInput("Extend by a positive time of at most fourteen days.", "by", "by")
         if phase.is_paused:
@@ -46,9 +44,7 @@ def extend_deadline(
 def cut_deadline_now(user: Any, game_id: int, *, now: datetime | None = None) -> bool:
     """The host ends the current phase now (the same transition as the deadline)."""
     with game_tx(game_id, now) as tx:
-        require_host(user, tx.game)
-        require_running(tx.game)
-        phase = _phase_in_progress(tx)
+        phase = _hosts_phase_in_progress(tx, user)
         if phase.is_paused:
             raise WrongPhase("Resume the game before ending the phase.", "paused")
         return advance(tx, phase.number, force=True)
@@ -57,9 +53,7 @@ def cut_deadline_now(user: Any, game_id: int, *, now: datetime | None = None) ->
 def pause_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phase:
     """Stop the clock: the phase keeps its remaining time until resumed."""
     with game_tx(game_id, now) as tx:
-        require_host(user, tx.game)
-        require_running(tx.game)
-        phase = _phase_in_progress(tx)
+        phase = _hosts_phase_in_progress(tx, user)
         if phase.is_paused:
             raise WrongPhase("The game is already paused.", "paused")
         phase.paused_remaining = max(phase.deadline - tx.now, timedelta(0))
@@ -84,7 +78,10 @@ def resume_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phas
         return phase
 
 
-def _phase_in_progress(tx: Tx) -> Phase:
+def _hosts_phase_in_progress(tx: Tx, user: Any) -> Phase:
+    """The clock controls' checks: the host's own running game, a phase not yet over."""
+    require_host(user, tx.game)
+    require_running(tx.game)
     phase = tx.phase
     if phase is None or phase.resolved:
         raise WrongPhase("There is no phase in progress.", "no_phase")
