@@ -125,9 +125,31 @@ def dumps(value: Any) -> str:
 # ======================================================================================
 # Audiences
 # ======================================================================================
-def everything(game_id: int) -> frozenset[str]:
-    slot_ids = Slot.objects.filter(game_id=game_id).values_list("pk", flat=True)
+def everything(game_id: int, slot_ids: Iterable[int] | None = None) -> frozenset[str]:
+    if slot_ids is None:
+        slot_ids = Slot.objects.filter(game_id=game_id).values_list("pk", flat=True)
     return frozenset({"public", *PRIVATE_AUDIENCES, *(f"slot:{i}" for i in slot_ids)})
+
+
+def audiences_of(game: Game, user: Any, slots: Iterable[Slot]) -> frozenset[str]:
+    """What ``user`` may follow of ``game``, from rows already read (the game and all its
+    slots): the same rules as ``games.views.access.Viewer``."""
+    slots = list(slots)
+    user_id = user.pk if getattr(user, "is_authenticated", False) else None
+    if game.is_finished or (user_id is not None and user_id == game.host_id):
+        return everything(game.pk, [s.pk for s in slots])
+    audiences = {"public"}
+    slot = next((s for s in slots if user_id is not None and s.user_id == user_id), None)
+    if slot is not None:
+        audiences.add(f"slot:{slot.pk}")
+        if game.is_running:
+            if slot.alive and slot.is_mafia:
+                audiences.add("mafia")
+            if slot.alive and slot.private_thread:
+                audiences.add(slot.private_thread)
+            if not slot.alive:
+                audiences.add("dead")
+    return frozenset(audiences)
 
 
 def viewer_audiences(game_id: int, user: Any) -> tuple[frozenset[str], int] | None:
@@ -138,22 +160,11 @@ def viewer_audiences(game_id: int, user: Any) -> tuple[frozenset[str], int] | No
     game = Game.objects.filter(pk=game_id).only("pk", "status", "host_id", "event_seq").first()
     if game is None:
         return None
-    seq = game.event_seq
     user_id = user.pk if getattr(user, "is_authenticated", False) else None
     if game.is_finished or (user_id is not None and user_id == game.host_id):
-        return everything(game_id), seq
-    audiences = {"public"}
-    slot = Slot.objects.filter(game_id=game_id, user_id=user_id).first() if user_id else None
-    if slot is not None:
-        audiences.add(f"slot:{slot.pk}")
-        if game.is_running:
-            if slot.alive and slot.is_mafia:
-                audiences.add("mafia")
-            if slot.alive and slot.private_thread:
-                audiences.add(slot.private_thread)
-            if not slot.alive:
-                audiences.add("dead")
-    return frozenset(audiences), seq
+        return everything(game_id), game.event_seq
+    slots = Slot.objects.filter(game_id=game_id, user_id=user_id) if user_id else []
+    return audiences_of(game, user, slots), game.event_seq
 
 
 def access_meta(event: GameEvent) -> dict[str, Any] | None:
@@ -519,14 +530,18 @@ def replay(
     return Replay(floor, positions_at(game_id, audiences, floor), items)
 
 
-def page_positions(game: Game, user: Any) -> str:
+def page_positions(game: Game, user: Any, slots: Iterable[Slot] | None = None) -> str:
     """What a page renders into ``data-live-positions`` for ``live.js`` (``public.17,
     slot:5.3,~vote_count.4``): the viewer's numbers at render time, so the page need not
-    print the game-wide seq (whose jumps count hidden events)."""
-    access = viewer_audiences(game.pk, user)
-    if access is None:
-        return ""
-    audiences, _seq = access
+    print the game-wide seq (whose jumps count hidden events). ``slots``: all the game's
+    slots, read after ``game`` (a page has them), which saves reading them again."""
+    if slots is None:
+        access = viewer_audiences(game.pk, user)
+        if access is None:
+            return ""
+        audiences = access[0]
+    else:
+        audiences = audiences_of(game, user, slots)
     positions = positions_at(game.pk, audiences, game.event_seq)
     return ",".join(f"{key}.{number}" for key, number in sorted(positions.items()))
 

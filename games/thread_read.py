@@ -17,11 +17,12 @@ without touching the rows; its length comes from the same counts.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, Max
+from django.db.models import Count, Max, QuerySet
 
 from .lru import ProcessLRU
 from .models import Game, Post
@@ -138,8 +139,7 @@ def read_page(
     number = page_number(raw_page, num_pages)
     first = (number - 1) * POSTS_PER_PAGE
     if iso_slot_ids is None:
-        rows = posts.filter(number__gt=first, number__lte=first + POSTS_PER_PAGE)
-        chosen = list(rows.order_by("number"))
+        chosen = _whole_thread_page(posts, game, thread, first, last, related, annotations)
     elif count:
         # The OFFSET walks only the (game, thread, slot, number) index (an index-only scan
         # of numbers); the page's 25 rows are then read by number.
@@ -156,6 +156,35 @@ def read_page(
     else:
         chosen = []
     return ThreadPage(number, num_pages, count, chosen)
+
+
+# (game, its creation, thread, first number, what comes with each post) -> a full page.
+_FULL_PAGES: ProcessLRU[list[Post]] = ProcessLRU(128)
+
+
+def _whole_thread_page(
+    posts: QuerySet[Post],
+    game: Game,
+    thread: str,
+    first: int,
+    last: int,
+    related: tuple[str, ...],
+    annotations: Mapping[str, Any] | None,
+) -> list[Post]:
+    """Posts ``first+1 .. first+25``. A full page never changes once its last post exists
+    (posts are committed in number order and never edited), so it is read once per process;
+    the newest page, still filling, is read each time. Each caller gets copies."""
+    rows = posts.filter(number__gt=first, number__lte=first + POSTS_PER_PAGE).order_by("number")
+    if first + POSTS_PER_PAGE > last:
+        return list(rows)
+    key = (game.pk, game.created_at, thread, first, related, tuple(sorted(annotations or ())))
+    held = _FULL_PAGES.get(key)
+    if held is None:
+        held = list(rows)
+        if len(held) != POSTS_PER_PAGE:  # never expected (numbers have no gaps): don't keep
+            return held
+        _FULL_PAGES.put(key, held)
+    return [copy.copy(post) for post in held]
 
 
 def iso_rows(slots: list[Any], counts: dict[int, int], iso: list[int]) -> list[dict[str, Any]]:

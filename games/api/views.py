@@ -26,7 +26,7 @@ from resolver.model import GameState
 from resolver.rulesets import NAMES as RULESET_NAMES
 from resolver.rulesets import get_ruleset
 
-from .. import display, naming, ratelimit, services
+from .. import display, naming, ratelimit, services, snapshot
 from ..errors import InvalidInput
 from ..inactivity import slots_needing_replacement
 from ..models import Game, GameStatus, NightAction, PrivateResult, Slot, Thread
@@ -257,7 +257,7 @@ class PostsView(GameAPIView):
         """A page of a thread (25 posts), optionally filtered to some players (ISO)."""
         game = self.game(game_id)
         thread = request.query_params.get("thread", Thread.PUBLIC)
-        slots = _slots(game)
+        slots = snapshot.slots(game)
         if not Viewer.of(game, request.user, slots).can_read(thread):
             raise NotFound("There is no such thread.")
         iso = parse_iso(request.query_params.getlist("iso"))

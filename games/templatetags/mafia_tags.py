@@ -83,7 +83,9 @@ def live_positions(context: Any, game: Any) -> str:
     from ..live import page_positions
 
     request = context.get("request")
-    return page_positions(game, getattr(request, "user", None))
+    # ``live_slots``: all the game's slots, read after its game (the thread page has them),
+    # so the audiences need no further query.
+    return page_positions(game, getattr(request, "user", None), context.get("live_slots"))
 
 
 # -- display names (the resolver's, never the slugs) ----------------------------------------

@@ -12,7 +12,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from .. import display, ratelimit, services, thread_read
+from .. import display, ratelimit, services, snapshot, thread_read
 from ..errors import GameRuleError
 from ..forms import PostForm
 from ..models import Game, Post, Slot, Thread
@@ -70,12 +70,13 @@ def _quote_initial(game: Game, thread: str, raw: str | None) -> str:
 
 
 def _thread_page(request: HttpRequest, game: Game, thread: str) -> HttpResponse:
-    # Read the slots and the current phase once: the viewer, the vote count, the players
-    # panel and the banner all work from them (queries constant in the thread's length).
-    slots = list(game.slots.select_related("user").order_by("seat"))
+    # The slots and the current phase once, as of the game's last event: the viewer, the
+    # vote count, the players panel and the banner all work from them (no queries between
+    # two events of the game, whatever the thread's length).
+    slots = snapshot.slots(game)
     viewer = Viewer.of(game, request.user, slots)
     viewer.require_read(thread)
-    current = game.current_phase() if not game.is_signups else None
+    current = snapshot.current_phase(game) if not game.is_signups else None
     iso = parse_iso(request.GET.getlist("iso"))
     page, counts = read_thread_page(game, thread, iso, request.GET.get("page"), slots)
     block = viewer.posting_block(thread, current)
@@ -101,12 +102,13 @@ def _thread_page(request: HttpRequest, game: Game, thread: str) -> HttpResponse:
         "posting_block": block,
         "is_last_page": page.number == page.num_pages,
         "slots": slots,
+        "live_slots": slots,
         "my_slot": viewer.slot,
         "public_setup": display.public_setup(game),
-        **vote_count,
+        "vote_count_html": partials.vote_count_html(vote_count),
         "banner": partials.phase_banner_context(game, current=current),
-        **partials.players_context(
-            game, viewer=viewer, current=current, slots=slots, vc=vote_count["vc"]
+        "players_html": partials.players_html(
+            request, game, viewer, current=current, slots=slots, vc=vote_count["vc"]
         ),
     }
     if game.turn_based and not game.is_signups:

@@ -21,11 +21,12 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from django.http import HttpRequest
+from django.middleware.csrf import get_token
 from django.template.loader import get_template, render_to_string
 from django.urls import reverse
-from django.utils import timezone
 
-from .. import display
+from .. import display, snapshot
 from ..lru import ProcessLRU
 from ..models import Game, Phase, PhaseKind, Post, Slot, Thread
 from ..thread_read import POSTS_PER_PAGE
@@ -66,6 +67,21 @@ def counted_phase(game: Game, current: Phase | None = _UNREAD) -> Phase | None:
 
 # (game, its creation, day, event_seq, date) -> that day's vote count, for pages.
 _COUNTS: ProcessLRU[dict[str, Any]] = ProcessLRU(1024)
+# The same key and the game's phase number -> the vote count's HTML (the same for everyone).
+_COUNT_HTML: ProcessLRU[str] = ProcessLRU(1024)
+# (game, its creation, event_seq, current phase, viewer's user id) -> the players panel's
+# HTML, with ``_CSRF_SLOT`` where each request's own CSRF token goes.
+_PANELS: ProcessLRU[str] = ProcessLRU(2048)
+_CSRF_SLOT = "csrf0slot0of0a0cached0panel"
+
+
+def _event_key(game: Game, phase: Phase | None) -> tuple[Any, ...]:
+    """What versions everything the sidebar shows of ``phase``: every change it can show (a
+    vote, a death, V/LA, a replacement, a deadline moved or paused, the next phase) comes
+    with an event of the game (``games.snapshot``); the date too, for who is away today.
+    A busy thread's readers between two events share one count instead of four queries and
+    a render each."""
+    return (*snapshot.today_key(game), phase.pk if phase is not None else None)
 
 
 def vote_count_context(
@@ -80,16 +96,26 @@ def vote_count_context(
     phase = counted_phase(game, current)
     if phase is None:
         return {"game": game, "vc": None}
-    # Everything a count shows changes with an event of the game (a vote, a death, V/LA, a
-    # deadline moved or paused, the next phase), so the game's event_seq, read with the
-    # game, versions it; the date too, for who is away today. A busy thread's readers
-    # between two events share one count instead of four queries each.
-    key = (game.pk, game.created_at, phase.pk, game.event_seq, timezone.now().date())
+    key = _event_key(game, phase)
     vc = _COUNTS.get(key)
     if vc is None:
         vc = day_count(phase, slots=slots)
         _COUNTS.put(key, vc)
     return {"game": game, "vc": vc}
+
+
+def vote_count_html(context: dict[str, Any]) -> str:
+    """``_vote_count.html`` rendered from ``vote_count_context``'s dict, once per game event
+    (what it shows depends on the count and the game's phase, nothing of the viewer's)."""
+    game, vc = context["game"], context["vc"]
+    if vc is None:
+        return render_to_string("games/_vote_count.html", context)
+    key = (*_event_key(game, None), game.phase_number, vc.get("phase"))
+    html = _COUNT_HTML.get(key)
+    if html is None:
+        html = render_to_string("games/_vote_count.html", context)
+        _COUNT_HTML.put(key, html)
+    return html
 
 
 def render_vote_count(game: Game) -> str:
@@ -218,6 +244,31 @@ def players_context(
 
 def render_players(game: Game, user: Any = None) -> str:
     return render_to_string("games/_players.html", players_context(game, user))
+
+
+def players_html(
+    request: HttpRequest,
+    game: Game,
+    viewer: Viewer,
+    *,
+    current: Phase | None,
+    slots: list[Slot],
+    vc: dict[str, Any] | None,
+) -> str:
+    """The players panel of a page for its viewer, rendered once per game event and viewer
+    (keyed by the user: a panel shows the viewer's own buttons and what their role lets
+    them see, so no two people share one); the request's CSRF token is put in afterwards."""
+    user_id = request.user.pk if request.user.is_authenticated else None
+    key = (*_event_key(game, current), user_id)
+    html = _PANELS.get(key)
+    if html is None:
+        context = players_context(game, viewer=viewer, current=current, slots=slots, vc=vc)
+        context["csrf_token"] = _CSRF_SLOT
+        html = render_to_string("games/_players_panel.html", context)
+        _PANELS.put(key, html)
+    if _CSRF_SLOT in html:
+        html = html.replace(_CSRF_SLOT, get_token(request))
+    return html
 
 
 # -- posts ------------------------------------------------------------------------------

@@ -110,16 +110,16 @@ def test_a_new_post_costs_one_small_count_not_a_recount(voting_game, client_for)
     add_posts(game, 1)
     with CaptureQueriesContext(connection) as ctx:
         client.get(url)
-    # The per-player counts and the live positions each count the one new post/event; the
-    # vote count, cached per game event, is read again (the day's standing votes and who is
-    # away: nothing that grows with the thread). Nothing else is added.
-    recount = [
+    # The per-player counts and the live positions each count the one new post/event; what
+    # is kept per game event is read again (the slots, the current phase, the day's standing
+    # votes and who is away: nothing that grows with the thread). Nothing else is added.
+    reread = [
         q["sql"]
         for q in ctx.captured_queries
-        if 'FROM "games_vote"' in q["sql"] or 'FROM "games_absence"' in q["sql"]
+        if any(f'FROM "games_{t}"' in q["sql"] for t in ("vote", "absence", "slot", "phase"))
     ]
-    assert len(recount) == 2
-    assert len(ctx.captured_queries) == steady + 2 + len(recount)
+    assert len(reread) == 4
+    assert len(ctx.captured_queries) == steady + 2 + len(reread)
     counted = [
         q["sql"]
         for q in ctx.captured_queries
@@ -253,25 +253,47 @@ def test_cached_post_html_is_what_render_post_gives_and_follows_the_post(voting_
     assert partials._post_key(post, b"other template") != partials._post_key(post, b"")
 
 
-def test_the_pages_cached_vote_count_follows_every_change(voting_game, client_for, host):
-    """The page keeps one vote count per game event: a vote, an unvote, V/LA and a new day
-    each show at once, and a page never shows a count the plain read would not."""
+def section(page: str, element_id: str) -> str:
+    """The ``<section id=...>`` of a page, CSRF tokens blanked (each request has its own)."""
+    match = re.search(rf'<section id="{element_id}".*?</section>', page, re.S)
+    assert match, f"no #{element_id} on the page"
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", match.group(0))
+
+
+def test_the_pages_cached_sidebar_follows_every_change(voting_game, client_for, host):
+    """The page keeps its slots, phase, vote count and players panel per game event: a vote,
+    an unvote, V/LA, a death and a new day each show at once, and the page never shows a
+    sidebar the plain reads and renders would not (for a spectator or for a player)."""
     from datetime import timedelta
 
+    from django.contrib.auth.models import AnonymousUser
+    from django.template.loader import render_to_string
     from django.utils import timezone
 
     from games.vote_count import day_count
+    from tests.factories import UserFactory
 
     game = voting_game
     slots = list(game.slots.order_by("seat").select_related("user"))
-    client = client_for(None)
+    me = slots[5]
+    clients = {None: client_for(None), me.user: client_for(me.user)}
     url = f"/games/{game.pk}/"
 
     def shown() -> dict[str, Any]:
-        response = client.get(url)
+        pages = {who: c.get(url).content.decode() for who, c in clients.items()}
         game.refresh_from_db()
-        vc = response.context["vc"]
-        assert vc == day_count(partials.counted_phase(game)), "the page's count is stale"
+        vc = day_count(partials.counted_phase(game))
+        plain_count = render_to_string("games/_vote_count.html", {"game": game, "vc": vc})
+        for who, page in pages.items():
+            assert section(page, "vote-count") == section(plain_count, "vote-count"), (
+                "the page's count is stale"
+            )
+            context = partials.players_context(game, who or AnonymousUser())
+            context["csrf_token"] = "blanked"
+            plain_players = render_to_string("games/_players_panel.html", context)
+            assert section(page, "players") == section(plain_players, "players"), (
+                f"the players panel of {who or 'a spectator'} is stale"
+            )
         return vc
 
     def wagon_of(vc: dict[str, Any], slot: Any) -> int:
@@ -281,10 +303,38 @@ def test_the_pages_cached_vote_count_follows_every_change(voting_game, client_fo
     assert wagon_of(shown(), slots[1]) == 2  # the cached one, the same
     services.cast_vote(slots[3].user, game.pk, slots[1].pk)
     assert wagon_of(shown(), slots[1]) == 3
+    services.cast_vote(me.user, game.pk, slots[2].pk)  # my panel: "your vote", Unvote
+    assert "data-unvote" in section(clients[me.user].get(url).content.decode(), "players")
+    assert wagon_of(shown(), slots[2]) == 1
     services.unvote(slots[0].user, game.pk)
     assert wagon_of(shown(), slots[1]) == 2
     today = timezone.now().date()
     services.mark_away(slots[4].user, game.pk, starts=today, ends=today + timedelta(days=1))
     assert [p["seat"] for p in shown()["away"]] == [slots[4].seat]
+    services.modkill(host, game.pk, slots[3].pk)  # a death: the panel and the count change
+    assert wagon_of(shown(), slots[1]) == 1
+    services.replace_player(host, game.pk, slots[6].pk, UserFactory(username="newcomer"))
+    assert "newcomer" in section(clients[None].get(url).content.decode(), "players")
+    shown()
     services.cut_deadline_now(host, game.pk)  # the day ends: its final count is shown
     assert shown()["resolved"]
+
+
+def test_a_full_page_is_read_once_and_the_newest_page_every_time(voting_game, client_for):
+    game = voting_game
+    add_posts(game, 50 - thread_read.last_number(game, "public"))  # pages 1 and 2 are full
+    client = client_for(None)
+
+    def page_reads(url: str) -> tuple[list[int], int]:
+        with CaptureQueriesContext(connection) as ctx:
+            page = client.get(url).content.decode()
+        reads = [q for q in ctx.captured_queries if q["sql"].endswith('"games_post"."number" ASC')]
+        return numbers(page), len(reads)
+
+    assert page_reads(f"/games/{game.pk}/?page=2") == (list(range(26, 51)), 1)
+    assert page_reads(f"/games/{game.pk}/?page=2") == (list(range(26, 51)), 0)  # kept
+    add_posts(game, 1)
+    assert page_reads(f"/games/{game.pk}/?page=last") == ([51], 1)
+    add_posts(game, 1)
+    assert page_reads(f"/games/{game.pk}/?page=last") == ([51, 52], 1)  # still filling
+    assert page_reads(f"/games/{game.pk}/?page=2")[1] == 0

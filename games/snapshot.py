@@ -1,0 +1,69 @@
+"""The game's slots and current phase as of an event of the game, read once per process.
+
+Every change to a slot or a phase (a death, a replacement, a vote's day moving on, a deadline
+moved or paused, the next phase) is made in a game transaction that writes events, and the
+transaction's last write is the game's ``event_seq``. So a page that has read the game (and
+with it ``event_seq = N``) may use the slots and current phase that any request read after
+seeing ``N``: they are at least as new as ``N``, exactly as if it had read them itself after
+the game. Pages between two events of a busy game share one read instead of two queries
+each.
+
+What is handed out are copies: a page can never change (or lazily load a relation into) the
+rows another page will be given.
+"""
+
+from __future__ import annotations
+
+import copy
+from datetime import date
+from typing import Any
+
+from django.utils import timezone
+
+from .lru import ProcessLRU
+from .models import Game, Phase, Slot
+
+# (game, its creation, event_seq) -> the game's slots in seat order, with their users.
+_SLOTS: ProcessLRU[list[Slot]] = ProcessLRU(512)
+# (game, its creation, event_seq, phase number) -> the current phase (or None).
+_PHASES: ProcessLRU[tuple[Phase | None]] = ProcessLRU(512)
+
+
+def event_key(game: Game) -> tuple[Any, ...]:
+    """The game as of its last event: what versions everything read from it here."""
+    return (game.pk, game.created_at, game.event_seq)
+
+
+def today_key(game: Game) -> tuple[Any, ...]:
+    """``event_key`` and the date (UTC): for what also shows who is away today (V/LA)."""
+    today: date = timezone.now().date()
+    return (*event_key(game), today)
+
+
+def slots(game: Game) -> list[Slot]:
+    """The game's slots in seat order, each with its user, as of ``game.event_seq``."""
+    key = event_key(game)
+    held = _SLOTS.get(key)
+    if held is None:
+        held = list(game.slots.select_related("user").order_by("seat"))
+        _SLOTS.put(key, held)
+    return [copy.copy(slot) for slot in held]
+
+
+def current_phase(game: Game) -> Phase | None:
+    """``game.current_phase()`` as of ``game.event_seq``."""
+    if not game.phase_number:
+        return None
+    key = (*event_key(game), game.phase_number)
+    held = _PHASES.get(key)
+    if held is None:
+        held = (game.current_phase(),)
+        _PHASES.put(key, held)
+    phase = held[0]
+    return copy.copy(phase) if phase is not None else None
+
+
+def clear() -> None:
+    """Forget everything held (tests that rewrite rows behind the services' back)."""
+    _SLOTS.clear()
+    _PHASES.clear()
