@@ -62,8 +62,3 @@ def current_phase(game: Game) -> Phase | None:
     phase = held[0]
     return copy.copy(phase) if phase is not None else None
 
-
-def clear() -> None:
-    """Forget everything held (tests that rewrite rows behind the services' back)."""
-    _SLOTS.clear()
-    _PHASES.clear()
