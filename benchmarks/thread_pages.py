@@ -11,8 +11,10 @@ own markup, a quote or a bold vote here and there) and a standing vote count mad
 votes, then requests through Django's test client in this process (``DEBUG=0``, real
 PostgreSQL, the whole middleware stack):
 
-- the thread's first, middle and last page, anonymous and as a player (vote count, player
-  panel with vote buttons);
+- the thread's first, middle and last page (the newest, still filling: 12 posts more than
+  the round number), anonymous and as a player (vote count, player panel with vote
+  buttons), and as a player a different old page each request (none read before: what
+  the per-process page store does not hold);
 - the ISO view of one player (first and last page of their posts);
 - the API's posts page (first, middle, last).
 
@@ -117,19 +119,38 @@ def build_thread(posts: int) -> tuple[int, list[int]]:
     return game.pk, [s.user_id for s in slots]
 
 
-def measure(client: Any, url: str, requests: int) -> dict[str, Any]:
+def fill_last_page(game_id: int, user_ids: list[int]) -> None:
+    """A live thread's newest page is still filling (and is read each time, not kept):
+    12 more posts through the site's own service when the thread ends on a full page."""
+    from django.contrib.auth import get_user_model
+
+    from games import services, thread_read
+    from games.models import Game
+
+    game = Game.objects.get(pk=game_id)
+    if thread_read.last_number(game, "public") % thread_read.POSTS_PER_PAGE:
+        return
+    users = get_user_model().objects.in_bulk(user_ids)
+    for i in range(12):
+        user = users[user_ids[i % len(user_ids)]]
+        services.submit_post(user, game_id, body=f"Still here. Reading back, post {i}.")
+
+
+def measure(client: Any, url: str | list[str], requests: int) -> dict[str, Any]:
+    """``url``, or each request the next of a list (pages no earlier request read)."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
+    urls = [url] * (requests + 2) if isinstance(url, str) else url
     walls, cpus, queries, sizes = [], [], [], []
     for i in range(requests + 2):  # two warm-up requests: template loading, first plans
         with CaptureQueriesContext(connection) as ctx:
             w0, c0 = time.perf_counter(), time.process_time()
-            response = client.get(url)
+            response = client.get(urls[i])
             content = response.content
             w1, c1 = time.perf_counter(), time.process_time()
         if response.status_code != 200:
-            raise SystemExit(f"{url}: HTTP {response.status_code}")
+            raise SystemExit(f"{urls[i]}: HTTP {response.status_code}")
         if i >= 2:
             walls.append(w1 - w0)
             cpus.append(c1 - c0)
@@ -152,6 +173,7 @@ def run(posts: int, requests: int) -> list[dict[str, Any]]:
     from games.models import Post
 
     game_id, user_ids = build_thread(posts)
+    fill_last_page(game_id, user_ids)
     pages = (posts + 24) // 25
     player = get_user_model().objects.get(pk=user_ids[PLAYERS - 1])  # not voting: buttons
     anonymous, logged_in = Client(), Client()
@@ -167,6 +189,8 @@ def run(posts: int, requests: int) -> list[dict[str, Any]]:
         ("thread, first page", "player", logged_in, f"{base}?page=1"),
         ("thread, middle page", "player", logged_in, f"{base}?page={pages // 2}"),
         ("thread, last page", "player", logged_in, f"{base}?page=last"),
+        ("thread, a page nobody read yet", "player", logged_in,
+         [f"{base}?page={n}" for n in range(2, 2 + requests + 2)]),
         (f"ISO of one player ({iso_posts} posts), first page", "player", logged_in,
          f"{base}?iso={iso_seat}&page=1"),
         (f"ISO of one player ({iso_posts} posts), middle page", "player", logged_in,

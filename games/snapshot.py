@@ -61,4 +61,3 @@ def current_phase(game: Game) -> Phase | None:
         _PHASES.put(key, held)
     phase = held[0]
     return copy.copy(phase) if phase is not None else None
-

@@ -139,7 +139,7 @@ def read_page(
     number = page_number(raw_page, num_pages)
     first = (number - 1) * POSTS_PER_PAGE
     if iso_slot_ids is None:
-        chosen = _whole_thread_page(posts, game, thread, first, last, related, annotations)
+        rows = posts.filter(number__gt=first, number__lte=first + POSTS_PER_PAGE)
     elif count:
         # The OFFSET walks only the (game, thread, slot, number) index (an index-only scan
         # of numbers); the page's 25 rows are then read by number.
@@ -152,32 +152,28 @@ def read_page(
         else:  # nearer the end: skip from there (the newest pages are the ones people read)
             skip = count - first - size
             numbers = numbers.order_by("-number")[skip : skip + size]
-        chosen = list(posts.filter(number__in=numbers).order_by("number"))
+        rows = posts.filter(number__in=numbers)
     else:
-        chosen = []
-    return ThreadPage(number, num_pages, count, chosen)
+        return ThreadPage(number, num_pages, count, [])
+    iso = tuple(sorted(iso_slot_ids)) if iso_slot_ids is not None else None
+    what = (related, tuple(sorted(annotations or ())))
+    key = (game.pk, game.created_at, thread, iso, first, what)
+    full = first + POSTS_PER_PAGE <= count
+    return ThreadPage(number, num_pages, count, _page_posts(rows.order_by("number"), key, full))
 
 
-# (game, its creation, thread, first number, what comes with each post) -> a full page.
+# (game, its creation, thread, ISO slots, first position, what comes with each post) -> the
+# posts of a full page.
 _FULL_PAGES: ProcessLRU[list[Post]] = ProcessLRU(128)
 
 
-def _whole_thread_page(
-    posts: QuerySet[Post],
-    game: Game,
-    thread: str,
-    first: int,
-    last: int,
-    related: tuple[str, ...],
-    annotations: Mapping[str, Any] | None,
-) -> list[Post]:
-    """Posts ``first+1 .. first+25``. A full page never changes once its last post exists
-    (posts are committed in number order and never edited), so it is read once per process;
-    the newest page, still filling, is read each time. Each caller gets copies."""
-    rows = posts.filter(number__gt=first, number__lte=first + POSTS_PER_PAGE).order_by("number")
-    if first + POSTS_PER_PAGE > last:
+def _page_posts(rows: QuerySet[Post], key: tuple[Any, ...], full: bool) -> list[Post]:
+    """A page's posts. A full page never changes once its last post exists (posts are
+    committed in number order and never edited, and an ISO page counts its players' posts
+    from the first), so it is read once per process; the newest page, still filling, is
+    read each time. Each caller gets copies."""
+    if not full:
         return list(rows)
-    key = (game.pk, game.created_at, thread, first, related, tuple(sorted(annotations or ())))
     held = _FULL_PAGES.get(key)
     if held is None:
         held = list(rows)
