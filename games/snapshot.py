@@ -1,12 +1,14 @@
-"""The game's slots and current phase as of an event of the game, read once per process.
+"""The game's slots, current phase and threads' lengths as of an event of the game, read
+once per process.
 
 Every change to a slot or a phase (a death, a replacement, a vote's day moving on, a deadline
 moved or paused, the next phase) is made in a game transaction that writes events, and the
 transaction's last write is the game's ``event_seq``. So a page that has read the game (and
 with it ``event_seq = N``) may use the slots and current phase that any request read after
 seeing ``N``: they are at least as new as ``N``, exactly as if it had read them itself after
-the game. Pages between two events of a busy game share one read instead of two queries
-each.
+the game. Every post is written with an event too (``services.thread.do_post``), so a
+thread's last post number is fixed by the seq as well. Pages between two events of a busy
+game share one read instead of three queries each.
 
 What is handed out are copies: a page can never change (or lazily load a relation into) the
 rows another page will be given.
@@ -20,6 +22,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from . import thread_read
 from .lru import ProcessLRU
 from .models import Game, Phase, Slot
 
@@ -27,6 +30,8 @@ from .models import Game, Phase, Slot
 _SLOTS: ProcessLRU[list[Slot]] = ProcessLRU(512)
 # (game, its creation, event_seq, phase number) -> the current phase (or None).
 _PHASES: ProcessLRU[tuple[Phase | None]] = ProcessLRU(512)
+# (game, its creation, event_seq, thread) -> the thread's last post number.
+_LAST_NUMBERS: ProcessLRU[int] = ProcessLRU(2048)
 
 
 def event_key(game: Game) -> tuple[Any, ...]:
@@ -61,3 +66,13 @@ def current_phase(game: Game) -> Phase | None:
         _PHASES.put(key, held)
     phase = held[0]
     return copy.copy(phase) if phase is not None else None
+
+
+def last_number(game: Game, thread: str) -> int:
+    """``thread_read.last_number`` as of ``game.event_seq``."""
+    key = (*event_key(game), thread)
+    held = _LAST_NUMBERS.get(key)
+    if held is None:
+        held = thread_read.last_number(game, thread)
+        _LAST_NUMBERS.put(key, held)
+    return held

@@ -48,7 +48,7 @@ def read_thread_page(
     The cost does not grow with the thread: the page is an index range (or, filtered, an
     offset within the chosen players' posts) and the per-player counts are kept up to date
     incrementally (``games.thread_read``)."""
-    last = thread_read.last_number(game, thread)
+    last = snapshot.last_number(game, thread)
     counts = thread_read.slot_post_counts(game, thread, last)
     iso_ids = [s.pk for s in slots if s.seat in iso] if iso else None
     page = thread_read.read_page(

@@ -118,14 +118,16 @@ def test_a_new_post_costs_one_small_count_not_a_recount(voting_game, client_for)
     with CaptureQueriesContext(connection) as ctx:
         client.get(url)
     # The per-player counts and the live positions each count the one new post/event; what
-    # is kept per game event is read again (the slots, the current phase, the day's standing
-    # votes and who is away: nothing that grows with the thread). Nothing else is added.
+    # is kept per game event is read again (the slots, the current phase, the thread's last
+    # number, the day's standing votes and who is away: nothing that grows with the
+    # thread). Nothing else is added.
     reread = [
         q["sql"]
         for q in ctx.captured_queries
         if any(f'FROM "games_{t}"' in q["sql"] for t in ("vote", "absence", "slot", "phase"))
+        or q["sql"].startswith('SELECT MAX("games_post"."number")')
     ]
-    assert len(reread) == 4
+    assert len(reread) == 5
     assert len(ctx.captured_queries) == steady + 2 + len(reread)
     counted = [
         q["sql"]
