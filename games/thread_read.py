@@ -156,30 +156,30 @@ def read_page(
     else:
         return ThreadPage(number, num_pages, count, [])
     iso = tuple(sorted(iso_slot_ids)) if iso_slot_ids is not None else None
+    end = min(count, first + POSTS_PER_PAGE)
     what = (related, tuple(sorted(annotations or ())))
-    key = (game.pk, game.created_at, thread, iso, first, what)
-    full = first + POSTS_PER_PAGE <= count
-    return ThreadPage(number, num_pages, count, _page_posts(rows.order_by("number"), key, full))
+    key = (game.pk, game.created_at, thread, iso, first, end, what)
+    return ThreadPage(number, num_pages, count, _page_posts(rows.order_by("number"), key))
 
 
-# (game, its creation, thread, ISO slots, first position, what comes with each post) -> the
-# posts of a full page.
-_FULL_PAGES: ProcessLRU[list[Post]] = ProcessLRU(128)
+# (game, its creation, thread, ISO slots, first and end position, what comes with each
+# post) -> the page's posts.
+_PAGES: ProcessLRU[list[Post]] = ProcessLRU(128)
 
 
-def _page_posts(rows: QuerySet[Post], key: tuple[Any, ...], full: bool) -> list[Post]:
-    """A page's posts. A full page never changes once its last post exists (posts are
-    committed in number order and never edited, and an ISO page counts its players' posts
-    from the first), so it is read once per process; the newest page, still filling, is
-    read each time. Each caller gets copies."""
-    if not full:
-        return list(rows)
-    held = _FULL_PAGES.get(key)
+def _page_posts(rows: QuerySet[Post], key: tuple[Any, ...]) -> list[Post]:
+    """A page's posts, read once per process. Posts are committed in number order, never
+    edited or deleted, and a page (of the thread, or of its ISO view: its players' posts
+    counted from the first) holds positions ``first+1 .. end``: so what is on it is fixed
+    by those two numbers. A full page is read once; the newest, still filling, once per
+    new post. Each caller gets copies."""
+    held = _PAGES.get(key)
     if held is None:
         held = list(rows)
-        if len(held) != POSTS_PER_PAGE:  # never expected (numbers have no gaps): don't keep
+        first, end = key[4], key[5]
+        if len(held) != end - first:  # never expected (numbers have no gaps): don't keep
             return held
-        _FULL_PAGES.put(key, held)
+        _PAGES.put(key, held)
     return [copy.copy(post) for post in held]
 
 

@@ -119,15 +119,16 @@ def test_a_new_post_costs_one_small_count_not_a_recount(voting_game, client_for)
         client.get(url)
     # The per-player counts and the live positions each count the one new post/event; what
     # is kept per game event is read again (the slots, the current phase, the thread's last
-    # number, the day's standing votes and who is away: nothing that grows with the
-    # thread). Nothing else is added.
+    # number, the day's standing votes and who is away) and the newest page, which has a
+    # post more: nothing that grows with the thread. Nothing else is added.
     reread = [
         q["sql"]
         for q in ctx.captured_queries
         if any(f'FROM "games_{t}"' in q["sql"] for t in ("vote", "absence", "slot", "phase"))
         or q["sql"].startswith('SELECT MAX("games_post"."number")')
+        or q["sql"].endswith('ORDER BY "games_post"."number" ASC')
     ]
-    assert len(reread) == 5
+    assert len(reread) == 6
     assert len(ctx.captured_queries) == steady + 2 + len(reread)
     counted = [
         q["sql"]
@@ -329,7 +330,7 @@ def test_the_pages_cached_sidebar_follows_every_change(voting_game, client_for, 
     assert shown()["resolved"]
 
 
-def test_a_full_page_is_read_once_and_the_newest_page_every_time(voting_game, client_for):
+def test_a_page_is_read_once_and_the_newest_page_once_per_new_post(voting_game, client_for):
     game = voting_game
     add_posts(game, 50 - thread_read.last_number(game, "public"))  # pages 1 and 2 are full
     client = client_for(None)
@@ -346,4 +347,5 @@ def test_a_full_page_is_read_once_and_the_newest_page_every_time(voting_game, cl
     assert page_reads(f"/games/{game.pk}/?page=last") == ([51], 1)
     add_posts(game, 1)
     assert page_reads(f"/games/{game.pk}/?page=last") == ([51, 52], 1)  # still filling
+    assert page_reads(f"/games/{game.pk}/?page=last") == ([51, 52], 0)  # no new post: kept
     assert page_reads(f"/games/{game.pk}/?page=2")[1] == 0
