@@ -14,7 +14,8 @@ PostgreSQL, the whole middleware stack):
 - the thread's first, middle and last page (the newest, still filling: 12 posts more than
   the round number), anonymous and as a player (vote count, player panel with vote
   buttons), and as a player a different old page each request (none read before: what
-  the per-process page store does not hold);
+  the per-process page store does not hold), and the last page with another player's post
+  before each view (a busy game: nothing kept per game event is reused);
 - the ISO view of one player (first and last page of their posts);
 - the API's posts page (first, middle, last).
 
@@ -136,14 +137,17 @@ def fill_last_page(game_id: int, user_ids: list[int]) -> None:
         services.submit_post(user, game_id, body=f"Still here. Reading back, post {i}.")
 
 
-def measure(client: Any, url: str | list[str], requests: int) -> dict[str, Any]:
-    """``url``, or each request the next of a list (pages no earlier request read)."""
+def measure(client: Any, url: str | list[str], requests: int, before: Any = None) -> dict[str, Any]:
+    """``url``, or each request the next of a list (pages no earlier request read);
+    ``before()`` runs (untimed) ahead of each request."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     urls = [url] * (requests + 2) if isinstance(url, str) else url
     walls, cpus, queries, sizes = [], [], [], []
     for i in range(requests + 2):  # two warm-up requests: template loading, first plans
+        if before is not None:
+            before()
         with CaptureQueriesContext(connection) as ctx:
             w0, c0 = time.perf_counter(), time.process_time()
             response = client.get(urls[i])
@@ -170,6 +174,7 @@ def run(posts: int, requests: int) -> list[dict[str, Any]]:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
+    from games import services
     from games.models import Post
 
     game_id, user_ids = build_thread(posts)
@@ -206,6 +211,17 @@ def run(posts: int, requests: int) -> list[dict[str, Any]]:
     rows = []
     for what, who, client, url in cases:
         rows.append({"posts": posts, "page": what, "as": who, **measure(client, url, requests)})
+    # A busy game: another player's post between every two views, so nothing kept per game
+    # event (slots, phase, vote count, players panel, the newest page) is ever reused.
+    author = get_user_model().objects.get(pk=user_ids[0])
+    counter = iter(range(10**9))
+
+    def new_post() -> None:
+        services.submit_post(author, game_id, body=f"One more thought ({next(counter)}).")
+
+    busy = measure(logged_in, f"{base}?page=last", requests, before=new_post)
+    rows.append({"posts": posts, "page": "thread, last page, a new post before each view",
+                 "as": "player", **busy})  # fmt: skip
     return rows
 
 

@@ -180,6 +180,10 @@ class Game(models.Model):
         null=True, blank=True, help_text="resolver GameState.to_dict() after the last phase."
     )
     event_seq = models.PositiveBigIntegerField(default=0)
+    # The seq of the last transaction that wrote more than plain posts: the slots, phases,
+    # votes and V/LA change only then, so pages keep what they read of them per state_seq
+    # (``games.snapshot``) and a chatty thread's posts do not throw it away.
+    state_seq = models.PositiveBigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

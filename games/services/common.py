@@ -74,6 +74,10 @@ class Tx:
     # ``game_tx`` writes the game's event_seq once, at the end, instead of once per event:
     # fewer queries while the game row is locked (nobody else reads it before the commit).
     defer_seq: bool = False
+    # Set by a service that writes nothing but posts (a plain post, no vote in it); any
+    # event other than a post's then still counts as a change of state (``Game.state_seq``).
+    only_posts: bool = False
+    state_changed: bool = False
 
     @property
     def game(self) -> Game:
@@ -95,21 +99,33 @@ def game_tx(game_id: int, now: datetime | None = None) -> Iterator[Tx]:
         tx = Tx(locked, now or timezone.now(), locked.game.event_seq + 1, defer_seq=True)
         tx.names = naming.seat_names(locked.slots)
         yield tx
-        if tx.game.event_seq >= tx.first_seq:
-            Game.objects.filter(pk=tx.game.pk).update(event_seq=tx.game.event_seq)
-            notify(tx.game.pk, tx.first_seq)
+        game = tx.game
+        if game.event_seq >= tx.first_seq:
+            if tx.state_changed or not tx.only_posts:
+                game.state_seq = game.event_seq
+            Game.objects.filter(pk=game.pk).update(
+                event_seq=game.event_seq, state_seq=game.state_seq
+            )
+            notify(game.pk, tx.first_seq)
 
 
 def notify(game_id: int, from_seq: int) -> None:
     transaction.on_commit(partial(events.publish_events, game_id, from_seq))
 
 
+# What a plain post writes: the post, and (on the poster's own feed) a vote in it refused.
+POST_EVENT_KINDS = frozenset({"post", "vote_refused"})
+
+
 def emit(tx: Tx, kind: str, payload: dict[str, Any], audience: str = "public") -> GameEvent:
     """Append one event to the game's log (the caller holds the game row lock)."""
     game = tx.game
     game.event_seq += 1
+    if kind not in POST_EVENT_KINDS:
+        tx.state_changed = True
     if not tx.defer_seq:
-        Game.objects.filter(pk=game.pk).update(event_seq=game.event_seq)
+        game.state_seq = game.event_seq
+        Game.objects.filter(pk=game.pk).update(event_seq=game.event_seq, state_seq=game.state_seq)
     return GameEvent.objects.create(
         game=game, seq=game.event_seq, kind=kind, audience=audience, payload=payload
     )

@@ -36,11 +36,14 @@ def submit_post(
     """
     with game_tx(game_id, now) as tx:
         if getattr(user, "pk", None) == tx.game.host_id:
+            tx.only_posts = True
             return PostResult(_do_host_post(tx, user, body, thread))
         slot = _check_can_post(tx, user, thread)
         if thread == Thread.PUBLIC and turns.in_table_day(tx):
             result, refused = turns.table_post(tx, user, slot, body, to)
         else:
+            # A vote in the post emits its own events, which count as a change of state.
+            tx.only_posts = True
             post = do_post(tx, user, slot, body, thread)
             result, refused = PostResult(post), None
             if thread == Thread.PUBLIC and tx.game.is_running:
@@ -61,6 +64,7 @@ def host_post(
     """The host posts (any thread, any time); host posts never carry votes."""
     with game_tx(game_id, now) as tx:
         require_host(user, tx.game)
+        tx.only_posts = True
         return _do_host_post(tx, user, body, thread)
 
 

@@ -65,22 +65,22 @@ def counted_phase(game: Game, current: Phase | None = _UNREAD) -> Phase | None:
     return game.phases.filter(kind=PhaseKind.DAY).order_by("-number").first()
 
 
-# (game, its creation, day, event_seq, date) -> that day's vote count, for pages.
+# (game, its creation, state_seq, date, day) -> that day's vote count, for pages.
 _COUNTS: ProcessLRU[dict[str, Any]] = ProcessLRU(1024)
 # The same key and the game's phase number -> the vote count's HTML (the same for everyone).
 _COUNT_HTML: ProcessLRU[str] = ProcessLRU(1024)
-# (game, its creation, event_seq, current phase, viewer's user id) -> the players panel's
+# (game, its creation, state_seq, current phase, viewer's user id) -> the players panel's
 # HTML, with ``_CSRF_SLOT`` where each request's own CSRF token goes.
 _PANELS: ProcessLRU[str] = ProcessLRU(2048)
 _CSRF_SLOT = "csrf0slot0of0a0cached0panel"
 
 
-def _event_key(game: Game, phase: Phase | None) -> tuple[Any, ...]:
+def _state_key(game: Game, phase: Phase | None) -> tuple[Any, ...]:
     """What versions everything the sidebar shows of ``phase``: every change it can show (a
-    vote, a death, V/LA, a replacement, a deadline moved or paused, the next phase) comes
-    with an event of the game (``games.snapshot``); the date too, for who is away today.
-    A busy thread's readers between two events share one count instead of four queries and
-    a render each."""
+    vote, a death, V/LA, a replacement, a deadline moved or paused, the next phase) sets
+    the game's ``state_seq`` (``games.snapshot``; plain posts do not); the date too, for
+    who is away today. A busy thread's readers between two changes share one count instead
+    of four queries and a render each."""
     return (*snapshot.today_key(game), phase.pk if phase is not None else None)
 
 
@@ -96,7 +96,7 @@ def vote_count_context(
     phase = counted_phase(game, current)
     if phase is None:
         return {"game": game, "vc": None}
-    key = _event_key(game, phase)
+    key = _state_key(game, phase)
     vc = _COUNTS.get(key)
     if vc is None:
         vc = day_count(phase, slots=slots)
@@ -105,12 +105,12 @@ def vote_count_context(
 
 
 def vote_count_html(context: dict[str, Any]) -> str:
-    """``_vote_count.html`` rendered from ``vote_count_context``'s dict, once per game event
+    """``_vote_count.html`` rendered from ``vote_count_context``'s dict, once per change
     (what it shows depends on the count and the game's phase, nothing of the viewer's)."""
     game, vc = context["game"], context["vc"]
     if vc is None:
         return render_to_string("games/_vote_count.html", context)
-    key = (*_event_key(game, None), game.phase_number, vc.get("phase"))
+    key = (*_state_key(game, None), game.phase_number, vc.get("phase"))
     html = _COUNT_HTML.get(key)
     if html is None:
         html = render_to_string("games/_vote_count.html", context)
@@ -255,11 +255,11 @@ def players_html(
     slots: list[Slot],
     vc: dict[str, Any] | None,
 ) -> str:
-    """The players panel of a page for its viewer, rendered once per game event and viewer
+    """The players panel of a page for its viewer, rendered once per change and viewer
     (keyed by the user: a panel shows the viewer's own buttons and what their role lets
     them see, so no two people share one); the request's CSRF token is put in afterwards."""
     user_id = request.user.pk if request.user.is_authenticated else None
-    key = (*_event_key(game, current), user_id)
+    key = (*_state_key(game, current), user_id)
     html = _PANELS.get(key)
     if html is None:
         context = players_context(game, viewer=viewer, current=current, slots=slots, vc=vc)
