@@ -164,7 +164,7 @@ def read_page(
 
 # (game, its creation, thread, ISO slots, first and end position, what comes with each
 # post) -> the page's posts.
-_PAGES: ProcessLRU[list[Post]] = ProcessLRU(128)
+_PAGES: ProcessLRU[list[Post]] = ProcessLRU(64)
 
 
 def _page_posts(rows: QuerySet[Post], key: tuple[Any, ...]) -> list[Post]:

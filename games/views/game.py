@@ -70,9 +70,9 @@ def _quote_initial(game: Game, thread: str, raw: str | None) -> str:
 
 
 def _thread_page(request: HttpRequest, game: Game, thread: str) -> HttpResponse:
-    # The slots and the current phase once, as of the game's last event: the viewer, the
-    # vote count, the players panel and the banner all work from them (no queries between
-    # two events of the game, whatever the thread's length).
+    # The slots and the current phase once, as of the game's last change of state: the
+    # viewer, the vote count, the players panel and the banner all work from them (no
+    # queries for them between two changes, whatever the thread's length).
     slots = snapshot.slots(game)
     viewer = Viewer.of(game, request.user, slots)
     viewer.require_read(thread)
