@@ -87,8 +87,8 @@ def open_phase(tx: Tx, kind: str) -> Phase:
     link_from_banner(tx, phase, replace=True)
     if table_day:
         table.start_day(tx, phase)
-    elif kind == PhaseKind.DAY:
-        emit_vote_count(tx)
+    if kind == PhaseKind.DAY:
+        emit_vote_count(tx)  # open pages replace the last day's final count (or "no day yet")
     return phase
 
 

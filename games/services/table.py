@@ -26,6 +26,7 @@ from ..models import Game, Nomination, Phase, PhaseKind, Vote, VoteKind
 from ..naming import slot_ref
 from ..turn_view import turn_view
 from .common import Tx, by_resolver_name, emit, render, state_of
+from .vote_state import emit_vote_count
 
 # Notices the whole table may read; a refusal or word-guide note goes to its player only,
 # a ballot never goes out while the vote is open, the outcome is the host's report.
@@ -95,7 +96,8 @@ def apply(tx: Tx, event: Mapping[str, Any], *, timer: bool = False) -> str | Non
         raise InvalidInput(render(tx, exc.reason), "turn_refused") from None
     new_turn = _turn_key(after) != _turn_key(before)
     _store(tx, after, new_turn=new_turn)
-    _record(tx, before, after)
+    if _record(tx, before, after):
+        emit_vote_count(tx)  # the sidebar's count lists the nominations and closed votes
     _publish(tx, after, notices, new_turn=new_turn)
     return render(tx, reason) if reason else None
 
@@ -127,17 +129,21 @@ def turn_length(game: Game, state: DayState) -> timedelta:
     return game.vote_length if state.step == "vote" else game.turn_length
 
 
-def _record(tx: Tx, before: DayState, after: DayState) -> None:
-    """Nominations and closed votes as rows (the archive and the vote count read them)."""
+def _record(tx: Tx, before: DayState, after: DayState) -> bool:
+    """Nominations and closed votes as rows (the archive and the vote count read them);
+    whether there was any."""
+    recorded = False
     for nominator, target in after.nominations.items():
         if nominator in before.nominations:
             continue
+        recorded = True
         Nomination.objects.create(
             phase=tx.phase,
             nominator=by_resolver_name(tx, nominator),
             target=None if target == SKIP else by_resolver_name(tx, target),
         )
     for number in range(len(before.rounds), len(after.rounds)):
+        recorded = True
         ballots = after.rounds[number]
         Vote.objects.bulk_create(
             Vote(
@@ -161,6 +167,7 @@ def _record(tx: Tx, before: DayState, after: DayState) -> None:
             },
         )
     tx.standing.clear()
+    return recorded
 
 
 def _ref(tx: Tx, name: str) -> dict[str, Any] | None:

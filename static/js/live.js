@@ -178,7 +178,17 @@
     });
   }
 
+  // Items on one player's own feed ("slot:<id>") that speak to "you": the host follows
+  // every feed, so on the host's pages they are someone else's and stay quiet.
+  var mySlot = body.getAttribute("data-slot-id");
+  var YOU_KINDS = ["private_result", "vote_refused", "prod", "your_turn"];
+  function forSomeoneElse(item) {
+    return YOU_KINDS.indexOf(item.kind) >= 0 && typeof item.aud === "string" &&
+      item.aud.indexOf("slot:") === 0 && item.aud !== "slot:" + mySlot;
+  }
+
   function show(item) {
+    var others = forSomeoneElse(item); // refresh the page's parts, but no "you" notice
     if (item.kind === "game_started") {
       reload(); // the whole page changes shape: sign-ups give way to the game
       return;
@@ -186,6 +196,8 @@
     if (item.kind === "post") {
       if (item.thread === pageThread) addPost(item);
       else if (pageThread !== "activity") notice("New post in the " + item.thread + " thread.");
+    } else if (others) {
+      // someone else's result, refused vote, prod or turn (the host's pages)
     } else if (item.kind === "private_result" && item.data) {
       notice(item.data.text || "You have a new result.", true);
     } else if (item.kind === "turn_notice" && item.data) {
@@ -199,7 +211,7 @@
     } else if (item.kind === "night_action" && pageThread === "host") {
       notice("Night actions updated.", false); // one quiet line, however many come in
     }
-    if (item.kind === "your_turn") yourTurn();
+    if (item.kind === "your_turn" && !others) yourTurn();
     if (item.turn) {
       // The pushed table is the spectators' one; a player's page has their own buttons.
       // The reply box too: a power question's addressee selector comes with the turn.

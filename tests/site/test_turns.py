@@ -87,6 +87,26 @@ def test_classic_starts_with_a_night_zero_of_mafia_chat_only(make_game):
     assert {"skip": True} in v["options"]  # day 1 may nominate skip
 
 
+def test_a_table_day_sends_its_vote_count_at_dawn_and_with_each_nomination(make_game):
+    """Open pages follow the sidebar's count live: it opens with the day (replacing "no day
+    has started yet") and lists each nomination as it is made."""
+
+    def counts() -> list[dict[str, Any]]:
+        return [e.payload for e in GameEvent.objects.filter(game=game, kind="vote_count")]
+
+    game = make_game("classic-ten", table=True)
+    assert counts() == []  # night zero: no count yet
+    end_night_zero(game)
+    opened = counts()
+    assert len(opened) == 1 and opened[0]["phase"] == 2 and opened[0]["nominated"] == []
+    first, second = living(game)[:2]
+    services.submit_post(first.user, game.pk, body=WORDS[:300])
+    assert len(counts()) == 1  # a speech alone changes nothing the count shows
+    services.nominate(first.user, game.pk, second.pk)
+    latest = counts()[-1]
+    assert [n["slot_id"] for n in latest["nominated"]] == [second.pk]
+
+
 def test_only_the_speaker_posts_and_the_host_always_may(make_game, host):
     game = make_game("classic-ten", table=True)
     end_night_zero(game)
