@@ -159,7 +159,8 @@ def read_page(
     end = min(count, first + POSTS_PER_PAGE)
     what = (related, tuple(sorted(annotations or ())))
     key = (game.pk, game.created_at, thread, iso, first, end, what)
-    return ThreadPage(number, num_pages, count, _page_posts(rows.order_by("number"), key))
+    posts_on_page = _page_posts(rows.order_by("number"), key, end - first)
+    return ThreadPage(number, num_pages, count, posts_on_page)
 
 
 # (game, its creation, thread, ISO slots, first and end position, what comes with each
@@ -167,7 +168,7 @@ def read_page(
 _PAGES: ProcessLRU[list[Post]] = ProcessLRU(64)
 
 
-def _page_posts(rows: QuerySet[Post], key: tuple[Any, ...]) -> list[Post]:
+def _page_posts(rows: QuerySet[Post], key: tuple[Any, ...], size: int) -> list[Post]:
     """A page's posts, read once per process. Posts are committed in number order, never
     edited or deleted, and a page (of the thread, or of its ISO view: its players' posts
     counted from the first) holds positions ``first+1 .. end``: so what is on it is fixed
@@ -176,8 +177,7 @@ def _page_posts(rows: QuerySet[Post], key: tuple[Any, ...]) -> list[Post]:
     held = _PAGES.get(key)
     if held is None:
         held = list(rows)
-        first, end = key[4], key[5]
-        if len(held) != end - first:  # never expected (numbers have no gaps): don't keep
+        if len(held) != size:  # never expected (numbers have no gaps): don't keep
             return held
         _PAGES.put(key, held)
     return [copy.copy(post) for post in held]
