@@ -10,6 +10,9 @@
   client) during a vote made through the real HTTP stack, and during a night resolution in
   the worker: the vote is refused with a 503 and a message, never half-written; the night
   is rolled back whole and resolved once by the next scan.
+* PostgreSQL connections terminated between views of a thread page whose process keeps
+  what it read per game change: the page recovers by itself and shows the votes and posts
+  made meanwhile, nothing kept from before.
 * The web process's watchdog ends an overdue phase with no Celery at all.
 """
 
@@ -255,6 +258,52 @@ def test_postgres_connections_terminated_during_a_vote(tmp_path):
     assert len(events_of(game, "day_ended")) == 1
     target.refresh_from_db()
     assert not target.alive  # the one standing vote, cast after the reconnection
+
+
+def test_postgres_connections_terminated_under_pages_that_keep_what_they_read(tmp_path):
+    """The thread page keeps the slots, phase, vote count, panels and pages of posts per
+    game change in the web process. Every connection cut (a PostgreSQL restart) between
+    views: the page comes back by itself and still follows the game exactly, never a
+    count or a post list kept from before the outage."""
+    import re
+
+    game, _, players = make_running_game(day_length=timedelta(hours=1), vote_rule="plurality")
+    slots = _slots(game)
+    server = AsgiServer(
+        {"DATABASE_URL": db_url(), "DB_CONN_MAX_AGE": "60"},
+        tmp_path / "asgi.log",
+        lifespan="off",
+    )
+
+    def page() -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(f"{server.url}/games/{game.pk}/", timeout=30) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+
+    def wagon(html: str, slot: Slot) -> int | None:
+        found = re.search(rf'data-slot="{slot.pk}">\s*<span class="target">[^<]*</span>'
+                          r'\s*<span class="count"[^>]*>\((\d+)\)', html)  # fmt: skip
+        return int(found.group(1)) if found else None
+
+    try:
+        services.cast_vote(slots[1].user, game.pk, slots[0].pk)
+        for _ in range(2):  # the second view is served from what the process keeps
+            status, html = page()
+            assert status == 200 and wagon(html, slots[0]) == 1
+        for change in range(2):
+            assert _terminate_backends(keep={_our_pid()}) >= 1
+            connection.close()  # ours was kept; the game changes while the server is cut off
+            services.cast_vote(slots[2 + change].user, game.pk, slots[0].pk)
+            services.submit_post(players[4], game.pk, body=f"Said during outage {change}.")
+            status, html = page()
+            assert status == 200, html[:500]
+            assert wagon(html, slots[0]) == 2 + change
+            assert f"Said during outage {change}." in html
+    finally:
+        server.stop()
+    assert "Traceback" not in server.log()
 
 
 def _waiting_on_lock() -> bool:
