@@ -461,3 +461,14 @@ def test_classic_night_zero_is_night_0_and_says_nobody_acts(make_game, client_fo
     assert day.label == "Day 1" and day.is_table_day
     banner = client_for(None).get(f"/games/{game.pk}/").content.decode()
     assert "played turn by turn · this turn ends" in banner
+
+
+def test_the_turn_panels_choices_have_ids_so_a_live_refresh_keeps_the_pick(make_game, client_for):
+    """live.js swaps the turn panel when the table moves (another player's ballot, a
+    speech) and keeps what was picked in fields with an id: without one, a person's
+    nominee or vote fell back to the first option under their cursor."""
+    game = make_game("classic-ten", table=True)
+    end_night_zero(game)
+    first = living(game)[0]
+    page = client_for(first.user).get(f"/games/{game.pk}/").content.decode()
+    assert '<select name="target" id="turn-nominate" aria-label="Nominate">' in page
