@@ -12,7 +12,9 @@ Client -> server messages: ``{"type": "resume", "positions": {audience: n}}`` (a
 gap; ``"since": <page seq>`` also works) and ``{"type": "ping"}``. Clients never see the
 game-wide seq (its jumps would count hidden events): items are numbered per audience.
 Server -> client frames are JSON arrays of items (see ``live``) and
-control messages: ``hello``, ``replay``, ``access``, ``resync``, ``reload``, ``pong``.
+control messages: ``hello``, ``replay``, ``access``, ``resync``, ``reload``, ``pong``, and
+``live`` (``"state": "paused"`` while the channel layer's Redis is away, ``"live"`` when it
+is back: the client then resumes).
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.outbox.hold()  # live frames wait until the replay is out
         self.hub = live.get_hub()
         await self.hub.attach(self, audiences)
+        if not self.hub.layer_ok:
+            self.outbox.control(live.layer_state(False))
         self.outbox.items.insert(
             0,
             (

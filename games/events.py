@@ -4,6 +4,12 @@
 ``publish_events(game_id, from_seq)`` with ``transaction.on_commit``: a rolled-back change
 never reaches this module, because its callback never runs.
 
+The ``GameEvent`` rows are the outbox: a change is committed to PostgreSQL first, always,
+and publishing never decides whether a write succeeds. A push that fails (Redis down or
+restarting) is handed to this process's publisher thread, which retries it with a growing
+pause until Redis answers, from the first event that did not go out; sockets that missed
+frames meanwhile resume from the database anyway (``live.replay``).
+
 Publishing is ordered per game. Two commits of one game can run their on-commit callbacks
 in different processes in either order, so a per-game publish lock and a "published up to"
 cursor live next to the channel layer (Redis, or this process when the layer is in memory):
@@ -28,11 +34,19 @@ from typing import Any
 from channels.layers import get_channel_layer
 from django.conf import settings
 
+from .layer_config import layer_config, layer_redis_url
+
 log = logging.getLogger(__name__)
 
 MAX_BACKLOG = 500  # events one publish call catches up at most
 LOCK_TTL_MS = 10_000  # a publisher that dies holding the lock blocks the game this long
 SEND_TIMEOUT = 5.0  # seconds; a stuck Redis must not hold a request forever
+# A Redis that accepts no connection, or answers nothing, fails a push within these
+# (seconds), never a request: pushes only run after the commit.
+REDIS_CONNECT_TIMEOUT = 1.0
+REDIS_SOCKET_TIMEOUT = 2.0
+LOCK_WAIT = 5.0  # seconds to wait for another process's publish of the same game
+RETRY_FIRST, RETRY_MAX = 0.5, 5.0  # seconds between retries of a failed push
 
 
 # ======================================================================================
@@ -71,7 +85,11 @@ class RedisStore:
     def __init__(self, url: str, prefix: str) -> None:
         import redis
 
-        self.redis = redis.Redis.from_url(url)
+        self.redis = redis.Redis.from_url(
+            url,
+            socket_connect_timeout=REDIS_CONNECT_TIMEOUT,
+            socket_timeout=REDIS_SOCKET_TIMEOUT,
+        )
         self.prefix = f"{prefix}:live"
         self._release = self.redis.register_script(_RELEASE)
 
@@ -81,8 +99,10 @@ class RedisStore:
     @contextmanager
     def lock(self, game_id: int) -> Iterator[None]:
         key, token = self._key(game_id, "lock"), uuid.uuid4().hex
-        delay = 0.0005
+        delay, give_up = 0.0005, time.monotonic() + LOCK_WAIT
         while not self.redis.set(key, token, nx=True, px=LOCK_TTL_MS):
+            if time.monotonic() > give_up:
+                raise TimeoutError(f"live publish lock of game {game_id} is held")
             time.sleep(delay)
             delay = min(delay * 2, 0.02)
         try:
@@ -115,10 +135,6 @@ _store: tuple[Any, Any] | None = None
 _store_guard = threading.Lock()
 
 
-def layer_config() -> dict[str, Any]:
-    return settings.CHANNEL_LAYERS.get("default", {})
-
-
 def get_store() -> LocalStore | RedisStore:
     """The store matching the configured channel layer (rebuilt if the settings change)."""
     global _store
@@ -126,11 +142,9 @@ def get_store() -> LocalStore | RedisStore:
     key = repr(config) + str(settings.DATABASES["default"].get("NAME"))
     with _store_guard:
         if _store is None or _store[0] != key:
-            backend = config.get("BACKEND", "")
-            if backend.startswith("channels_redis"):
+            url = layer_redis_url()
+            if url is not None:
                 options = config.get("CONFIG", {})
-                host = options.get("hosts", ["redis://127.0.0.1:6379/0"])[0]
-                url = host if isinstance(host, str) else host.get("address")
                 # The database name keeps two sites (or test databases) sharing a Redis
                 # and a prefix from sharing cursors: their game ids overlap.
                 db_name = settings.DATABASES["default"].get("NAME", "")
@@ -147,9 +161,10 @@ def get_store() -> LocalStore | RedisStore:
 def publish_events(game_id: int, from_seq: int) -> None:
     """Send the game's committed events from ``from_seq`` on to connected viewers.
 
-    Called from ``transaction.on_commit``. It never raises: a failed push (Redis down) is
-    logged, and viewers catch up from the event log when they resume (every frame carries
-    its seq, so they notice the gap).
+    Called from ``transaction.on_commit``. It never raises and never waits on a Redis that
+    is away: a failed push is logged and retried by the publisher thread until Redis is
+    back (see the module's docstring), and viewers catch up from the event log when they
+    resume (every frame carries its number, so they notice a gap).
 
     In the web server (``LIVE_PUBLISH_IN_BACKGROUND``, set by ``mafia_site.asgi``) the work
     is handed to this process's publisher thread, so a vote's request does not wait for
@@ -159,15 +174,25 @@ def publish_events(game_id: int, from_seq: int) -> None:
     """
     if _in_background():
         _publisher().submit(game_id, from_seq)
-    else:
-        _publish_safely(game_id, from_seq)
+    elif not _publish_safely(game_id, from_seq):
+        _publisher().retry_later(game_id, from_seq)
 
 
-def _publish_safely(game_id: int, from_seq: int) -> None:
+def _publish_safely(game_id: int, from_seq: int) -> bool:
+    """True if the events went out (or there was nothing to send)."""
+    from .outage import is_outage
+
     try:
         _publish(game_id, from_seq)
-    except Exception:
-        log.exception("Live push of game %s from event %s failed", game_id, from_seq)
+    except Exception as exc:
+        if is_outage(exc) or isinstance(exc, TimeoutError):
+            # Redis away: one line, not a traceback per commit; the retry catches up.
+            log.warning("Live push of game %s from event %s failed: %r; will retry",
+                        game_id, from_seq, exc)  # fmt: skip
+        else:
+            log.exception("Live push of game %s from event %s failed", game_id, from_seq)
+        return False
+    return True
 
 
 # Set by ``mafia_site.asgi`` (the web server); a setting or the environment overrides it.
@@ -187,13 +212,18 @@ def _in_memory_layer() -> bool:
 
 
 class _Publisher:
-    """One thread per process that publishes what commits hand it, game by game."""
+    """One thread per process that publishes what commits hand it, game by game, and
+    retries the pushes that failed (Redis away) until they go out."""
 
     IDLE_CLOSE = 1.0  # seconds without work before its database connection is closed
 
     def __init__(self) -> None:
         self.pid = os.getpid()
         self.pending: dict[int, int] = {}
+        # Failed pushes: game -> the first event not yet out; retried from ``retry_at``.
+        self.failed: dict[int, int] = {}
+        self.retry_at = 0.0
+        self.retry_pause = RETRY_FIRST
         self.busy = False
         self.close_requested = False
         self.cond = threading.Condition()
@@ -203,6 +233,25 @@ class _Publisher:
         with self.cond:
             self.pending[game_id] = min(self.pending.get(game_id, from_seq), from_seq)
             self.cond.notify()
+
+    def retry_later(self, game_id: int, from_seq: int) -> None:
+        with self.cond:
+            self._failed(game_id, from_seq)
+            self.cond.notify()
+
+    def _failed(self, game_id: int, from_seq: int) -> None:
+        first = not self.failed
+        self.failed[game_id] = min(self.failed.get(game_id, from_seq), from_seq)
+        if first:
+            self.retry_at = time.monotonic() + self.retry_pause
+            self.retry_pause = min(self.retry_pause * 2, RETRY_MAX)
+
+    def _due_retries(self) -> dict[int, int]:
+        """The failed pushes whose pause is over (taken out of ``failed``)."""
+        if not self.failed or time.monotonic() < self.retry_at:
+            return {}
+        due, self.failed = self.failed, {}
+        return due
 
     def wait_idle(self, timeout: float) -> bool:
         """Until everything submitted is published and the connection closed (tests)."""
@@ -222,19 +271,36 @@ class _Publisher:
 
         while True:
             with self.cond:
-                while not self.pending:
+                while True:
+                    retries = self._due_retries()
+                    if self.pending or retries:
+                        break
                     if self.close_requested:
                         connection.close()
                         self.close_requested = False
                         self.cond.notify_all()
-                    if not self.cond.wait(timeout=self.IDLE_CLOSE):
+                    wait = self.IDLE_CLOSE
+                    if self.failed:
+                        wait = min(wait, max(self.retry_at - time.monotonic(), 0.01))
+                    if not self.cond.wait(timeout=wait) and not self.failed:
                         connection.close()  # idle: give the connection back
                 jobs, self.pending = self.pending, {}
+                for game_id, from_seq in retries.items():
+                    jobs[game_id] = min(jobs.get(game_id, from_seq), from_seq)
+                # A game with a push still failing waits for its retry: in order.
+                for game_id in [g for g in jobs if g in self.failed]:
+                    self.failed[game_id] = min(self.failed[game_id], jobs.pop(game_id))
                 self.busy = True
             try:
                 close_old_connections()
                 for game_id, from_seq in jobs.items():
-                    _publish_safely(game_id, from_seq)
+                    if _publish_safely(game_id, from_seq):
+                        with self.cond:
+                            if not self.failed:
+                                self.retry_pause = RETRY_FIRST
+                    else:
+                        with self.cond:
+                            self._failed(game_id, from_seq)
             finally:
                 with self.cond:
                     self.busy = False

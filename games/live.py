@@ -20,6 +20,12 @@ per socket. It routes items to the local sockets whose audiences include the ite
 batching per game at most every ``len(sockets) / LIVE_FRAME_BUDGET`` seconds (0 for a
 small audience: immediate); each socket's ``Outbox`` sends joined text and, while a send is
 in flight, merges what arrives (dropping superseded vote counts, never posts).
+
+Redis away. The hub pings the channel layer's Redis every ``LIVE_HEALTH_SECONDS``; when it
+stops answering, every local socket gets ``{"type": "live", "state": "paused"}`` (the page
+says live updates are paused: the socket is up but nothing can come through it), and when
+it answers again, and the layer has had a moment to subscribe again, ``"state": "live"``:
+the page then resumes from its positions and catches up from the database.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 from django.utils.html import format_html
 
+from .layer_config import layer_redis_url
 from .lru import ProcessLRU
 from .models import TEAM_THREADS, Game, GameEvent, Post, Slot
 from .views import partials
@@ -691,6 +698,10 @@ class Hub:
         self._ready = asyncio.Lock()
         self.budget = float(_setting("LIVE_FRAME_BUDGET", 2000))
         self.max_interval = float(_setting("LIVE_MAX_BATCH_INTERVAL", 0.5))
+        self.health_interval = float(_setting("LIVE_HEALTH_SECONDS", 2.0))
+        # False while the channel layer's Redis does not answer (``_watch``).
+        self.layer_ok = True
+        self._watch_task: asyncio.Task | None = None
 
     async def start(self) -> None:
         async with self._ready:
@@ -698,14 +709,56 @@ class Hub:
                 # The default prefix: the core Redis layer reads every process-specific
                 # channel of a process through one queue named after that prefix.
                 self.channel = await self.layer.new_channel()
-                self._task = asyncio.get_running_loop().create_task(self._run())
+                loop = asyncio.get_running_loop()
+                self._task = loop.create_task(self._run())
+                url = layer_redis_url()
+                if url is not None and self.health_interval > 0:
+                    self._watch_task = loop.create_task(self._watch(url))
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-            self._task = None
+        for name in ("_task", "_watch_task"):
+            task = getattr(self, name)
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+                setattr(self, name, None)
+
+    # -- the channel layer's health ----------------------------------------------------------
+    async def _watch(self, url: str) -> None:
+        import redis.asyncio as aioredis
+
+        timeout = min(1.0, self.health_interval)
+        client = aioredis.Redis.from_url(
+            url, socket_connect_timeout=timeout, socket_timeout=timeout
+        )
+        try:
+            while True:
+                try:
+                    ok = bool(await client.ping())
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    ok = False
+                if ok and not self.layer_ok:
+                    # The layer's subscriber reconnects on its own (about a second):
+                    # let it, and subscribe what failed meanwhile, before saying "live".
+                    await asyncio.sleep(self.health_interval)
+                    for room in list(self.rooms.values()):
+                        await self._sync_groups(room)
+                if ok != self.layer_ok:
+                    self.layer_ok = ok
+                    log.warning("Live hub: the channel layer is %s", "back" if ok else "away")
+                    self.tell_everyone(layer_state(ok))
+                await asyncio.sleep(self.health_interval)
+        finally:
+            with contextlib.suppress(Exception):
+                await client.aclose()
+
+    def tell_everyone(self, message: dict[str, Any]) -> None:
+        for room in list(self.rooms.values()):
+            for member in list(room.sockets):
+                member.outbox.control(message)
 
     # -- membership --------------------------------------------------------------------------
     async def attach(self, member: Any, audiences: frozenset[str]) -> None:
@@ -741,14 +794,19 @@ class Hub:
             asyncio.get_running_loop().create_task(self._sync_groups(room))
 
     async def _sync_groups(self, room: Room) -> None:
+        """Subscribe to the groups the room's sockets need. With Redis away it fails: the
+        sockets are told (``_watch``) and it is done again when Redis is back."""
         async with room.lock:
             wanted = {group_name(room.game_id, a) for auds in room.sockets.values() for a in auds}
-            for group in sorted(wanted - room.groups):
-                await self.layer.group_add(group, self.channel)
-                room.groups.add(group)
-            for group in sorted(room.groups - wanted):
-                await self.layer.group_discard(group, self.channel)
-                room.groups.discard(group)
+            try:
+                for group in sorted(wanted - room.groups):
+                    await self.layer.group_add(group, self.channel)
+                    room.groups.add(group)
+                for group in sorted(room.groups - wanted):
+                    await self.layer.group_discard(group, self.channel)
+                    room.groups.discard(group)
+            except Exception as exc:
+                log.warning("Live hub: subscribing game %s failed: %r", room.game_id, exc)
 
     # -- receiving ---------------------------------------------------------------------------
     async def _run(self) -> None:
@@ -834,6 +892,11 @@ class Hub:
                 frame = frames[audiences] = (items, kinds)
             if frame[0] or frame[1]:
                 member.outbox.push(frame[0], frame[1])
+
+
+def layer_state(ok: bool) -> dict[str, Any]:
+    """The control message telling a page whether live updates can reach it."""
+    return {"type": "live", "state": "live" if ok else "paused"}
 
 
 _hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub] = weakref.WeakKeyDictionary()

@@ -8,13 +8,20 @@ API, a page with a red banner for people, both with ``Retry-After``.
 ``OutageMiddleware`` turns such an exception raised by a view into that answer (with DEBUG
 on too); ``server_error`` (``handler500``) catches the rest, e.g. a session read failing in
 a middleware, where Django would otherwise show its plain 500 page.
+
+That answer is only true BEFORE a write commits. A view that reads again after its write
+(the fresh vote count, the role PM) builds its answer with ``answer_after_commit``: an
+outage then is retried once on a new connection, and otherwise answered with what the write
+itself returned, never with "nothing was changed" (a bot would vote twice).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 from collections.abc import Callable
+from typing import TypeVar
 
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -52,6 +59,25 @@ OUTAGE_ERRORS = outage_errors()
 
 def is_outage(exc: BaseException | None) -> bool:
     return isinstance(exc, OUTAGE_ERRORS)
+
+
+T = TypeVar("T")
+
+
+def answer_after_commit(read: Callable[[], T], fallback: Callable[[], T]) -> T:
+    """``read()``, the answer to a write that HAS committed; if the database drops out
+    under it, once more on a fresh connection, then ``fallback()``: built from what the
+    write returned, without the database."""
+    from django.db import connection
+
+    for attempt in (1, 2):
+        try:
+            return read()
+        except OUTAGE_ERRORS as exc:
+            log.warning("Reading back a committed write failed (attempt %s): %r", attempt, exc)
+            with contextlib.suppress(Exception):
+                connection.close()  # a cut connection: the next read opens a new one
+    return fallback()
 
 
 def outage_response(request: HttpRequest) -> HttpResponse:

@@ -8,6 +8,10 @@ the browser. ``DEFAULT_LIMITS`` below, changed by the ``RATE_LIMITS`` setting (`
 (requests, seconds)``) and switched off by ``RATE_LIMITS_ENABLED``, so tests and
 deployments tune them.
 
+The counts are a guard, not a record: while the cache (Redis) is away they are not kept,
+and every request is let through with one warning in the log per minute, so posts, votes
+and logins never wait on Redis (PostgreSQL holds everything that matters).
+
 Logins count failures only, per username and address: the right password after too many
 wrong ones is refused too until the window ends, so guessing costs time.
 """
@@ -15,6 +19,7 @@ wrong ones is refused too until the window ends, so guessing costs time.
 from __future__ import annotations
 
 import functools
+import logging
 import math
 import time
 from collections.abc import Callable
@@ -24,6 +29,10 @@ from django.conf import settings
 from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
+
+from .outage import OUTAGE_ERRORS
+
+log = logging.getLogger(__name__)
 
 DEFAULT_LIMITS: dict[str, tuple[int, int]] = {
     "login": (10, 300),  # failed logins per username and address, 5 minutes
@@ -65,20 +74,38 @@ def _key(scope: str, ident: str, window: int) -> tuple[str, int]:
 
 
 def _count(scope: str, ident: str, add: int) -> tuple[int, int]:
-    """(the count in this window after adding ``add``, seconds until the window ends)."""
+    """(the count in this window after adding ``add``, seconds until the window ends);
+    (0, 0), counting nothing, while the cache is unreachable (fail open)."""
     limit = limits().get(scope)
     if not limit:
         return 0, 0
     key, left = _key(scope, ident, limit[1])
-    cache = _cache()
+    try:
+        return _counted(_cache(), key, add, left), left
+    except OUTAGE_ERRORS as exc:
+        _warn_fail_open(scope, exc)
+        return 0, 0
+
+
+def _counted(cache: Any, key: str, add: int, left: int) -> int:
     if add:
         cache.add(key, 0, timeout=left + 1)
         try:
-            return cache.incr(key, add), left
+            return cache.incr(key, add)
         except ValueError:  # expired between add and incr
             cache.set(key, add, timeout=left + 1)
-            return add, left
-    return int(cache.get(key) or 0), left
+            return add
+    return int(cache.get(key) or 0)
+
+
+_last_warning = 0.0
+
+
+def _warn_fail_open(scope: str, exc: BaseException) -> None:
+    global _last_warning
+    if time.monotonic() - _last_warning >= 60:
+        _last_warning = time.monotonic()
+        log.warning("Rate limits not counted (%s): the cache is unreachable: %r", scope, exc)
 
 
 def hit(scope: str, ident: str) -> None:

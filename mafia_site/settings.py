@@ -187,6 +187,9 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": f"mafia:{DATABASES['default'].get('NAME', '')}",
+            # A Redis that is away fails a count at once instead of holding the request
+            # (the rate limits then let it through: games.ratelimit).
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
         }
     }
 else:

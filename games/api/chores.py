@@ -15,7 +15,7 @@ from .. import activity, services
 from ..models import Absence
 from ..views.partials import post_url
 from . import serializers as s
-from .views import GameAPIView, _ref, _responses, _valid
+from .views import GameAPIView, _or_committed, _ref, _responses, _valid
 
 
 def _linked(game_id: int, entry: dict[str, Any]) -> dict[str, Any]:
@@ -37,16 +37,20 @@ class VoteCountsView(GameAPIView):
         game = self.game(game_id)
         return Response([_count(game.pk, c) for c in activity.count_history(game)])
 
-    @extend_schema(request=None, responses=_responses(s.NumberedCountSerializer, 201))
+    @extend_schema(
+        request=None, responses=_responses(_or_committed(s.NumberedCountSerializer), 201)
+    )
     def post(self, request: Request, game_id: int) -> Response:
         """Host: the site posts the numbered vote count in the thread now."""
         if not request.user.is_authenticated:
             self.permission_denied(request)
         posted = services.post_vote_count(request.user, game_id)
-        entry = next(
-            c for c in activity.count_history(self.game(game_id)) if c["label"] == posted.label
-        )
-        return Response(_count(game_id, entry), status=status.HTTP_201_CREATED)
+
+        def read() -> dict[str, Any]:
+            history = activity.count_history(self.game(game_id))
+            return _count(game_id, next(c for c in history if c["label"] == posted.label))
+
+        return self.answer(game_id, read, status=status.HTTP_201_CREATED)
 
 
 class VoteLogView(GameAPIView):
@@ -121,11 +125,11 @@ class QueueOpView(GameAPIView):
     permission_classes = [IsAuthenticated]
     op = "join"
 
-    @extend_schema(request=None, responses=_responses(s.QueueSerializer))
+    @extend_schema(request=None, responses=_responses(_or_committed(s.QueueSerializer)))
     def post(self, request: Request, game_id: int) -> Response:
         call = services.join_queue if self.op == "join" else services.leave_queue
         call(request.user, game_id)
-        return Response(_queue(game_id))
+        return self.answer(game_id, lambda: _queue(game_id))
 
 
 class QueueJoinView(QueueOpView):
@@ -148,5 +152,4 @@ class ReplaceNextView(GameAPIView):
         """Host: the next in the replacement queue takes over the slot."""
         data = _valid(s.SlotIdSerializer, request)
         services.replace_with_next(request.user, game_id, data["slot_id"])
-        game = self.game(game_id)
-        return Response({"ok": True, "game": s.game_data(game, self.viewer(game))})
+        return self.answer(game_id, lambda: self.ok_with_game(game_id))

@@ -506,9 +506,28 @@ class TokenSerializer(serializers.Serializer):
     token = serializers.CharField()
 
 
+# What a write answers when it committed but its usual answer could not be read back (the
+# database dropped out just after): it happened; read the fresh state again in a moment.
+COMMITTED_DETAIL = (
+    "Done: the change was saved, but the fresh state could not be read back just now. "
+    "Read it again in a few seconds."
+)
+
+
+class CommittedSerializer(serializers.Serializer):
+    ok = serializers.BooleanField()
+    committed = serializers.BooleanField(help_text="Always true: the change was saved.")
+    game_id = serializers.IntegerField()
+    detail = serializers.CharField()
+
+
 class OkSerializer(serializers.Serializer):
     ok = serializers.BooleanField()
-    game = GameSerializer(required=False)
+    game = GameSerializer(required=False, help_text="Absent when ``committed`` is set.")
+    # Set (with game_id and detail) instead of ``game`` when it could not be read back.
+    committed = serializers.BooleanField(required=False)
+    game_id = serializers.IntegerField(required=False)
+    detail = serializers.CharField(required=False)
 
 
 # Reference data answered as a JSON array of objects (documented as one).

@@ -7,13 +7,14 @@ what the pages show each person. Errors: ``{"error", "code", "field"}`` with a 4
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import authenticate, get_user_model
 from django.db.models import F
 from django.http import HttpRequest, JsonResponse
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
 from rest_framework import status
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import NotFound, PermissionDenied
@@ -30,6 +31,7 @@ from .. import display, naming, ratelimit, services, snapshot
 from ..errors import InvalidInput
 from ..inactivity import slots_needing_replacement
 from ..models import Game, GameStatus, NightAction, PrivateResult, Slot, Thread
+from ..outage import answer_after_commit
 from ..setups import SETUPS
 from ..turn_view import turn_view
 from ..views.access import Viewer, get_game
@@ -47,6 +49,22 @@ def _responses(ok: Any, code: int = 200) -> dict[int, Any]:
     return {code: ok, **ERRORS}
 
 
+def _or_committed(serializer: Any) -> PolymorphicProxySerializer:
+    """A write's answer in the schema: its usual body or, when reading it back after the
+    commit failed, ``Committed`` (see ``GameAPIView.answer``)."""
+    name = getattr(serializer, "__name__", type(serializer).__name__).removesuffix("Serializer")
+    return PolymorphicProxySerializer(
+        component_name=f"{name}OrCommitted",
+        serializers=[serializer, s.CommittedSerializer],
+        resource_type_field_name=None,
+    )
+
+
+def committed(game_id: int) -> dict[str, Any]:
+    """The answer to a write that committed when its usual answer could not be read."""
+    return {"ok": True, "committed": True, "game_id": game_id, "detail": s.COMMITTED_DETAIL}
+
+
 class GameAPIView(APIView):
     """Base: our error shape, and the game and viewer of the URL."""
 
@@ -58,6 +76,24 @@ class GameAPIView(APIView):
 
     def viewer(self, game: Game) -> Viewer:
         return Viewer.of(game, self.request.user)
+
+    def answer(
+        self,
+        game_id: int,
+        read: Callable[[], Any],
+        known: Callable[[], Any] | None = None,
+        status: int = 200,
+    ) -> Response:
+        """The answer to a write that HAS committed: ``read()``, the fresh state; if the
+        database drops out under it, ``known()`` (what the write returned) or
+        ``committed``. Never "nothing was changed": a bot would do it twice."""
+        body = answer_after_commit(read, known or (lambda: committed(game_id)))
+        return Response(body, status=status)
+
+    def ok_with_game(self, game_id: int) -> dict[str, Any]:
+        """The usual answer to a change of the game: ok, and the game's fresh facts."""
+        game = self.game(game_id)
+        return {"ok": True, "game": s.game_data(game, self.viewer(game))}
 
 
 def _valid(serializer_class: type, request: Request) -> dict[str, Any]:
@@ -166,7 +202,10 @@ class GameListView(GameAPIView):
         games = games[:100]
         return Response([game_data_light(g, request) for g in games])
 
-    @extend_schema(request=s.GameCreateSerializer, responses=_responses(s.GameSerializer, 201))
+    @extend_schema(
+        request=s.GameCreateSerializer,
+        responses=_responses(_or_committed(s.GameSerializer), 201),
+    )
     def post(self, request: Request) -> Response:
         """Host a new game (from a ready-made setup and/or your own settings)."""
         data = dict(_valid(s.GameCreateSerializer, request))
@@ -188,8 +227,10 @@ class GameListView(GameAPIView):
             data["role_list"] = [dict(entry) for entry in data["role_list"]]
         kwargs.update(data)
         game = services.create_game(request.user, **kwargs)
-        return Response(
-            s.game_data(game, Viewer.of(game, request.user)), status=status.HTTP_201_CREATED
+        return self.answer(
+            game.pk,
+            lambda: s.game_data(game, Viewer.of(game, request.user)),
+            status=status.HTTP_201_CREATED,
         )
 
 
@@ -216,8 +257,7 @@ class _GameOp(GameAPIView):
     @extend_schema(request=None, responses=_responses(s.OkSerializer))
     def post(self, request: Request, game_id: int) -> Response:
         self.run(request, game_id)
-        game = self.game(game_id)
-        return Response({"ok": True, "game": s.game_data(game, self.viewer(game))})
+        return self.answer(game_id, lambda: self.ok_with_game(game_id))
 
 
 class JoinView(_GameOp):
@@ -325,6 +365,24 @@ class VoteCountView(GameAPIView):
         return Response(vc)
 
 
+def _vote_answer(view: GameAPIView, game_id: int, post: Any, day_ended: bool) -> Response:
+    """The vote's post (from the write) and the fresh count (null if it cannot be read
+    just now: the live count follows)."""
+
+    def body(count: Callable[[], Any]) -> dict[str, Any]:
+        return {
+            "post": s.post_data(post) if post else None,
+            "day_ended": day_ended,
+            "vote_count": count(),
+        }
+
+    return view.answer(
+        game_id,
+        lambda: body(lambda: _vote_count(view.game(game_id))),
+        lambda: body(lambda: None),
+    )
+
+
 class VoteView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
@@ -334,13 +392,7 @@ class VoteView(GameAPIView):
         """Vote for a player (slot id), or null for "no elimination"."""
         data = _valid(s.TargetSerializer, request)
         result = services.cast_vote(request.user, game_id, data["target"])
-        return Response(
-            {
-                "post": s.post_data(result.post) if result.post else None,
-                "day_ended": result.day_ended,
-                "vote_count": _vote_count(self.game(game_id)),
-            }
-        )
+        return _vote_answer(self, game_id, result.post, result.day_ended)
 
 
 class UnvoteView(GameAPIView):
@@ -351,26 +403,22 @@ class UnvoteView(GameAPIView):
     def post(self, request: Request, game_id: int) -> Response:
         """Withdraw your vote."""
         result = services.unvote(request.user, game_id)
-        return Response(
-            {
-                "post": s.post_data(result.post),
-                "day_ended": False,
-                "vote_count": _vote_count(self.game(game_id)),
-            }
-        )
+        return _vote_answer(self, game_id, result.post, False)
 
 
 class NominateView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=s.TargetSerializer, responses=_responses(s.VoteCountSerializer))
+    @extend_schema(
+        request=s.TargetSerializer, responses=_responses(_or_committed(s.VoteCountSerializer))
+    )
     @ratelimit.limited("vote")
     def post(self, request: Request, game_id: int) -> Response:
         """Classic: nominate a player (or null: skip, day 1 only). At a table: during your
         own speech, before or after its post; the nomination ends the speech."""
         data = _valid(s.TargetSerializer, request)
         services.nominate(request.user, game_id, data["target"])
-        return Response(_vote_count(self.game(game_id)))
+        return self.answer(game_id, lambda: _vote_count(self.game(game_id)))
 
 
 # -- turns (table days) ------------------------------------------------------------------------
@@ -391,11 +439,11 @@ class TurnView(GameAPIView):
 class PassTurnView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses=_responses(s.TurnSerializer))
+    @extend_schema(request=None, responses=_responses(_or_committed(s.TurnSerializer)))
     def post(self, request: Request, game_id: int) -> Response:
         """End your turn without a post (the rules' default applies where there is one)."""
         services.pass_turn(request.user, game_id)
-        return Response(turn_data(self.game(game_id), request.user))
+        return self.answer(game_id, lambda: turn_data(self.game(game_id), request.user))
 
 
 # -- role PM and night actions ----------------------------------------------------------------
@@ -466,10 +514,22 @@ class RoleView(GameAPIView):
         return Response(role_pm_data(game, _player_slot(game, request.user)))
 
 
+def _role_pm_answer(view: GameAPIView, game_id: int) -> Response:
+    """The answer to a night or day action: the fresh role PM."""
+
+    def read() -> dict[str, Any]:
+        game = view.game(game_id)
+        return role_pm_data(game, _player_slot(game, view.request.user))
+
+    return view.answer(game_id, read)
+
+
 class ActionsView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=s.NightActionSerializer, responses=_responses(s.RolePMSerializer))
+    @extend_schema(
+        request=s.NightActionSerializer, responses=_responses(_or_committed(s.RolePMSerializer))
+    )
     def post(self, request: Request, game_id: int) -> Response:
         """Send (or change) tonight's use of an ability; targets are slot ids."""
         data = _valid(s.NightActionSerializer, request)
@@ -480,14 +540,15 @@ class ActionsView(GameAPIView):
             targets=list(data["targets"]),
             extra=data.get("extra") or {},
         )
-        game = self.game(game_id)
-        return Response(role_pm_data(game, _player_slot(game, request.user)))
+        return _role_pm_answer(self, game_id)
 
 
 class DayActionView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=s.DayActionSerializer, responses=_responses(s.RolePMSerializer))
+    @extend_schema(
+        request=s.DayActionSerializer, responses=_responses(_or_committed(s.RolePMSerializer))
+    )
     def post(self, request: Request, game_id: int) -> Response:
         """Use your day action now (a day vigilante's shot, a day investigation): it
         resolves at once; refused at night, twice a day or with no shots left."""
@@ -495,19 +556,17 @@ class DayActionView(GameAPIView):
         services.use_day_action(
             request.user, game_id, target=data["target"], ability=data.get("ability") or None
         )
-        game = self.game(game_id)
-        return Response(role_pm_data(game, _player_slot(game, request.user)))
+        return _role_pm_answer(self, game_id)
 
 
 class ActionDetailView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses=_responses(s.RolePMSerializer))
+    @extend_schema(responses=_responses(_or_committed(s.RolePMSerializer)))
     def delete(self, request: Request, game_id: int, ability: str) -> Response:
         """Withdraw tonight's use of ``ability``."""
         services.withdraw_night_action(request.user, game_id, ability=ability)
-        game = self.game(game_id)
-        return Response(role_pm_data(game, _player_slot(game, request.user)))
+        return _role_pm_answer(self, game_id)
 
 
 # -- host -------------------------------------------------------------------------------------
@@ -583,8 +642,7 @@ class _HostOp(_HostOnly):
     def post(self, request: Request, game_id: int) -> Response:
         data = _valid(self.request_serializer, request) if self.request_serializer else {}
         self.run(request, game_id, data)
-        game = self.game(game_id)
-        return Response({"ok": True, "game": s.game_data(game, self.viewer(game))})
+        return self.answer(game_id, lambda: self.ok_with_game(game_id))
 
 
 def _host_op(serializer: Any, doc: str) -> Any:

@@ -33,6 +33,7 @@
   var backoff = 500;
   var clockOffset = 0; // server time - local time, in ms
   var closing = false;
+  var paused = false; // the server said live updates cannot reach this page for now
 
   function known() {
     return Object.keys(last).length > 0;
@@ -51,7 +52,7 @@
       "/?" + from;
     status("connecting");
     socket = new WebSocket(url);
-    socket.onopen = function () { backoff = 500; status("live"); };
+    socket.onopen = function () { backoff = 500; paused = false; status("live"); };
     socket.onmessage = function (event) {
       var batch;
       try { batch = JSON.parse(event.data); } catch (e) { return; }
@@ -124,6 +125,17 @@
       case "access":
         audiences = message.audiences || audiences;
         if (message.reload) reload();
+        return undefined;
+      case "live":
+        // The socket is up but the server's message service (Redis) is away, or back.
+        if (message.state === "paused") {
+          paused = true;
+          status("paused");
+        } else if (paused) {
+          paused = false;
+          status("live");
+          askResume(); // catch up on what could not be sent meanwhile
+        }
         return undefined;
       case "pong":
         learnClock(message.server_time);
@@ -346,7 +358,8 @@
     document.dispatchEvent(new CustomEvent("live:status", { detail: state }));
     var el = document.getElementById("live-status");
     if (el) {
-      el.textContent = state === "live" ? "live" : state === "offline" ? "offline" : "reconnecting…";
+      el.textContent = state === "live" ? "live" : state === "offline" ? "offline" :
+        state === "paused" ? "paused" : "reconnecting…";
       el.setAttribute("data-state", state);
     }
   }

@@ -1,6 +1,8 @@
 // The red banner of a lost connection: live.js reports its socket's state ("live:status"),
-// and while it is not live for more than a moment (the server, Redis or the network is
-// away) the page says so, then says "back" once live.js has reconnected and caught up.
+// and while it is not live for more than a moment (the server or the network is away) the
+// page says so, then says "back" once live.js has reconnected and caught up. "paused" is
+// the server saying its message service (Redis) is away while the socket stays up: shown
+// at once (the server has already waited), with what still works.
 // Self-contained on purpose: live.js only dispatches the event.
 (function () {
   "use strict";
@@ -21,11 +23,17 @@
     return el;
   }
 
-  function show() {
+  var TEXTS = {
+    reconnecting: "Connection to the game server lost: reconnecting… " +
+      "Updates will catch up when it is back; a vote or post sent meanwhile may be refused.",
+    paused: "Live updates paused: the game server's message service is away. Posts, votes " +
+      "and night actions still count; this page catches up when it is back (or reload it)."
+  };
+
+  function show(state) {
     var el = banner();
-    el.textContent = "Connection to the game server lost: reconnecting… " +
-      "Updates will catch up when it is back; a vote or post sent meanwhile may be refused.";
-    el.setAttribute("data-state", "reconnecting");
+    el.textContent = TEXTS[state];
+    el.setAttribute("data-state", state);
     el.hidden = false;
     shown = true;
   }
@@ -44,6 +52,13 @@
     var state = event.detail;
     if (state === "live") { back(); return; }
     if (state === "offline") return; // no such game: not an outage
-    if (!timer && !shown) timer = setTimeout(function () { timer = null; show(); }, SHOW_AFTER_MS);
+    if (state === "paused") {
+      if (timer) { clearTimeout(timer); timer = null; }
+      show("paused");
+      return;
+    }
+    if (!timer && !shown) {
+      timer = setTimeout(function () { timer = null; show("reconnecting"); }, SHOW_AFTER_MS);
+    }
   });
 })();
