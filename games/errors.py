@@ -11,7 +11,7 @@ from __future__ import annotations
 class GameRuleError(Exception):
     """Base: the request was understood but the game's rules do not allow it."""
 
-    status = 400
+    status = 422
     default_code = "invalid"
 
     def __init__(self, message: str, code: str | None = None, field: str | None = None) -> None:
@@ -25,9 +25,19 @@ class GameRuleError(Exception):
 
 
 class InvalidInput(GameRuleError):
-    """Malformed or illegal input: an unknown player, an illegal target, a bad setup."""
+    """Input the rules refuse: an unknown player, an illegal target, a bad setup. In the
+    API a request that does not even match its document (a missing field, a wrong type)
+    is a 400 from its serializer; this one is well-formed, hence 422."""
 
+    status = 422
     default_code = "invalid"
+
+
+class BadCredentials(GameRuleError):
+    """A wrong username or password (the API's token exchange)."""
+
+    status = 401
+    default_code = "bad_credentials"
 
 
 class NotAllowed(GameRuleError):

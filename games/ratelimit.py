@@ -193,6 +193,7 @@ def limited(scope: str) -> Callable:
                 return too_many_requests(request, exc)
             return view(*args, **kwargs)
 
+        wrapper.rate_limit_scope = scope  # type: ignore[attr-defined]  # the API's 429 docs
         return wrapper
 
     return decorate

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -14,8 +13,9 @@ from rest_framework.response import Response
 from .. import activity, services
 from ..models import Absence
 from ..views.partials import post_url
+from . import docs
 from . import serializers as s
-from .views import GameAPIView, _or_committed, _ref, _responses, _valid
+from .views import GameAPIView, _ref, _valid
 
 
 def _linked(game_id: int, entry: dict[str, Any]) -> dict[str, Any]:
@@ -30,16 +30,14 @@ def _count(game_id: int, entry: dict[str, Any]) -> dict[str, Any]:
 
 
 class VoteCountsView(GameAPIView):
-    @extend_schema(responses=_responses(s.NumberedCountSerializer(many=True)))
+    @docs.read(s.NumberedCountSerializer(many=True))
     def get(self, request: Request, game_id: int) -> Response:
         """Every numbered vote count ("Vote count 2.3"), oldest first, with the votes that
         changed it."""
         game = self.game(game_id)
         return Response([_count(game.pk, c) for c in activity.count_history(game)])
 
-    @extend_schema(
-        request=None, responses=_responses(_or_committed(s.NumberedCountSerializer), 201)
-    )
+    @docs.write(s.NumberedCountSerializer, status=201, after_commit=True)
     def post(self, request: Request, game_id: int) -> Response:
         """Host: the site posts the numbered vote count in the thread now."""
         if not request.user.is_authenticated:
@@ -54,7 +52,7 @@ class VoteCountsView(GameAPIView):
 
 
 class VoteLogView(GameAPIView):
-    @extend_schema(responses=_responses(s.VoteLogEntrySerializer(many=True)))
+    @docs.read(s.VoteLogEntrySerializer(many=True))
     def get(self, request: Request, game_id: int) -> Response:
         """Every vote and unvote of the game's days in order, with links to their posts."""
         game = self.game(game_id)
@@ -72,7 +70,7 @@ def _absence(absence: Absence, mine: bool) -> dict[str, Any]:
 
 
 class AwayView(GameAPIView):
-    @extend_schema(responses=_responses(s.AbsenceSerializer(many=True)))
+    @docs.read(s.AbsenceSerializer(many=True))
     def get(self, request: Request, game_id: int) -> Response:
         """Every player's V/LA (dates away), by first day."""
         game = self.game(game_id)
@@ -80,9 +78,7 @@ class AwayView(GameAPIView):
         me = request.user.pk if request.user.is_authenticated else None
         return Response([_absence(a, a.slot.user_id == me) for a in rows.order_by("starts", "pk")])
 
-    @extend_schema(
-        request=s.AbsenceCreateSerializer, responses=_responses(s.AbsenceSerializer, 201)
-    )
+    @docs.write(s.AbsenceSerializer, request=s.AbsenceCreateSerializer, status=201)
     def post(self, request: Request, game_id: int) -> Response:
         """Mark the days you will be away (V/LA); prods skip you on those days."""
         if not request.user.is_authenticated:
@@ -101,7 +97,7 @@ class AwayView(GameAPIView):
 class AwayDetailView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses=_responses(s.OkSerializer))
+    @docs.write(s.OkSerializer)
     def delete(self, request: Request, game_id: int, absence_id: int) -> Response:
         """Cancel one of your V/LAs."""
         services.cancel_absence(request.user, game_id, absence_id)
@@ -115,7 +111,7 @@ def _queue(game_id: int) -> dict[str, Any]:
 
 
 class QueueView(GameAPIView):
-    @extend_schema(responses=_responses(s.QueueSerializer))
+    @docs.read(s.QueueSerializer)
     def get(self, request: Request, game_id: int) -> Response:
         """The replacement queue, next in line first."""
         return Response(_queue(self.game(game_id).pk))
@@ -125,7 +121,7 @@ class QueueOpView(GameAPIView):
     permission_classes = [IsAuthenticated]
     op = "join"
 
-    @extend_schema(request=None, responses=_responses(_or_committed(s.QueueSerializer)))
+    @docs.write(s.QueueSerializer, after_commit=True)
     def post(self, request: Request, game_id: int) -> Response:
         call = services.join_queue if self.op == "join" else services.leave_queue
         call(request.user, game_id)
@@ -147,7 +143,7 @@ class QueueLeaveView(QueueOpView):
 class ReplaceNextView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=s.SlotIdSerializer, responses=_responses(s.OkSerializer))
+    @docs.write(s.GameChangedSerializer, request=s.SlotIdSerializer, after_commit=True)
     def post(self, request: Request, game_id: int) -> Response:
         """Host: the next in the replacement queue takes over the slot."""
         data = _valid(s.SlotIdSerializer, request)

@@ -37,7 +37,10 @@ def _first_error(detail: Any, prefix: str = "") -> tuple[str | None, str, str]:
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, GameRuleError):
-        return Response(exc.to_dict(), status=exc.status)
+        response = Response(exc.to_dict(), status=exc.status)
+        if exc.status == 401:  # as DRF's own 401s: how to authenticate
+            response["WWW-Authenticate"] = "Token"
+        return response
     if isinstance(exc, RateLimited):
         exc = exceptions.Throttled(wait=exc.retry_after, detail=exc.message)
     if isinstance(exc, Http404):

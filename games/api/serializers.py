@@ -13,6 +13,9 @@ from typing import Any
 
 from rest_framework import serializers
 
+from resolver.rulesets import NAMES as RULESET_NAMES
+from resolver.rulesets import get_ruleset
+
 from ..display import public_setup
 from ..models import (
     MAX_MIN_POSTS_PER_DAY,
@@ -24,6 +27,9 @@ from ..models import (
     Thread,
     VoteRule,
 )
+from ..services.common import MAX_POST_LENGTH
+from ..services.nights import MAX_EXTRA_LENGTH
+from ..setups import SETUPS
 from ..views.access import Viewer
 
 
@@ -106,6 +112,10 @@ class GameSerializer(serializers.Serializer):
     signed_up = serializers.IntegerField()
     min_posts_per_day = serializers.IntegerField()
     inactivity_action = serializers.CharField()
+    turn_based = serializers.BooleanField()
+    turn_length_seconds = serializers.IntegerField()
+    vote_length_seconds = serializers.IntegerField()
+    day_settings = serializers.DictField()
     vote_modifiers_public = serializers.BooleanField()
     lynch_proof_ends_day = serializers.BooleanField()
     phase = PhaseSerializer(allow_null=True)
@@ -117,6 +127,12 @@ class GameSerializer(serializers.Serializer):
         child=serializers.DictField(),
         allow_null=True,
         help_text="The setup: only for the host, and for everyone after the game ends.",
+    )
+    openness = serializers.CharField(help_text="closed, semi-open or open.")
+    public_setup = serializers.ListField(
+        child=serializers.CharField(),
+        allow_null=True,
+        help_text="What everyone may know of the setup (null: closed).",
     )
     winner = serializers.CharField(allow_blank=True)
     win_reason = serializers.CharField(allow_blank=True)
@@ -178,13 +194,16 @@ class RoleEntrySerializer(serializers.Serializer):
 class GameCreateSerializer(serializers.Serializer):
     """A new game. The setup is checked against the rule set by the resolver."""
 
+    # A game needs one of these groups of fields (the OpenAPI document: ``anyOf``).
+    needs_one_of = (("setup",), ("ruleset", "role_list"))
+
     title = serializers.CharField(max_length=200)
-    setup = serializers.CharField(
-        required=False, allow_blank=True, help_text="Start from a ready-made setup (slug)."
+    setup = serializers.ChoiceField(
+        choices=sorted(SETUPS), required=False, help_text="Start from a ready-made setup."
     )
     ruleset = serializers.ChoiceField(choices=Ruleset.choices, required=False)
     method = serializers.CharField(required=False, allow_blank=True)
-    role_list = RoleEntrySerializer(many=True, required=False)
+    role_list = serializers.ListField(child=RoleEntrySerializer(), required=False, min_length=1)
     flags = serializers.DictField(required=False)
     vote_rule = serializers.ChoiceField(choices=VoteRule.choices, required=False)
     starts_with = serializers.ChoiceField(choices=StartsWith.choices, required=False)
@@ -221,7 +240,7 @@ class GameCreateSerializer(serializers.Serializer):
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if not attrs.get("setup") and (not attrs.get("ruleset") or not attrs.get("role_list")):
+        if not any(all(name in attrs for name in group) for group in self.needs_one_of):
             raise serializers.ValidationError(
                 {"ruleset": "Give a ready-made setup, or a rule set and a role list."}
             )
@@ -292,9 +311,12 @@ class PostPageSerializer(serializers.Serializer):
     results = PostSerializer(many=True)
 
 
-class PostCreateSerializer(serializers.Serializer):
-    body = serializers.CharField(max_length=20_000)
+class HostPostSerializer(serializers.Serializer):
+    body = serializers.CharField(max_length=MAX_POST_LENGTH)
     thread = serializers.ChoiceField(choices=Thread.choices, default=Thread.PUBLIC)
+
+
+class PostCreateSerializer(HostPostSerializer):
     to = serializers.IntegerField(
         required=False,
         allow_null=True,
@@ -341,6 +363,10 @@ class WagonSerializer(serializers.Serializer):
     voters = VoterSerializer(many=True)
 
 
+class AwayRefSerializer(SlotRefSerializer):
+    until = serializers.DateField(help_text="The last day of the V/LA.")
+
+
 class DeadSerializer(SlotRefSerializer):
     role = serializers.CharField(allow_null=True)
     role_title = serializers.CharField(allow_null=True)
@@ -361,7 +387,14 @@ class VoteCountSerializer(serializers.Serializer):
     not_voting = SlotRefSerializer(many=True)
     alive = SlotRefSerializer(many=True)
     dead = DeadSerializer(many=True)
-    nominated = SlotRefSerializer(many=True, required=False, allow_null=True)
+    vote_modifiers_public = serializers.BooleanField()
+    away = AwayRefSerializer(many=True, help_text="Living players away today (V/LA).")
+    lock_text = serializers.CharField(required=False, help_text="Majority-lock games only.")
+    nominated = serializers.ListField(
+        child=SlotRefSerializer(allow_null=True),
+        required=False,
+        help_text="Games with nominations: today's nominees (null: a skip nomination).",
+    )
     deadline = serializers.DateTimeField(allow_null=True)
     paused_remaining = serializers.FloatField(allow_null=True)
     resolved = serializers.BooleanField()
@@ -443,10 +476,25 @@ class RolePMSerializer(serializers.Serializer):
     day_actions = DayOptionSerializer(many=True, help_text="Day actions usable now.")
 
 
+# The most targets any ability of any rule set takes.
+MAX_TARGETS = max(
+    ability.targets
+    for name in RULESET_NAMES
+    for role in get_ruleset(name).roles.values()
+    for ability in role.abilities
+)
+
+
 class NightActionSerializer(serializers.Serializer):
     ability = serializers.CharField()
-    targets = serializers.ListField(child=serializers.IntegerField(), min_length=1)
-    extra = serializers.DictField(child=serializers.CharField(), required=False)
+    targets = serializers.ListField(
+        child=serializers.IntegerField(), min_length=1, max_length=MAX_TARGETS
+    )
+    extra = serializers.DictField(
+        child=serializers.CharField(max_length=MAX_EXTRA_LENGTH),
+        required=False,
+        help_text="Only the fields the ability declares (the forger's role).",
+    )
 
 
 # -- host and archive ---------------------------------------------------------------------
@@ -499,7 +547,8 @@ class ReplaceSerializer(SlotIdSerializer):
 
 class TokenRequestSerializer(serializers.Serializer):
     username = serializers.CharField()
-    password = serializers.CharField(style={"input_type": "password"})
+    # As typed: a password's spaces are part of it.
+    password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
 
 
 class TokenSerializer(serializers.Serializer):
@@ -523,15 +572,77 @@ class CommittedSerializer(serializers.Serializer):
 
 class OkSerializer(serializers.Serializer):
     ok = serializers.BooleanField()
-    game = GameSerializer(required=False, help_text="Absent when ``committed`` is set.")
-    # Set (with game_id and detail) instead of ``game`` when it could not be read back.
-    committed = serializers.BooleanField(required=False)
-    game_id = serializers.IntegerField(required=False)
-    detail = serializers.CharField(required=False)
 
 
-# Reference data answered as a JSON array of objects (documented as one).
-ListOfObjects = serializers.ListSerializer(child=serializers.DictField())
+class GameChangedSerializer(OkSerializer):
+    """A change of the game: ok, and the game's fresh facts."""
+
+    game = GameSerializer()
+
+
+# -- reference data -----------------------------------------------------------------------
+class AbilityTextSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    phase = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+
+
+class RoleReferenceSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    alignment = serializers.CharField()
+    alignment_title = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+    abilities = serializers.ListField(child=serializers.CharField())
+    ability_texts = AbilityTextSerializer(many=True)
+    private_thread = serializers.CharField(allow_blank=True, allow_null=True)
+
+
+class ModifierReferenceSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    form = serializers.CharField(help_text='How a role list names it ("slug" or "slug:N").')
+    title = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+    param = serializers.CharField(allow_blank=True, allow_null=True)
+    least = serializers.IntegerField(allow_null=True)
+    kind = serializers.CharField()
+
+
+class AlignmentReferenceSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    win_condition = serializers.CharField(allow_blank=True)
+
+
+class FlagReferenceSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    title = serializers.CharField()
+    default = serializers.JSONField()
+    choices = serializers.ListField(child=serializers.JSONField())
+    help = serializers.CharField(allow_blank=True)
+
+
+class RulesetSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    methods = serializers.ListField(child=serializers.CharField())
+    roles = RoleReferenceSerializer(many=True)
+    modifiers = serializers.DictField(child=serializers.CharField(), help_text="slug -> one line.")
+    modifier_list = ModifierReferenceSerializer(many=True)
+    alignments = AlignmentReferenceSerializer(many=True)
+    sanities = serializers.ListField(child=serializers.CharField())
+    flags = FlagReferenceSerializer(many=True)
+    nominations = serializers.BooleanField()
+
+
+class SetupSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+    ruleset = serializers.CharField()
+    method = serializers.CharField(allow_blank=True)
+    players = serializers.IntegerField()
+    role_list = serializers.ListField(child=serializers.DictField())
+    vote_rule = serializers.CharField()
 
 
 class TurnOptionSerializer(serializers.Serializer):
@@ -595,7 +706,17 @@ class TurnSerializer(serializers.Serializer):
 class ErrorSerializer(serializers.Serializer):
     error = serializers.CharField()
     code = serializers.CharField()
-    field = serializers.CharField(allow_null=True)
+    field = serializers.CharField(allow_null=True, help_text="The request field it is about.")
+
+
+class ValidationErrorSerializer(ErrorSerializer):
+    details = serializers.DictField(
+        required=False, help_text="A malformed body: every field's messages (DRF's shape)."
+    )
+
+
+class ThrottledSerializer(ErrorSerializer):
+    retry_after = serializers.IntegerField(help_text="Seconds until the limit resets.")
 
 
 # -- the host's chores ------------------------------------------------------------------------

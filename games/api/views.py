@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
+from typing import Any, ClassVar
 
 from django.contrib.auth import authenticate, get_user_model
 from django.db.models import F
 from django.http import HttpRequest, JsonResponse
-from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
-from rest_framework import status
+from django.views.decorators.csrf import csrf_exempt
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.parsers import FormParser, JSONParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -28,7 +30,7 @@ from resolver.rulesets import NAMES as RULESET_NAMES
 from resolver.rulesets import get_ruleset
 
 from .. import display, naming, ratelimit, services, snapshot
-from ..errors import InvalidInput
+from ..errors import BadCredentials, InvalidInput
 from ..inactivity import slots_needing_replacement
 from ..models import Game, GameStatus, NightAction, PrivateResult, Slot, Thread
 from ..outage import answer_after_commit
@@ -38,26 +40,9 @@ from ..views.access import Viewer, get_game
 from ..views.game import parse_iso, read_thread_page
 from ..views.partials import counted_phase
 from ..views.role import open_night, team_kill_actions
+from . import docs
 from . import serializers as s
 from .errors import api_exception_handler
-
-ERRORS = {400: s.ErrorSerializer, 401: s.ErrorSerializer, 403: s.ErrorSerializer,
-          404: s.ErrorSerializer, 409: s.ErrorSerializer}  # fmt: skip
-
-
-def _responses(ok: Any, code: int = 200) -> dict[int, Any]:
-    return {code: ok, **ERRORS}
-
-
-def _or_committed(serializer: Any) -> PolymorphicProxySerializer:
-    """A write's answer in the schema: its usual body or, when reading it back after the
-    commit failed, ``Committed`` (see ``GameAPIView.answer``)."""
-    name = getattr(serializer, "__name__", type(serializer).__name__).removesuffix("Serializer")
-    return PolymorphicProxySerializer(
-        component_name=f"{name}OrCommitted",
-        serializers=[serializer, s.CommittedSerializer],
-        resource_type_field_name=None,
-    )
 
 
 def committed(game_id: int) -> dict[str, Any]:
@@ -123,6 +108,7 @@ def _slots(game: Game) -> list[Slot]:
 
 
 # -- auth ---------------------------------------------------------------------------------
+@csrf_exempt  # it changes nothing: a POST with a session cookie gets the JSON 404 too
 def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
     """No such endpoint (or a malformed id in the path), in the API's error shape."""
     return JsonResponse({"error": "Not found.", "code": "not_found", "field": None}, status=404)
@@ -134,15 +120,17 @@ class TokenView(GameAPIView):
 
     authentication_classes: list = []
     permission_classes = [AllowAny]
+    # JSON, or a form as ``curl -d username=... -d password=...`` sends it.
+    parser_classes = [JSONParser, FormParser]
 
-    @extend_schema(request=s.TokenRequestSerializer, responses=_responses(s.TokenSerializer))
+    @docs.write(s.TokenSerializer, request=s.TokenRequestSerializer, game=False, rate_limit="login")
     def post(self, request: Request) -> Response:
         data = _valid(s.TokenRequestSerializer, request)
         ratelimit.check_login(request, data["username"])
         user = authenticate(request, username=data["username"], password=data["password"])
         if user is None:
             ratelimit.login_failed(request, data["username"])
-            raise InvalidInput("Wrong username or password.", "bad_credentials", "password")
+            raise BadCredentials("Wrong username or password.", "bad_credentials", "password")
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})
 
@@ -153,7 +141,7 @@ class RulesetsView(GameAPIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses={200: s.ListOfObjects})
+    @docs.read(s.RulesetSerializer(many=True))
     def get(self, request: Request) -> Response:
         data = [display.ruleset_reference(name) for name in RULESET_NAMES]
         return Response(data)
@@ -164,7 +152,7 @@ class SetupsView(GameAPIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses={200: s.ListOfObjects})
+    @docs.read(s.SetupSerializer(many=True))
     def get(self, request: Request) -> Response:
         return Response(
             [
@@ -185,35 +173,29 @@ class SetupsView(GameAPIView):
 
 # -- games ----------------------------------------------------------------------------------
 class GameListView(GameAPIView):
-    @extend_schema(
+    @docs.read(
+        s.GameSerializer(many=True),
         parameters=[OpenApiParameter("status", str, enum=list(GameStatus.values), required=False)],
-        responses=_responses(s.GameSerializer(many=True)),
     )
     def get(self, request: Request) -> Response:
         """Every game (newest first), optionally by status."""
         games = Game.objects.select_related("host").order_by("-created_at")
         wanted = request.query_params.get("status")
-        if wanted:
+        if wanted is not None:
             if wanted not in GameStatus.values:
-                raise InvalidInput(
-                    f"status is one of {', '.join(GameStatus.values)}.", "invalid", "status"
-                )
+                message = f"status is one of {', '.join(GameStatus.values)}."
+                raise serializers.ValidationError({"status": [message]}, "invalid")
             games = games.filter(status=wanted)
         games = games[:100]
         return Response([game_data_light(g, request) for g in games])
 
-    @extend_schema(
-        request=s.GameCreateSerializer,
-        responses=_responses(_or_committed(s.GameSerializer), 201),
-    )
+    @docs.write(s.GameSerializer, request=s.GameCreateSerializer, status=201, after_commit=True)
     def post(self, request: Request) -> Response:
         """Host a new game (from a ready-made setup and/or your own settings)."""
         data = dict(_valid(s.GameCreateSerializer, request))
         kwargs: dict[str, Any] = {}
         slug = data.pop("setup", "")
         if slug:
-            if slug not in SETUPS:
-                raise InvalidInput(f"There is no setup called {slug!r}.", "no_setup", "setup")
             kwargs.update(SETUPS[slug].game_kwargs())
         for unit in ("turn", "vote"):
             seconds = data.pop(f"{unit}_length_seconds", None)
@@ -239,7 +221,7 @@ def game_data_light(game: Game, request: Request) -> dict[str, Any]:
 
 
 class GameDetailView(GameAPIView):
-    @extend_schema(responses=_responses(s.GameSerializer))
+    @docs.read(s.GameSerializer)
     def get(self, request: Request, game_id: int) -> Response:
         """A game's public facts: settings, phase, players (roles only when public)."""
         game = self.game(game_id)
@@ -254,7 +236,7 @@ class _GameOp(GameAPIView):
     def run(self, request: Request, game_id: int) -> Any:
         raise NotImplementedError
 
-    @extend_schema(request=None, responses=_responses(s.OkSerializer))
+    @docs.write(s.GameChangedSerializer, after_commit=True)
     def post(self, request: Request, game_id: int) -> Response:
         self.run(request, game_id)
         return self.answer(game_id, lambda: self.ok_with_game(game_id))
@@ -283,15 +265,25 @@ class StartView(_GameOp):
 
 # -- posts ----------------------------------------------------------------------------------
 class PostsView(GameAPIView):
-    @extend_schema(
+    @docs.read(
+        s.PostPageSerializer,
         parameters=[
             OpenApiParameter("thread", str, enum=list(Thread.values), required=False),
-            OpenApiParameter("page", str, required=False, description='A number or "last".'),
             OpenApiParameter(
-                "iso", int, many=True, required=False, description="Seats to filter to."
+                "page",
+                str,
+                required=False,
+                description='A number, or "last": the newest page (past the end: the last '
+                "page; anything else: the first).",
+            ),
+            OpenApiParameter(
+                "iso",
+                int,
+                many=True,
+                required=False,
+                description="Seats to filter to (values that are not numbers are ignored).",
             ),
         ],
-        responses=_responses(s.PostPageSerializer),
     )
     def get(self, request: Request, game_id: int) -> Response:
         """A page of a thread (25 posts), optionally filtered to some players (ISO)."""
@@ -325,9 +317,7 @@ class PostsView(GameAPIView):
             }
         )
 
-    @extend_schema(
-        request=s.PostCreateSerializer, responses=_responses(s.PostResultSerializer, 201)
-    )
+    @docs.write(s.PostResultSerializer, request=s.PostCreateSerializer, status=201)
     @ratelimit.limited("post")
     def post(self, request: Request, game_id: int) -> Response:
         """Post in a thread. A bold **Vote: Name** in a public day post votes."""
@@ -355,7 +345,7 @@ def _vote_count(game: Game) -> dict[str, Any] | None:
 
 
 class VoteCountView(GameAPIView):
-    @extend_schema(responses=_responses(s.VoteCountSerializer))
+    @docs.read(s.VoteCountSerializer)
     def get(self, request: Request, game_id: int) -> Response:
         """Today's vote count (by night: the last day's final count)."""
         game = self.game(game_id)
@@ -386,7 +376,7 @@ def _vote_answer(view: GameAPIView, game_id: int, post: Any, day_ended: bool) ->
 class VoteView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=s.TargetSerializer, responses=_responses(s.VoteResultSerializer))
+    @docs.write(s.VoteResultSerializer, request=s.TargetSerializer)
     @ratelimit.limited("vote")
     def post(self, request: Request, game_id: int) -> Response:
         """Vote for a player (slot id), or null for "no elimination"."""
@@ -398,7 +388,7 @@ class VoteView(GameAPIView):
 class UnvoteView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses=_responses(s.VoteResultSerializer))
+    @docs.write(s.VoteResultSerializer)
     @ratelimit.limited("vote")
     def post(self, request: Request, game_id: int) -> Response:
         """Withdraw your vote."""
@@ -409,9 +399,7 @@ class UnvoteView(GameAPIView):
 class NominateView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(
-        request=s.TargetSerializer, responses=_responses(_or_committed(s.VoteCountSerializer))
-    )
+    @docs.write(s.VoteCountSerializer, request=s.TargetSerializer, after_commit=True)
     @ratelimit.limited("vote")
     def post(self, request: Request, game_id: int) -> Response:
         """Classic: nominate a player (or null: skip, day 1 only). At a table: during your
@@ -430,7 +418,7 @@ def turn_data(game: Game, user: Any) -> dict[str, Any]:
 
 
 class TurnView(GameAPIView):
-    @extend_schema(responses=_responses(s.TurnSerializer))
+    @docs.read(s.TurnSerializer)
     def get(self, request: Request, game_id: int) -> Response:
         """Whose turn it is at the table, what comes next, and what you may do now."""
         return Response(turn_data(self.game(game_id), request.user))
@@ -439,7 +427,7 @@ class TurnView(GameAPIView):
 class PassTurnView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses=_responses(_or_committed(s.TurnSerializer)))
+    @docs.write(s.TurnSerializer, after_commit=True)
     def post(self, request: Request, game_id: int) -> Response:
         """End your turn without a post (the rules' default applies where there is one)."""
         services.pass_turn(request.user, game_id)
@@ -506,7 +494,7 @@ def _player_slot(game: Game, user: Any) -> Slot:
 class RoleView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses=_responses(s.RolePMSerializer))
+    @docs.read(s.RolePMSerializer)
     def get(self, request: Request, game_id: int) -> Response:
         """Your role PM: role, partners, tonight's abilities with legal targets, your
         actions and your private results."""
@@ -527,9 +515,7 @@ def _role_pm_answer(view: GameAPIView, game_id: int) -> Response:
 class ActionsView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(
-        request=s.NightActionSerializer, responses=_responses(_or_committed(s.RolePMSerializer))
-    )
+    @docs.write(s.RolePMSerializer, request=s.NightActionSerializer, after_commit=True)
     def post(self, request: Request, game_id: int) -> Response:
         """Send (or change) tonight's use of an ability; targets are slot ids."""
         data = _valid(s.NightActionSerializer, request)
@@ -546,9 +532,7 @@ class ActionsView(GameAPIView):
 class DayActionView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(
-        request=s.DayActionSerializer, responses=_responses(_or_committed(s.RolePMSerializer))
-    )
+    @docs.write(s.RolePMSerializer, request=s.DayActionSerializer, after_commit=True)
     def post(self, request: Request, game_id: int) -> Response:
         """Use your day action now (a day vigilante's shot, a day investigation): it
         resolves at once; refused at night, twice a day or with no shots left."""
@@ -562,7 +546,7 @@ class DayActionView(GameAPIView):
 class ActionDetailView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses=_responses(_or_committed(s.RolePMSerializer)))
+    @docs.write(s.RolePMSerializer, after_commit=True)
     def delete(self, request: Request, game_id: int, ability: str) -> Response:
         """Withdraw tonight's use of ``ability``."""
         services.withdraw_night_action(request.user, game_id, ability=ability)
@@ -618,7 +602,7 @@ class _HostOnly(GameAPIView):
 
 
 class HostView(_HostOnly):
-    @extend_schema(responses=_responses(s.HostViewSerializer))
+    @docs.read(s.HostViewSerializer)
     def get(self, request: Request, game_id: int) -> Response:
         """Host only: every role, every night action as it comes in, every explanation."""
         game = self.host_game(game_id)
@@ -634,70 +618,85 @@ class HostView(_HostOnly):
 
 
 class _HostOp(_HostOnly):
-    request_serializer: Any = None
+    """A host action: POST ``body`` (a serializer; None: no body), one service call
+    (``run``), then the game's fresh facts. Each subclass's operation in the OpenAPI
+    document is made from its own ``body``, ``rate_limit`` and docstring, once, here."""
+
+    body: ClassVar[type[serializers.Serializer] | None] = None
+    rate_limit: ClassVar[str | None] = None  # the ``ratelimit`` scope it counts against
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        docs.write(
+            s.GameChangedSerializer, request=cls.body, after_commit=True, rate_limit=cls.rate_limit
+        )(cls)
 
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
         raise NotImplementedError
 
     def post(self, request: Request, game_id: int) -> Response:
-        data = _valid(self.request_serializer, request) if self.request_serializer else {}
+        if self.rate_limit:
+            ratelimit.enforce(self.rate_limit, request)
+        data = _valid(self.body, request) if self.body else {}
         self.run(request, game_id, data)
         return self.answer(game_id, lambda: self.ok_with_game(game_id))
 
 
-def _host_op(serializer: Any, doc: str) -> Any:
-    def decorate(cls: type) -> type:
-        cls.request_serializer = serializer
-        cls.post = extend_schema(
-            request=serializer, responses=_responses(s.OkSerializer), description=doc
-        )(cls.post)
-        return cls
-
-    return decorate
-
-
-@_host_op(s.ExtendSerializer, "Push the current deadline back.")
 class ExtendView(_HostOp):
+    """Push the current deadline back."""
+
+    body = s.ExtendSerializer
+
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
         return services.extend_deadline(
             request.user, game_id, by=timedelta(minutes=data["minutes"])
         )
 
 
-@_host_op(None, "Table day: end the current turn (or close the vote); the default applies.")
 class SkipTurnView(_HostOp):
+    """Table day: end the current turn (or close the vote); the default applies."""
+
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
         return services.skip_speaker(request.user, game_id)
 
 
-@_host_op(None, "End the current phase now.")
 class CutView(_HostOp):
+    """End the current phase now."""
+
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
         return services.cut_deadline_now(request.user, game_id)
 
 
-@_host_op(None, "Stop the clock.")
 class PauseView(_HostOp):
+    """Stop the clock."""
+
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
         return services.pause_game(request.user, game_id)
 
 
-@_host_op(None, "Restart the clock.")
 class ResumeView(_HostOp):
+    """Restart the clock."""
+
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
         return services.resume_game(request.user, game_id)
 
 
-@_host_op(s.ModkillSerializer, "Remove a player from the game.")
 class ModkillView(_HostOp):
+    """Remove a player from the game."""
+
+    body = s.ModkillSerializer
+
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
         return services.modkill(
             request.user, game_id, data["slot_id"], reason=data.get("reason", "")
         )
 
 
-@_host_op(s.ReplaceSerializer, "A new person takes over a slot.")
 class ReplaceView(_HostOp):
+    """A new person takes over a slot."""
+
+    body = s.ReplaceSerializer
+
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
         new_user = get_user_model().objects.filter(username__iexact=data["username"]).first()
         if new_user is None:
@@ -707,22 +706,28 @@ class ReplaceView(_HostOp):
         return services.replace_player(request.user, game_id, data["slot_id"], new_user)
 
 
-@_host_op(s.SlotIdSerializer, "Remove a player from the sign-ups.")
 class RemoveSignupView(_HostOp):
+    """Remove a player from the sign-ups."""
+
+    body = s.SlotIdSerializer
+
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
         return services.remove_signup(request.user, game_id, data["slot_id"])
 
 
-@_host_op(s.PostCreateSerializer, "Post as the host in any thread.")
 class HostPostView(_HostOp):
+    """Post as the host in any thread."""
+
+    body = s.HostPostSerializer
+    rate_limit = "post"
+
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
-        ratelimit.enforce("post", request)
         return services.host_post(request.user, game_id, body=data["body"], thread=data["thread"])
 
 
 # -- archive ----------------------------------------------------------------------------------
 class ArchiveView(GameAPIView):
-    @extend_schema(responses=_responses(s.ArchiveSerializer))
+    @docs.read(s.ArchiveSerializer)
     def get(self, request: Request, game_id: int) -> Response:
         """After the game ends: every role, action, result and explanation."""
         game = self.game(game_id)

@@ -56,7 +56,7 @@ def test_token_refused_for_a_wrong_password(db):
     response = APIClient().post(
         "/api/v1/auth/token/", {"username": "ann", "password": "nope"}, format="json"
     )
-    body = assert_error(response, 400, "bad_credentials")
+    body = assert_error(response, 401, "bad_credentials")
     assert body["field"] == "password"
 
 
@@ -106,7 +106,7 @@ def test_create_with_own_role_list_is_checked_against_the_rule_set(host):
         {"title": "Bad", "ruleset": "forum", "role_list": [{"role": "wizard", "count": 3}]},
         format="json",
     )
-    body = assert_error(bad, 400, "setup")
+    body = assert_error(bad, 422, "setup")  # well-formed; the rules refuse it
     assert "wizard" in body["error"]
     missing = api(host).post("/api/v1/games/", {"title": "No roles"}, format="json")
     assert_error(missing, 400)
@@ -230,11 +230,11 @@ def test_vote_unvote_and_vote_count(make_game):
     assert vc["majority_text"] == "With 7 alive it takes 4 to eliminate"
     response = api(a.user).post(f"/api/v1/games/{game.pk}/unvote/")
     assert response.status_code == 200
-    assert_error(api(a.user).post(f"/api/v1/games/{game.pk}/unvote/"), 400, "no_vote")
+    assert_error(api(a.user).post(f"/api/v1/games/{game.pk}/unvote/"), 422, "no_vote")
     bad = api(a.user).post(f"/api/v1/games/{game.pk}/vote/", {"target": 987654}, format="json")
-    assert_error(bad, 400, "no_player")
+    assert_error(bad, 422, "no_player")
     self_vote = api(a.user).post(f"/api/v1/games/{game.pk}/vote/", {"target": a.pk}, format="json")
-    assert_error(self_vote, 400, "self_vote")
+    assert_error(self_vote, 422, "self_vote")
     malformed = api(a.user).post(f"/api/v1/games/{game.pk}/vote/", {}, format="json")
     body = assert_error(malformed, 400)
     assert body["field"] == "target"
@@ -254,14 +254,14 @@ def test_nominate_in_classic(make_game):
     game = make_game("classic-ten")
     a, b = slots_of(game, "town")[:2]
     refused = api(a.user).post(f"/api/v1/games/{game.pk}/vote/", {"target": b.pk}, format="json")
-    assert_error(refused, 400, "not_nominated")
+    assert_error(refused, 422, "not_nominated")
     response = api(a.user).post(
         f"/api/v1/games/{game.pk}/nominate/", {"target": b.pk}, format="json"
     )
     assert response.status_code == 200
     assert [n["slot_id"] for n in response.json()["nominated"]] == [b.pk]
     again = api(a.user).post(f"/api/v1/games/{game.pk}/nominate/", {"target": b.pk}, format="json")
-    assert_error(again, 400, "already_nominated")
+    assert_error(again, 422, "already_nominated")
     vote = api(a.user).post(f"/api/v1/games/{game.pk}/vote/", {"target": b.pk}, format="json")
     assert vote.status_code == 200
 
@@ -272,7 +272,7 @@ def test_nominate_where_there_are_none(make_game):
     response = api(a.user).post(
         f"/api/v1/games/{game.pk}/nominate/", {"target": b.pk}, format="json"
     )
-    assert_error(response, 400, "no_nominations")
+    assert_error(response, 422, "no_nominations")
 
 
 # -- role PM and night actions ----------------------------------------------------------------
@@ -293,7 +293,7 @@ def test_role_pm_abilities_actions_and_results(make_game, host):
         {"ability": "investigate", "targets": [detective.pk]},
         format="json",
     )
-    assert_error(illegal, 400, "illegal_action")
+    assert_error(illegal, 422, "illegal_action")
     assert not NightAction.objects.exists()
     ok = api(detective.user).post(
         f"/api/v1/games/{game.pk}/actions/",
@@ -376,7 +376,7 @@ def test_host_endpoints(make_game, host):
         {"slot_id": player.pk, "username": "ghost"},
         format="json",
     )
-    assert_error(unknown, 400, "no_user")
+    assert_error(unknown, 422, "no_user")
     victim = slot_of(game, "doctor")
     response = api(host).post(
         f"/api/v1/games/{game.pk}/host/modkill/", {"slot_id": victim.pk}, format="json"

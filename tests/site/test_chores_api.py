@@ -56,7 +56,7 @@ def test_vla_mark_list_cancel(make_game, client):
     assert bad.status_code == 400 and bad.json()["field"] == "starts"
     backwards = {"starts": (today + timedelta(2)).isoformat(), "ends": today.isoformat()}
     refused = api(me.user).post(base, backwards)
-    assert refused.status_code == 400 and refused.json()["code"] == "dates"
+    assert refused.status_code == 422 and refused.json()["code"] == "dates"
     made = api(me.user).post(
         base, {"starts": today.isoformat(), "ends": today.isoformat(), "note": "wedding"}
     )
@@ -76,7 +76,7 @@ def test_replacement_queue_join_leave_and_swap(make_game, make_users, host, clie
     base = f"/api/v1/games/{game.pk}"
     assert api(sub1).post(f"{base}/queue/join/").json() == {"queue": [sub1.username]}
     again = api(sub1).post(f"{base}/queue/join/")
-    assert again.status_code == 400 and again.json()["code"] == "already_queued"
+    assert again.status_code == 422 and again.json()["code"] == "already_queued"
     api(sub2).post(f"{base}/queue/join/")
     assert api(sub2).post(f"{base}/queue/leave/").json() == {"queue": [sub1.username]}
     api(sub2).post(f"{base}/queue/join/")

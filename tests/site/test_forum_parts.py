@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.test import Client
+from rest_framework.test import APIClient
 
 from games import services
 from games.errors import InvalidInput, NotAllowed, WrongPhase
@@ -26,8 +26,9 @@ def visible_text(page: str) -> str:
     return re.sub(r"<[^>]+>", " ", page)
 
 
-def api(user) -> Client:
-    client = Client()
+def api(user) -> APIClient:
+    """Logged in with the site's session; bodies are sent as JSON (the API's only kind)."""
+    client = APIClient()
     client.force_login(user)
     return client
 
@@ -209,7 +210,7 @@ def test_day_action_through_the_api_and_the_page(parts_game, client_for):
     again = api(inv.user).post(
         f"/api/v1/games/{game.pk}/day-action/", {"target": vig.pk}, content_type="application/json"
     )
-    assert again.status_code == 400 and "already used" in again.json()["error"]
+    assert again.status_code == 422 and "already used" in again.json()["error"]
     response = client_for(vig.user).post(
         f"/games/{game.pk}/role/day-action/", {"target": survivor.pk, "ability": "day_kill"}
     )

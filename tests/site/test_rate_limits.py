@@ -61,7 +61,7 @@ def test_api_tokens_are_limited_like_the_login_form():
     api = APIClient()
     for _ in range(10):
         r = api.post("/api/v1/auth/token/", {"username": "dave", "password": "nope"})
-        assert r.status_code == 400
+        assert r.status_code == 401
     r = api.post("/api/v1/auth/token/", {"username": "dave", "password": "right-pw"})
     seconds = _retry_after(r)
     assert r.json()["code"] == "throttled" and r.json()["retry_after"] == seconds

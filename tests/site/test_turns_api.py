@@ -67,7 +67,7 @@ def test_turn_endpoint_and_a_classic_speech_through_the_api(make_game):
     body = assert_error(api(second).post(g + "posts/", {"body": "Hi"}, format="json"), 403)
     assert "turn" in body["error"]
     assert_error(api(second).post(g + "turn/pass/"), 403)
-    assert_error(api(first).post(g + "nominate/", {"target": 999_999}, format="json"), 400)
+    assert_error(api(first).post(g + "nominate/", {"target": 999_999}, format="json"), 422)
     response = api(first).post(g + "posts/", {"body": "I suspect seat two. " * 10}, format="json")
     assert response.status_code == 201, response.content
     assert turn(game, first)["you_may"] == ["nominate"]  # after the post: only the nomination
