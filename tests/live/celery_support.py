@@ -75,12 +75,13 @@ def app_on_test_broker(queue: str = SESSION_QUEUE, url: str | None = None) -> It
         _reset_app()
 
 
-def purge_queue(queue: str) -> None:
-    """Drop the queue (and its bindings) from the test broker: stopped workers hand their
-    unfinished ETA tasks back to it, and a per-session queue is never read again."""
+def purge_queue(queue: str, url: str | None = None) -> None:
+    """Drop the queue (and its bindings) from the test broker (or the Redis at ``url``):
+    stopped workers hand their unfinished ETA tasks back to it, and a per-test queue is
+    never read again."""
     import redis
 
-    client = redis.Redis.from_url(broker_url())
+    client = redis.Redis.from_url(url or broker_url())
     try:
         keys = list(client.scan_iter(match=f"*{queue}*"))
         if keys:

@@ -130,7 +130,7 @@ def test_redis_outage_the_deadline_fires_once_when_redis_is_back(tmp_path, outag
             if proc is not None:
                 proc.stop()
         if redis.proc is not None:
-            purge_queue_on(redis.url, queue)
+            purge_queue(queue, url=redis.url)
         redis.stop()
 
     assert len(events_of(game, "day_ended")) == 1
@@ -142,18 +142,6 @@ def test_redis_outage_the_deadline_fires_once_when_redis_is_back(tmp_path, outag
     assert not target.alive and target.died_in_phase == 1
     assert Slot.objects.filter(game=game, alive=False).count() == 1
     assert Vote.objects.filter(phase=day).count() == 4
-
-
-def purge_queue_on(url: str, queue: str) -> None:
-    import redis as redis_lib
-
-    client = redis_lib.Redis.from_url(url)
-    try:
-        keys = list(client.scan_iter(match=f"*{queue}*"))
-        if keys:
-            client.delete(*keys)
-    finally:
-        client.close()
 
 
 # -- PostgreSQL -------------------------------------------------------------------------------
