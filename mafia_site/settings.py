@@ -227,6 +227,12 @@ def rate_limits(spec: str) -> dict[str, tuple[int, int]]:
     return limits
 
 
+# Connection limits (mafia_site.serve, mafia_site.socket_limits): a request's headers must
+# arrive within this many seconds, and one client address may hold this many websockets
+# per web process.
+HTTP_HEADER_TIMEOUT = float(os.environ.get("HTTP_HEADER_TIMEOUT", "10"))
+WEBSOCKETS_PER_CLIENT = int(os.environ.get("WEBSOCKETS_PER_CLIENT", "30"))
+
 # Rate limits (games.ratelimit): on unless RATE_LIMITS=off; RATE_LIMITS="post=40/60" changes
 # one scope's limit and keeps the others' defaults.
 _RATE_SPEC = os.environ.get("RATE_LIMITS", "")
