@@ -30,6 +30,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from django import db as django_db
 from django.db import connection
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -182,6 +183,42 @@ def _post_json(url: str, token: str, body: dict | None = None) -> tuple[int, dic
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read() or b"{}")
+
+
+def _connection_lost_at_commit(monkeypatch: Any, *, committed: bool) -> None:
+    """The next COMMIT of this process reaches PostgreSQL (``committed``) or not, and then
+    the connection dies before the answer arrives: its session is terminated and the
+    client sees what psycopg raises for a dropped connection."""
+    wrapper = connection._connections[connection._alias]
+    real_commit, real_rollback = wrapper._commit, wrapper._rollback
+
+    def commit_then_drop() -> None:
+        monkeypatch.setattr(wrapper, "_commit", real_commit)  # once
+        (real_commit if committed else real_rollback)()
+        pid = _our_pid()
+        with psycopg.connect(_admin_url(), autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+        raise django_db.OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(wrapper, "_commit", commit_then_drop)
+
+
+@pytest.mark.parametrize("committed", [True, False], ids=["committed", "rolled-back"])
+def test_connection_lost_at_commit_the_answer_says_what_happened(monkeypatch, committed):
+    game, _, _ = make_running_game(day_length=timedelta(hours=1), vote_rule="plurality")
+    slots = _slots(game)
+    voter, target = slots[1], slots[2]
+    _connection_lost_at_commit(monkeypatch, committed=committed)
+    if committed:
+        # The vote is in: the service reports it done (the page or API answers 2xx).
+        result = services.cast_vote(voter.user, game.pk, target.pk)
+        assert result is not None
+    else:
+        with pytest.raises(django_db.OperationalError):  # answered 503: nothing changed
+            services.cast_vote(voter.user, game.pk, target.pk)
+    stored = Vote.objects.filter(phase__game=game, voter=voter, target=target).exists()
+    assert stored is committed
+    assert any(e["voter"]["slot_id"] == voter.pk for e in events_of(game, "vote")) is committed
 
 
 @pytest.mark.timeout(180)
