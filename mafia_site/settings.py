@@ -173,6 +173,8 @@ if REDIS_URL:
         }
     }
     CELERY_BROKER_URL = REDIS_URL
+    # kombu's Redis transport, mended so a worker survives a Redis outage (the module says how).
+    CELERY_BROKER_TRANSPORT = "mafia_site.redis_broker:Transport"
     CELERY_RESULT_BACKEND = REDIS_URL
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

@@ -3,9 +3,9 @@
 * Redis (the broker) stopped for 5 s, 20 s and 2 minutes while a real prefork worker and a
   real beat run against it, with the deadline falling inside the outage: once Redis is
   back the phase ends, exactly once, with the votes cast before and during the outage
-  counted, and the worker and beat are the same processes (the pinned Celery/kombu survive
-  a broker loss; ``scripts/run.sh`` would restart them otherwise, see
-  ``test_run_sh_supervises``).
+  counted, and the worker and beat are the same processes (the pinned Celery/kombu with
+  ``mafia_site.redis_broker`` survive a broker loss; ``scripts/run.sh`` would restart them
+  otherwise, see ``test_run_sh_supervises``).
 * PostgreSQL connections terminated (``pg_terminate_backend``, what a restart does to every
   client) during a vote made through the real HTTP stack, and during a night resolution in
   the worker: the vote is refused with a 503 and a message, never half-written; the night
