@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
@@ -139,9 +140,16 @@ def client_address(request: Any) -> str:
     return request.META.get("REMOTE_ADDR", "") or "unknown"
 
 
+def login_name(username: str) -> str:
+    """The name a login attempt is counted under: read as the login reads it (Django's
+    NFKC: full-width "\uff54_mas1" logs in as "t_mas1"), case folded (sign-up refuses
+    names that differ in case only, so they are one person's), at most 150 characters."""
+    return get_user_model().normalize_username(username).strip().casefold()[:150]
+
+
 def login_idents(request: Any, username: str) -> list[tuple[str, str]]:
     address = client_address(request)
-    return [("login", f"{address}|{username.strip().lower()[:150]}"), ("login-address", address)]
+    return [("login", f"{address}|{login_name(username)}"), ("login-address", address)]
 
 
 def check_login(request: Any, username: str) -> None:

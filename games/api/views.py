@@ -138,10 +138,12 @@ class TokenView(GameAPIView):
     @extend_schema(request=s.TokenRequestSerializer, responses=_responses(s.TokenSerializer))
     def post(self, request: Request) -> Response:
         data = _valid(s.TokenRequestSerializer, request)
-        ratelimit.check_login(request, data["username"])
-        user = authenticate(request, username=data["username"], password=data["password"])
+        # Read as the login form reads it (NFKC: full-width letters are the ASCII ones).
+        username = get_user_model().normalize_username(data["username"])
+        ratelimit.check_login(request, username)
+        user = authenticate(request, username=username, password=data["password"])
         if user is None:
-            ratelimit.login_failed(request, data["username"])
+            ratelimit.login_failed(request, username)
             raise InvalidInput("Wrong username or password.", "bad_credentials", "password")
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})

@@ -49,6 +49,33 @@ def test_wrong_passwords_lock_the_login_form_then_even_the_right_one():
     assert r.status_code == 302
 
 
+FULL_WIDTH = "\uff54_mas1"  # a full-width t: the login reads it as "t_mas1" (NFKC)
+
+
+def test_a_full_width_name_shares_the_lockout_of_the_name_it_logs_in_as():
+    UserFactory(username="t_mas1", password="right-pw")
+    r = Client().post("/accounts/login/", {"username": FULL_WIDTH, "password": "right-pw"})
+    assert r.status_code == 302  # the same account
+    web = Client()
+    for name in [FULL_WIDTH, "t_mas1"] * 5:
+        r = web.post("/accounts/login/", {"username": name, "password": "wrong"})
+        assert r.status_code == 200
+    for name in (FULL_WIDTH, "t_mas1", " T_MAS1 "):
+        _retry_after(web.post("/accounts/login/", {"username": name, "password": "right-pw"}))
+    assert "_auth_user_id" not in web.session
+
+
+def test_api_tokens_read_and_count_the_name_as_the_login_form_does():
+    UserFactory(username="t_mas1", password="right-pw")
+    api = APIClient()
+    r = api.post("/api/v1/auth/token/", {"username": FULL_WIDTH, "password": "right-pw"})
+    assert r.status_code == 200 and r.json()["token"]
+    for _ in range(10):
+        r = api.post("/api/v1/auth/token/", {"username": FULL_WIDTH, "password": "nope"})
+        assert r.status_code == 400
+    _retry_after(api.post("/api/v1/auth/token/", {"username": "t_mas1", "password": "right-pw"}))
+
+
 def test_right_passwords_are_not_counted():
     UserFactory(username="carol", password="right-pw")
     for _ in range(15):
