@@ -95,6 +95,25 @@ def test_api_tokens_are_limited_like_the_login_form():
     assert "token" not in r.json()
 
 
+def test_the_wait_is_said_once_in_the_api_and_on_the_page(make_game, limits_on):
+    limits_on.RATE_LIMITS = {"vote": (1, 60)}
+    game = make_game()
+    a, b = slots_of(game, "vanilla_townie")[:2]
+    api = APIClient()
+    api.force_authenticate(a.user)
+    assert api.post(f"/api/v1/games/{game.pk}/vote/", {"target": b.pk}).status_code == 200
+    r = api.post(f"/api/v1/games/{game.pk}/unvote/")
+    seconds = _retry_after(r)
+    assert r.json()["error"] == f"Too many requests; try again in {seconds} seconds."
+    web = Client()
+    web.force_login(a.user)
+    r = web.post(f"/games/{game.pk}/unvote/")
+    seconds = _retry_after(r)
+    page = r.content.decode()
+    assert f"Too many requests; try again in {seconds} seconds." in page
+    assert page.count("try again") == 1 and "Expected available" not in page
+
+
 def test_sign_ups_per_address(limits_on):
     limits_on.RATE_LIMITS = {"signup": (3, 3600)}
     for n in range(3):
