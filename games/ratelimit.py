@@ -39,9 +39,14 @@ DEFAULT_LIMITS: dict[str, tuple[int, int]] = {
     "login": (10, 300),  # failed logins per username and address, 5 minutes
     "login-address": (50, 300),  # failed logins per address, any username
     "signup": (20, 3600),  # accounts per address an hour (a club behind one NAT fits)
-    "post": (20, 60),  # posts per person a minute (a bold vote in a post counts here)
+    "post": (20, 60),  # posts per person a minute (votes count here too: COUNTS_AGAINST)
     "vote": (30, 60),  # votes, unvotes and nominations per person a minute
 }
+
+# The limits each kind of request counts against. A vote, an unvote or a nomination posts
+# in the thread ("**Vote: Name**"), so it is a post too, from the page's buttons and the API
+# alike, as a bold vote typed in a post is.
+COUNTS_AGAINST: dict[str, tuple[str, ...]] = {"post": ("post",), "vote": ("vote", "post")}
 
 
 class RateLimited(Exception):
@@ -180,21 +185,24 @@ def ident_of(request: Any) -> str:
     return f"addr:{client_address(request)}"
 
 
-def enforce(scope: str, request: Any) -> None:
-    """Count one request of ``scope``; ``RateLimited`` if over (the API answers 429)."""
-    hit(scope, ident_of(request))
+def enforce(kind: str, request: Any) -> None:
+    """Count one request of ``kind`` against each limit of ``COUNTS_AGAINST``;
+    ``RateLimited`` at the first one over (the API answers 429)."""
+    ident = ident_of(request)
+    for scope in COUNTS_AGAINST.get(kind, (kind,)):
+        hit(scope, ident)
 
 
-def limited(scope: str) -> Callable:
-    """Decorate a view (a function or an API view's method): one request of ``scope`` per
-    call, counted per signed-in person (else per address)."""
+def limited(kind: str) -> Callable:
+    """Decorate a view (a function or an API view's method): one request of ``kind`` per
+    call (``enforce``), counted per signed-in person (else per address)."""
 
     def decorate(view: Callable) -> Callable:
         @functools.wraps(view)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             request = next(a for a in args if hasattr(a, "META"))
             try:
-                enforce(scope, request)
+                enforce(kind, request)
             except RateLimited as exc:
                 if hasattr(request, "_request"):  # an API request: its handler answers
                     raise

@@ -171,6 +171,25 @@ def test_voting_is_limited(make_game, limits_on):
     assert Vote.objects.filter(voter=a).count() == 4
 
 
+def test_votes_post_so_they_count_as_posts_from_the_api_and_the_page_alike(make_game, limits_on):
+    limits_on.RATE_LIMITS = {"post": (3, 60)}
+    game = make_game()
+    a, b, c = slots_of(game, "vanilla_townie")[:3]
+    api = APIClient()
+    api.force_authenticate(a.user)
+    web = Client()
+    web.force_login(a.user)
+    assert api.post(f"/api/v1/games/{game.pk}/vote/", {"target": b.pk}).status_code == 200
+    assert web.post(f"/games/{game.pk}/vote/", {"target": c.pk}).status_code == 302
+    assert api.post(f"/api/v1/games/{game.pk}/posts/", {"body": "hi"}).status_code == 201
+    _retry_after(api.post(f"/api/v1/games/{game.pk}/vote/", {"target": b.pk}))
+    _retry_after(api.post(f"/api/v1/games/{game.pk}/unvote/"))
+    _retry_after(web.post(f"/games/{game.pk}/vote/", {"target": b.pk}))
+    _retry_after(web.post(f"/games/{game.pk}/post/", {"body": f"**Vote: {b.display_name}**"}))
+    assert Post.objects.filter(game=game, slot=a).count() == 3
+    assert Vote.objects.filter(voter=a).count() == 2
+
+
 def test_the_limits_are_settings(make_game, limits_on):
     limits_on.RATE_LIMITS_ENABLED = False
     game = make_game()
