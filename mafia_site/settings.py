@@ -295,6 +295,8 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
+# Under /api/ a CSRF failure is JSON like every other answer there.
+CSRF_FAILURE_VIEW = "games.api.django_errors.csrf_failure"
 
 # Production (DEBUG off) is served over HTTPS behind a proxy that sets X-Forwarded-Proto:
 # redirect plain HTTP, send HSTS, mark the cookies secure. HTTPS=false turns that off to

@@ -13,7 +13,6 @@ from typing import Any
 
 from django.contrib.auth import authenticate, get_user_model
 from django.db.models import F
-from django.http import HttpRequest, JsonResponse
 from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
 from rest_framework import status
 from rest_framework.authtoken.models import Token
@@ -123,11 +122,6 @@ def _slots(game: Game) -> list[Slot]:
 
 
 # -- auth ---------------------------------------------------------------------------------
-def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
-    """No such endpoint (or a malformed id in the path), in the API's error shape."""
-    return JsonResponse({"error": "Not found.", "code": "not_found", "field": None}, status=404)
-
-
 class TokenView(GameAPIView):
     """Exchange a username and password for an API token (send it as
     ``Authorization: Token <token>``)."""
