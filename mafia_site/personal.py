@@ -15,12 +15,17 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_cache_control
 
+from games.outage import OUTAGE_ERRORS
+
 
 def asks_as_someone(request: HttpRequest) -> bool:
     """A session of a signed-in person, or credentials for the API (read by its views)."""
     if request.META.get("HTTP_AUTHORIZATION"):
         return True
-    return bool(getattr(getattr(request, "user", None), "is_authenticated", False))
+    try:
+        return bool(getattr(getattr(request, "user", None), "is_authenticated", False))
+    except OUTAGE_ERRORS:  # the session could not be read (the 503 page): assume someone
+        return True
 
 
 def declared_public(response: HttpResponse) -> bool:
