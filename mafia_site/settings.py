@@ -84,6 +84,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A signed-in person's answers: Cache-Control private, no-store (mafia_site.personal).
+    "mafia_site.personal.PersonalAnswersMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -303,6 +305,8 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
+# Under /api/ a CSRF failure is JSON like every other answer there.
+CSRF_FAILURE_VIEW = "games.api.django_errors.csrf_failure"
 
 # Production (DEBUG off) is served over HTTPS behind a proxy that sets X-Forwarded-Proto:
 # redirect plain HTTP, send HSTS, mark the cookies secure. HTTPS=false turns that off to

@@ -13,7 +13,6 @@ from typing import Any
 
 from django.contrib.auth import authenticate, get_user_model
 from django.db.models import F
-from django.http import HttpRequest, JsonResponse
 from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
 from rest_framework import status
 from rest_framework.authtoken.models import Token
@@ -123,11 +122,6 @@ def _slots(game: Game) -> list[Slot]:
 
 
 # -- auth ---------------------------------------------------------------------------------
-def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
-    """No such endpoint (or a malformed id in the path), in the API's error shape."""
-    return JsonResponse({"error": "Not found.", "code": "not_found", "field": None}, status=404)
-
-
 class TokenView(GameAPIView):
     """Exchange a username and password for an API token (send it as
     ``Authorization: Token <token>``)."""
@@ -138,10 +132,12 @@ class TokenView(GameAPIView):
     @extend_schema(request=s.TokenRequestSerializer, responses=_responses(s.TokenSerializer))
     def post(self, request: Request) -> Response:
         data = _valid(s.TokenRequestSerializer, request)
-        ratelimit.check_login(request, data["username"])
-        user = authenticate(request, username=data["username"], password=data["password"])
+        # Read as the login form reads it (NFKC: full-width letters are the ASCII ones).
+        username = get_user_model().normalize_username(data["username"])
+        ratelimit.check_login(request, username)
+        user = authenticate(request, username=username, password=data["password"])
         if user is None:
-            ratelimit.login_failed(request, data["username"])
+            ratelimit.login_failed(request, username)
             raise InvalidInput("Wrong username or password.", "bad_credentials", "password")
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})

@@ -437,8 +437,10 @@ def test_database_down_answers_503_with_a_message_everywhere(tmp_path):
         {"DATABASE_URL": dead, "DEADLINE_WATCHDOG_SECONDS": "0"}, tmp_path / "a.log"
     )
 
-    def fetch(path: str, data: bytes | None = None) -> tuple[int, Any, str]:
+    def fetch(path: str, data: bytes | None = None, cookie: str = "") -> tuple[int, Any, str]:
         request = urllib.request.Request(server.url + path, data=data)
+        if cookie:
+            request.add_header("Cookie", cookie)
         if data is not None:
             request.add_header("Content-Type", "application/json")
             request.add_header("Authorization", "Token 0123456789abcdef")
@@ -454,6 +456,10 @@ def test_database_down_answers_503_with_a_message_everywhere(tmp_path):
         assert 'id="outage-banner"' in html and "nothing was changed" in html
         status, _, html = fetch("/")  # the lobby reads the session and the games
         assert status == 503 and "try again" in html
+        # A signed-in person's session cannot be read either: still the 503 (and kept
+        # private, as their answers are), not a second error on the way out.
+        status, headers, html = fetch("/games/1/", cookie="sessionid=abcdefghijklmnop")
+        assert status == 503 and "try again" in html and "no-store" in headers["Cache-Control"]
         status, _, text = fetch("/api/v1/games/1/vote/", data=b'{"target": 1}')
         assert status == 503
         assert json.loads(text)["code"] == "service_unavailable"
