@@ -10,4 +10,4 @@ RUN pip install --no-cache-dir .
 COPY . .
 RUN SECRET_KEY=build-only DEBUG=false python manage.py collectstatic --noinput
 EXPOSE 8000
-CMD ["sh", "-c", "uvicorn mafia_site.asgi:application --host 0.0.0.0 --port 8000 --workers ${WEB_CONCURRENCY:-$(nproc)}"]
+CMD ["sh", "-c", "python -m mafia_site.serve --host 0.0.0.0 --port 8000 --workers ${WEB_CONCURRENCY:-$(nproc)}"]

@@ -12,9 +12,10 @@ Client -> server messages: ``{"type": "resume", "positions": {audience: n}}`` (a
 gap; ``"since": <page seq>`` also works) and ``{"type": "ping"}``. Clients never see the
 game-wide seq (its jumps would count hidden events): items are numbered per audience.
 Server -> client frames are JSON arrays of items (see ``live``) and
-control messages: ``hello``, ``replay``, ``access``, ``resync``, ``reload``, ``pong``, and
+control messages: ``hello``, ``replay``, ``access``, ``resync``, ``reload``, ``pong``,
 ``live`` (``"state": "paused"`` while the channel layer's Redis is away, ``"live"`` when it
-is back: the client then resumes).
+is back: the client then resumes) and ``error`` (``{"code", "error"}``: positions that are
+not whole numbers of 0 or more; on connect the socket then closes with code 4400).
 """
 
 from __future__ import annotations
@@ -57,6 +58,14 @@ class GameConsumer(AsyncWebsocketConsumer):
         if access is None:
             await self.close(code=4404)
             return
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        try:
+            positions = _positions(query.get("positions", [""])[0])
+        except BadPositions as exc:
+            await self.accept()
+            await self.send(text_data=live.dumps([exc.control]))
+            await self.close(code=4400)
+            return
         audiences, seq = access
         self.access_seq = seq  # access is known to be right as of this event
         self.slot_id = await database_sync_to_async(_slot_id)(self.game_id, self.user_id)
@@ -82,11 +91,8 @@ class GameConsumer(AsyncWebsocketConsumer):
                 ),
             ),
         )
-        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         try:
-            await self._replay(
-                _int(query.get("since", [None])[0]), _positions(query.get("positions", [""])[0])
-            )
+            await self._replay(_int(query.get("since", [None])[0]), positions)
         except Exception:
             log.exception("Game socket: the catch-up replay failed")
             await self.close(code=1011)
@@ -118,9 +124,12 @@ class GameConsumer(AsyncWebsocketConsumer):
             if self._replaying:
                 return  # one at a time; a gap still open shows again on the next frame
             since = message.get("since")
-            await self._replay(
-                since if isinstance(since, int) else None, _positions(message.get("positions"))
-            )
+            try:
+                positions = _positions(message.get("positions"))
+            except BadPositions as exc:
+                self.outbox.control(exc.control)  # the socket stays: a good resume may follow
+                return
+            await self._replay(since if isinstance(since, int) else None, positions)
         elif message.get("type") == "ping":
             audiences = self.hub.audiences(self)
             heads = await database_sync_to_async(live.heads)(self.game_id, audiences)
@@ -199,12 +208,34 @@ def _int(value: Any) -> int | None:
         return None
 
 
+class BadPositions(ValueError):
+    """A position that is not a whole number of 0 or more: the client is told so."""
+
+    control = {
+        "type": "error",
+        "code": "bad_positions",
+        "error": "Positions are whole numbers of 0 or more, one per audience "
+        '(positions=public.12,mafia.3 or {"public": 12, "mafia": 3}).',
+    }
+
+
+def _position(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        return int(value)
+    raise BadPositions
+
+
 def _positions(value: Any) -> dict[str, int] | None:
-    """A client's numbers per audience: a dict, or the query form ``public.12,mafia.9``."""
+    """A client's numbers per audience: a dict, or the query form ``public.12,mafia.9``;
+    ``BadPositions`` if one is not a whole number of 0 or more (too large ones are
+    answered with a reload, see ``live.replay``)."""
     if isinstance(value, str):
         pairs = (part.rpartition(".") for part in value.split(",") if part)
         value = {aud: number for aud, _, number in pairs}
-    if not isinstance(value, dict):
+    if value is None:
         return None
-    positions = {str(k): _int(v) for k, v in value.items()}
-    return {k: v for k, v in positions.items() if v is not None} or None
+    if not isinstance(value, dict):
+        raise BadPositions
+    return {str(k): _position(v) for k, v in value.items()} or None

@@ -10,7 +10,7 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.forms import formset_factory
 
 from resolver.days import get_day_script
@@ -34,6 +34,7 @@ from .models import (
     Thread,
     VoteRule,
 )
+from .plain_text import use_plain_text
 
 UNITS = {"minutes": timedelta(minutes=1), "hours": timedelta(hours=1), "days": timedelta(days=1)}
 UNIT_CHOICES = [(u, u) for u in UNITS]
@@ -41,11 +42,40 @@ UNIT_CHOICES = [(u, u) for u in UNITS]
 SITE_FLAGS = {"dayVote", "selfVote", "noEliminationVote"}
 
 
+class PlainTextForm:
+    """Mixed into every form of the site: its text fields follow ``games.plain_text``, as
+    the API's do. Applied when the form is cleaned, so fields added in ``__init__`` count."""
+
+    fields: dict[str, forms.Field]
+
+    def full_clean(self) -> None:
+        use_plain_text(self.fields.values())
+        super().full_clean()  # type: ignore[misc]
+
+
+class SiteForm(PlainTextForm, forms.Form):
+    """The base of the site's own forms."""
+
+
+def form_message(form: forms.BaseForm) -> str:
+    """A form's errors as one sentence for a page's message ("Note: ...")."""
+    parts = []
+    for name, errors in form.errors.items():
+        field = form.fields.get(name)
+        label = (field.label or name.replace("_", " ").capitalize()) if field else ""
+        parts.append(f"{label}: {' '.join(errors)}" if label else " ".join(errors))
+    return " ".join(parts)
+
+
 # Letters and digits of any script, and . @ + - _, in words separated by single spaces.
 USERNAME = re.compile(r"[\w.@+-]+(?: [\w.@+-]+)*")
 
 
-class SignUpForm(UserCreationForm):
+class LoginForm(PlainTextForm, AuthenticationForm):
+    """Django's login form (it reads the name as NFKC, e.g. full-width letters as ASCII)."""
+
+
+class SignUpForm(PlainTextForm, UserCreationForm):
     """A new account. The name may have spaces and any script's letters, but must not look
     like an existing name (``games.confusables``): "\u0440l7" with a Cyrillic "\u0440" is refused
     beside "pl7", as is "Alice" beside "alice"."""
@@ -162,7 +192,7 @@ def _discussion_field(name: str, what: str, most: int) -> forms.IntegerField:
     )
 
 
-class GameForm(forms.Form):
+class GameForm(SiteForm):
     """Everything about a new game except its role list (a formset beside it).
 
     Built for one rule set at a time, so the flag fields, methods and vote rules offered
@@ -399,7 +429,7 @@ def role_formset(ruleset: str) -> type[forms.BaseFormSet]:
     plain = [m for m in rules.modifier_specs.values() if m.param is None]
     numbered = [m for m in rules.modifier_specs.values() if m.param is not None]
 
-    class RoleEntryForm(forms.Form):
+    class RoleEntryForm(SiteForm):
         role = forms.ChoiceField(
             required=False,
             choices=[("", "—")]
@@ -480,7 +510,7 @@ def apply_service_error(
 
 
 # -- in the game --------------------------------------------------------------------------
-class PostForm(forms.Form):
+class PostForm(SiteForm):
     body = forms.CharField(
         label="Reply",
         max_length=20_000,
@@ -488,9 +518,60 @@ class PostForm(forms.Form):
         help_text="Markdown or BBCode. Vote with a bold **Vote: Name**; withdraw with "
         "**Unvote**. Posts cannot be edited.",
     )
+    # Power's question round: the player the question is for (a slot id; the page's own
+    # select, not rendered from here). Which slot is legal is the service's to say.
+    to = forms.IntegerField(required=False, label="Question for")
 
 
-class HostPostForm(forms.Form):
+class TargetForm(SiteForm):
+    """A vote or a nomination: a slot id, or "skip" (no elimination)."""
+
+    target = forms.CharField(max_length=20, label="Player")
+
+    def clean_target(self) -> int | None:
+        raw = self.cleaned_data["target"]
+        if raw == "skip":
+            return None
+        try:
+            return int(raw)
+        except ValueError:
+            return -1  # no such slot: the service says so, as for any other unknown id
+
+
+class DayActionForm(SiteForm):
+    """The role PM's day action: a target now (the ability is the role's, if it has one)."""
+
+    target = forms.IntegerField(label="Target", error_messages={"required": "Choose a target."})
+    ability = forms.CharField(max_length=40, required=False)
+
+
+class WithdrawForm(SiteForm):
+    ability = forms.CharField(max_length=40)
+
+
+class AwayForm(SiteForm):
+    """V/LA: the first and last day away, and a note only the player sees."""
+
+    starts = forms.DateField(label="First day away")
+    ends = forms.DateField(label="Last day away")
+    note = forms.CharField(max_length=200, required=False)
+
+
+MAX_SIMULATED_GAMES = 5000
+
+
+class SimulateForm(SiteForm):
+    games = forms.IntegerField(
+        min_value=1,
+        max_value=MAX_SIMULATED_GAMES,
+        error_messages={
+            key: f"Simulate between 1 and {MAX_SIMULATED_GAMES} games."
+            for key in ("required", "invalid", "min_value", "max_value")
+        },
+    )
+
+
+class HostPostForm(SiteForm):
     thread = forms.ChoiceField(choices=Thread.choices, initial=Thread.PUBLIC)
     body = forms.CharField(max_length=20_000, widget=forms.Textarea(attrs={"rows": 5}))
 
@@ -502,7 +583,7 @@ class HostPostForm(forms.Form):
             self.fields["thread"].choices = threads
 
 
-class ExtendForm(forms.Form):
+class ExtendForm(SiteForm):
     amount = forms.IntegerField(min_value=1, max_value=MAX_PHASE_MINUTES, initial=1)
     unit = forms.ChoiceField(choices=UNIT_CHOICES, initial="hours")
 
@@ -519,7 +600,7 @@ class ExtendForm(forms.Form):
         return join_length(self.cleaned_data["amount"], self.cleaned_data["unit"])
 
 
-class SlotChoiceForm(forms.Form):
+class SlotChoiceForm(SiteForm):
     """Pick a living player (modkill) or any player (replace) of the game."""
 
     slot = forms.TypedChoiceField(coerce=int, label="Player")
@@ -544,7 +625,7 @@ class ReplaceForm(SlotChoiceForm):
         return user
 
 
-class NightActionForm(forms.Form):
+class NightActionForm(SiteForm):
     """One ability tonight: its legal targets only, as the services compute them."""
 
     def __init__(

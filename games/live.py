@@ -302,12 +302,15 @@ def _post_key(payload: dict[str, Any]) -> tuple[str, int]:
     return str(payload.get("thread") or "public"), int(payload.get("number") or 0)
 
 
-SITE_ID_KEYS = frozenset({"id", "post_id"})
+# Site-wide ids no client gets: post ids (events stored before posts were referred to by
+# number carry them; their gaps would count other audiences' posts) and the user id a
+# ``replaced`` event keeps for the server (``access_meta``: the hub takes the old player's
+# sockets off the slot).
+SITE_ID_KEYS = frozenset({"id", "post_id", "old_user_id"})
 
 
 def without_site_ids(value: Any) -> Any:
-    """``value`` minus site-wide post ids (events stored before posts were referred to by
-    number carry them): their gaps would count other audiences' posts."""
+    """``value`` minus the site-wide ids of ``SITE_ID_KEYS``."""
     if isinstance(value, dict):
         return {k: without_site_ids(v) for k, v in value.items() if k not in SITE_ID_KEYS}
     if isinstance(value, list):

@@ -24,8 +24,10 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from django.db import InterfaceError, OperationalError
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.template import loader
+
+from .api.django_errors import is_api, json_error
 
 log = logging.getLogger(__name__)
 
@@ -81,10 +83,8 @@ def answer_after_commit(read: Callable[[], T], fallback: Callable[[], T]) -> T:
 
 
 def outage_response(request: HttpRequest) -> HttpResponse:
-    if request.path.startswith("/api/"):
-        response: HttpResponse = JsonResponse(
-            {"error": MESSAGE, "code": "service_unavailable", "field": None}, status=503
-        )
+    if is_api(request):
+        response: HttpResponse = json_error(503, MESSAGE, "service_unavailable")
     else:
         try:
             html = loader.render_to_string("503.html", {"message": MESSAGE})
@@ -111,9 +111,12 @@ class OutageMiddleware:
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    """``handler500``: an outage outside a view still gets the 503; anything else a 500."""
+    """``handler500``: an outage outside a view still gets the 503; anything else a 500
+    (JSON under /api/)."""
     if is_outage(sys.exc_info()[1]):
         return outage_response(request)
+    if is_api(request):
+        return json_error(500, "Server error.", "server_error")
     from django.views.defaults import server_error as default_server_error
 
     return default_server_error(request)

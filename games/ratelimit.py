@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
@@ -38,9 +39,14 @@ DEFAULT_LIMITS: dict[str, tuple[int, int]] = {
     "login": (10, 300),  # failed logins per username and address, 5 minutes
     "login-address": (50, 300),  # failed logins per address, any username
     "signup": (20, 3600),  # accounts per address an hour (a club behind one NAT fits)
-    "post": (20, 60),  # posts per person a minute (a bold vote in a post counts here)
+    "post": (20, 60),  # posts per person a minute (votes count here too: COUNTS_AGAINST)
     "vote": (30, 60),  # votes, unvotes and nominations per person a minute
 }
+
+# The limits each kind of request counts against. A vote, an unvote or a nomination posts
+# in the thread ("**Vote: Name**"), so it is a post too, from the page's buttons and the API
+# alike, as a bold vote typed in a post is.
+COUNTS_AGAINST: dict[str, tuple[str, ...]] = {"post": ("post",), "vote": ("vote", "post")}
 
 
 class RateLimited(Exception):
@@ -139,9 +145,16 @@ def client_address(request: Any) -> str:
     return request.META.get("REMOTE_ADDR", "") or "unknown"
 
 
+def login_name(username: str) -> str:
+    """The name a login attempt is counted under: read as the login reads it (Django's
+    NFKC: full-width "\uff54_mas1" logs in as "t_mas1"), case folded (sign-up refuses
+    names that differ in case only, so they are one person's), at most 150 characters."""
+    return get_user_model().normalize_username(username).strip().casefold()[:150]
+
+
 def login_idents(request: Any, username: str) -> list[tuple[str, str]]:
     address = client_address(request)
-    return [("login", f"{address}|{username.strip().lower()[:150]}"), ("login-address", address)]
+    return [("login", f"{address}|{login_name(username)}"), ("login-address", address)]
 
 
 def check_login(request: Any, username: str) -> None:
@@ -172,28 +185,31 @@ def ident_of(request: Any) -> str:
     return f"addr:{client_address(request)}"
 
 
-def enforce(scope: str, request: Any) -> None:
-    """Count one request of ``scope``; ``RateLimited`` if over (the API answers 429)."""
-    hit(scope, ident_of(request))
+def enforce(kind: str, request: Any) -> None:
+    """Count one request of ``kind`` against each limit of ``COUNTS_AGAINST``;
+    ``RateLimited`` at the first one over (the API answers 429)."""
+    ident = ident_of(request)
+    for scope in COUNTS_AGAINST.get(kind, (kind,)):
+        hit(scope, ident)
 
 
-def limited(scope: str) -> Callable:
-    """Decorate a view (a function or an API view's method): one request of ``scope`` per
-    call, counted per signed-in person (else per address)."""
+def limited(kind: str) -> Callable:
+    """Decorate a view (a function or an API view's method): one request of ``kind`` per
+    call (``enforce``), counted per signed-in person (else per address)."""
 
     def decorate(view: Callable) -> Callable:
         @functools.wraps(view)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             request = next(a for a in args if hasattr(a, "META"))
             try:
-                enforce(scope, request)
+                enforce(kind, request)
             except RateLimited as exc:
                 if hasattr(request, "_request"):  # an API request: its handler answers
                     raise
                 return too_many_requests(request, exc)
             return view(*args, **kwargs)
 
-        wrapper.rate_limit_scope = scope  # type: ignore[attr-defined]  # the API's 429 docs
+        wrapper.rate_limit_kind = kind  # type: ignore[attr-defined]  # the API document: 429
         return wrapper
 
     return decorate

@@ -2,7 +2,8 @@
 
 Websockets carry the Django session (``AuthMiddlewareStack``) and are refused unless their
 whole Origin (scheme, host and port) is this site's (``mafia_site.origin``): another
-site's page cannot open a socket with a visitor's cookies.
+site's page cannot open a socket with a visitor's cookies, and capped per client address
+(``mafia_site.socket_limits``).
 """
 
 import os
@@ -20,6 +21,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from games import deadlines, events  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 from mafia_site.origin import SameOriginValidator  # noqa: E402
+from mafia_site.socket_limits import SocketsPerClient  # noqa: E402
 
 # In the web server a commit hands its live push to a publisher thread: the request that
 # voted does not wait for it (games.events.publish_events).
@@ -43,6 +45,8 @@ application = ProtocolTypeRouter(
     {
         "lifespan": lifespan,
         "http": django_asgi_app,
-        "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": SocketsPerClient(
+            SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+        ),
     }
 )

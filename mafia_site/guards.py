@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
+
+from games.api.django_errors import is_api, json_error
 
 
 def _too_many_fields(query: str) -> bool:
@@ -26,8 +28,7 @@ class RequestLimitsMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if _too_many_fields(request.META.get("QUERY_STRING", "")):
             message = "Too many query parameters."
-            if request.path.startswith("/api/"):
-                body = {"error": message, "code": "too_many_fields", "field": None}
-                return JsonResponse(body, status=400)
+            if is_api(request):
+                return json_error(400, message, "too_many_fields")
             return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
         return self.get_response(request)

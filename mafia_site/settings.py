@@ -84,6 +84,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A signed-in person's answers: Cache-Control private, no-store (mafia_site.personal).
+    "mafia_site.personal.PersonalAnswersMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -173,6 +175,8 @@ if REDIS_URL:
         }
     }
     CELERY_BROKER_URL = REDIS_URL
+    # kombu's Redis transport, mended so a worker survives a Redis outage (the module says how).
+    CELERY_BROKER_TRANSPORT = "mafia_site.redis_broker:Transport"
     CELERY_RESULT_BACKEND = REDIS_URL
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
@@ -226,6 +230,12 @@ def rate_limits(spec: str) -> dict[str, tuple[int, int]]:
         limits[scope.strip()] = (int(count), int(seconds or 60))
     return limits
 
+
+# Connection limits (mafia_site.serve, mafia_site.socket_limits): a request's headers must
+# arrive within this many seconds, and one client address may hold this many websockets
+# per web process.
+HTTP_HEADER_TIMEOUT = float(os.environ.get("HTTP_HEADER_TIMEOUT", "10"))
+WEBSOCKETS_PER_CLIENT = int(os.environ.get("WEBSOCKETS_PER_CLIENT", "30"))
 
 # Rate limits (games.ratelimit): on unless RATE_LIMITS=off; RATE_LIMITS="post=40/60" changes
 # one scope's limit and keeps the others' defaults.
@@ -305,6 +315,8 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
+# Under /api/ a CSRF failure is JSON like every other answer there.
+CSRF_FAILURE_VIEW = "games.api.django_errors.csrf_failure"
 
 # Production (DEBUG off) is served over HTTPS behind a proxy that sets X-Forwarded-Proto:
 # redirect plain HTTP, send HSTS, mark the cookies secure. HTTPS=false turns that off to

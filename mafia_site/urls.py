@@ -4,14 +4,19 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.contrib.staticfiles import finders
 from django.http import FileResponse, HttpRequest
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.decorators.cache import cache_control
 
+from games.api.django_errors import not_found
 from games.views.accounts import RateLimitedLoginView, signup
 from games.views.health import healthz
 
-# A database or Redis outage outside a view still answers 503 with a message.
+# A database or Redis outage outside a view still answers 503 with a message; any other
+# error a 500. Under /api/ Django's own error answers are JSON too (games.api.django_errors).
 handler500 = "games.outage.server_error"
+handler400 = "games.api.django_errors.bad_request"
+handler403 = "games.api.django_errors.permission_denied"
+handler404 = "games.api.django_errors.page_not_found"
 
 
 @cache_control(max_age=86400, public=True)
@@ -28,5 +33,8 @@ urlpatterns = [
     path("accounts/login/", RateLimitedLoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/v1/", include("games.api.urls")),
+    # Anything else under /api/ (a game id that is not a number, another version...) is the
+    # API's JSON 404, whatever the method.
+    re_path(r"^api(/|$)", not_found),
     path("", include("games.urls")),
 ]

@@ -26,8 +26,10 @@ trap stop_children EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# Runs "$@" again whenever it exits (a Redis or PostgreSQL outage can kill a Celery
-# process), waiting 1, 2, 4 ... 30 s between starts; the pause resets after a minute up.
+# Runs "$@" again whenever it exits, waiting 1, 2, 4 ... 30 s between starts; the pause
+# resets after a minute up. The second line: the worker and beat ride out a Redis outage
+# themselves (tests/live/test_worker_survives_redis.py), but a kill, a crash or a failure
+# nobody has seen yet still ends a process.
 # On TERM/INT it stops its child and returns.
 supervise() {
   local name=$1; shift

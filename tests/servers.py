@@ -67,7 +67,7 @@ def _listening(port: int) -> bool:
 
 
 class AsgiServer:
-    """``uvicorn mafia_site.asgi:application`` on a free port, as production runs it."""
+    """``python -m mafia_site.serve`` (uvicorn) on a free port, as production runs it."""
 
     def __init__(self, env: dict[str, str], log_path: Path, *, lifespan: str = "on") -> None:
         self.port = free_port()
@@ -91,8 +91,7 @@ class AsgiServer:
             [
                 sys.executable,
                 "-m",
-                "uvicorn",
-                "mafia_site.asgi:application",
+                "mafia_site.serve",
                 "--host",
                 "127.0.0.1",
                 "--port",

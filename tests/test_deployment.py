@@ -36,7 +36,8 @@ def test_compose_environment_names_are_the_ones_settings_read():
 
 def test_web_runs_one_asgi_process_per_core():
     dockerfile = (ROOT / "Dockerfile").read_text()
-    assert "mafia_site.asgi:application" in dockerfile
+    # mafia_site.serve: uvicorn serving mafia_site.asgi, with the header deadline.
+    assert "python -m mafia_site.serve" in dockerfile
     assert "--workers ${WEB_CONCURRENCY:-$(nproc)}" in dockerfile
 
 

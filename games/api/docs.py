@@ -99,15 +99,16 @@ def write(
     """``extend_schema`` for a POST or DELETE (a method or a view class): ``request`` (a
     serializer, or None: no body) answered by ``ok`` with ``status``; ``after_commit``: the
     answer is read back after the commit (so it may be ``Committed``); ``rate_limit``: the
-    scope it counts against, when no ``ratelimit.limited`` decorator says so; ``game``:
+    kind of request it counts as (``ratelimit.enforce``), when no ``ratelimit.limited``
+    decorator says so; ``game``:
     it acts on a game (whose state and rules may refuse it: 409, 422)."""
 
     def decorate(target: Any) -> Any:
-        scope = rate_limit or getattr(target, "rate_limit_scope", None)
+        limited = rate_limit or getattr(target, "rate_limit_kind", None)
         errors = {*_EVERY_OPERATION, 409, 422} if game else set(_EVERY_OPERATION)
         if request is not None:
             errors.add(415)
-        if scope:
+        if limited:
             errors.add(429)
         return extend_schema(
             request=request,

@@ -42,7 +42,11 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
             response["WWW-Authenticate"] = "Token"
         return response
     if isinstance(exc, RateLimited):
-        exc = exceptions.Throttled(wait=exc.retry_after, detail=exc.message)
+        # The message says the wait; ``Throttled(wait=...)`` would say it again in DRF's
+        # words. The wait still gives the Retry-After header and ``retry_after``.
+        throttled = exceptions.Throttled(detail=exc.message)
+        throttled.wait = exc.retry_after
+        exc = throttled
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(str(exc) or "Not found.")
     elif isinstance(exc, PermissionDenied):

@@ -27,10 +27,21 @@ from ..models import (
     Thread,
     VoteRule,
 )
+from ..plain_text import use_plain_text
 from ..services.common import MAX_POST_LENGTH
 from ..services.nights import MAX_EXTRA_LENGTH
 from ..setups import SETUPS
 from ..views.access import Viewer
+
+
+class InputSerializer(serializers.Serializer):
+    """The base of what callers send: its text fields follow ``games.plain_text``, as the
+    pages' forms do."""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        use_plain_text(fields.values())
+        return fields
 
 
 # -- small shared shapes --------------------------------------------------------------------
@@ -183,7 +194,7 @@ def game_data(game: Any, viewer: Viewer, *, players: bool = True) -> dict[str, A
     }
 
 
-class RoleEntrySerializer(serializers.Serializer):
+class RoleEntrySerializer(InputSerializer):
     role = serializers.CharField()
     count = serializers.IntegerField(min_value=1, default=1)
     modifiers = serializers.ListField(child=serializers.CharField(), required=False)
@@ -191,7 +202,7 @@ class RoleEntrySerializer(serializers.Serializer):
     alignment = serializers.CharField(required=False)
 
 
-class GameCreateSerializer(serializers.Serializer):
+class GameCreateSerializer(InputSerializer):
     """A new game. The setup is checked against the rule set by the resolver."""
 
     # A game needs one of these groups of fields (the OpenAPI document: ``anyOf``).
@@ -311,7 +322,7 @@ class PostPageSerializer(serializers.Serializer):
     results = PostSerializer(many=True)
 
 
-class HostPostSerializer(serializers.Serializer):
+class HostPostSerializer(InputSerializer):
     body = serializers.CharField(max_length=MAX_POST_LENGTH)
     thread = serializers.ChoiceField(choices=Thread.choices, default=Thread.PUBLIC)
 
@@ -333,7 +344,7 @@ class PostResultSerializer(serializers.Serializer):
 
 
 # -- votes --------------------------------------------------------------------------------
-class TargetSerializer(serializers.Serializer):
+class TargetSerializer(InputSerializer):
     target = serializers.IntegerField(
         allow_null=True, help_text='A slot id, or null for "no elimination" (skip).'
     )
@@ -440,7 +451,7 @@ class DayOptionSerializer(serializers.Serializer):
     shots_left = serializers.IntegerField(allow_null=True)
 
 
-class DayActionSerializer(serializers.Serializer):
+class DayActionSerializer(InputSerializer):
     ability = serializers.CharField(
         required=False, allow_null=True, help_text="day_kill or day_investigate (optional)."
     )
@@ -485,7 +496,7 @@ MAX_TARGETS = max(
 )
 
 
-class NightActionSerializer(serializers.Serializer):
+class NightActionSerializer(InputSerializer):
     ability = serializers.CharField()
     targets = serializers.ListField(
         child=serializers.IntegerField(), min_length=1, max_length=MAX_TARGETS
@@ -529,11 +540,11 @@ class ArchiveSerializer(serializers.Serializer):
     co_winners = SlotRefSerializer(many=True)
 
 
-class ExtendSerializer(serializers.Serializer):
+class ExtendSerializer(InputSerializer):
     minutes = serializers.IntegerField(min_value=1, max_value=MAX_PHASE_MINUTES)
 
 
-class SlotIdSerializer(serializers.Serializer):
+class SlotIdSerializer(InputSerializer):
     slot_id = serializers.IntegerField()
 
 
@@ -545,7 +556,7 @@ class ReplaceSerializer(SlotIdSerializer):
     username = serializers.CharField(max_length=150)
 
 
-class TokenRequestSerializer(serializers.Serializer):
+class TokenRequestSerializer(InputSerializer):
     username = serializers.CharField()
     # As typed: a password's spaces are part of it.
     password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
@@ -751,7 +762,7 @@ class AbsenceSerializer(serializers.Serializer):
     note = serializers.CharField(allow_blank=True, help_text="Only shown to the player.")
 
 
-class AbsenceCreateSerializer(serializers.Serializer):
+class AbsenceCreateSerializer(InputSerializer):
     starts = serializers.DateField(help_text="The first day away.")
     ends = serializers.DateField(help_text="The last day away.")
     note = serializers.CharField(required=False, allow_blank=True, max_length=200)

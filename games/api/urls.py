@@ -1,6 +1,6 @@
 """/api/v1/: the JSON API, its OpenAPI document and a Swagger UI page."""
 
-from django.urls import path, re_path
+from django.urls import path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerSplitView
 
 from . import chores, views
@@ -65,8 +65,4 @@ urlpatterns = [
         name="api-replace-next",
     ),
     path("games/<int:game_id>/archive/", views.ArchiveView.as_view(), name="api-archive"),
-    # Anything else under /api/v1/ (a game id that is not a number...) is the API's JSON
-    # 404, not the site's HTML page. Only paths ending in "/": without it, APPEND_SLASH
-    # still redirects to the real endpoint.
-    re_path(r"^.*/$", views.not_found),
 ]

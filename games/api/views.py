@@ -13,8 +13,6 @@ from typing import Any, ClassVar
 
 from django.contrib.auth import authenticate, get_user_model
 from django.db.models import F
-from django.http import HttpRequest, JsonResponse
-from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers, status
 from rest_framework.authtoken.models import Token
@@ -108,12 +106,6 @@ def _slots(game: Game) -> list[Slot]:
 
 
 # -- auth ---------------------------------------------------------------------------------
-@csrf_exempt  # it changes nothing: a POST with a session cookie gets the JSON 404 too
-def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
-    """No such endpoint (or a malformed id in the path), in the API's error shape."""
-    return JsonResponse({"error": "Not found.", "code": "not_found", "field": None}, status=404)
-
-
 class TokenView(GameAPIView):
     """Exchange a username and password for an API token (send it as
     ``Authorization: Token <token>``)."""
@@ -126,10 +118,12 @@ class TokenView(GameAPIView):
     @docs.write(s.TokenSerializer, request=s.TokenRequestSerializer, game=False, rate_limit="login")
     def post(self, request: Request) -> Response:
         data = _valid(s.TokenRequestSerializer, request)
-        ratelimit.check_login(request, data["username"])
-        user = authenticate(request, username=data["username"], password=data["password"])
+        # Read as the login form reads it (NFKC: full-width letters are the ASCII ones).
+        username = get_user_model().normalize_username(data["username"])
+        ratelimit.check_login(request, username)
+        user = authenticate(request, username=username, password=data["password"])
         if user is None:
-            ratelimit.login_failed(request, data["username"])
+            ratelimit.login_failed(request, username)
             raise BadCredentials("Wrong username or password.", "bad_credentials", "password")
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})
@@ -623,7 +617,7 @@ class _HostOp(_HostOnly):
     document is made from its own ``body``, ``rate_limit`` and docstring, once, here."""
 
     body: ClassVar[type[serializers.Serializer] | None] = None
-    rate_limit: ClassVar[str | None] = None  # the ``ratelimit`` scope it counts against
+    rate_limit: ClassVar[str | None] = None  # the kind of request it counts as (ratelimit)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

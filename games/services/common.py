@@ -10,6 +10,7 @@ never announced.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 import resolver
@@ -40,6 +41,7 @@ from ..models import (
     Vote,
 )
 from ..naming import slot_ref
+from ..outage import OUTAGE_ERRORS
 
 MIN_PHASE_LENGTH = _MIN_PHASE_LENGTH
 MAX_PHASE_LENGTH = _MAX_PHASE_LENGTH
@@ -78,6 +80,9 @@ class Tx:
     # event other than a post's then still counts as a change of state (``Game.state_seq``).
     only_posts: bool = False
     state_changed: bool = False
+    # The first event row written: its existence after a failed COMMIT says whether the
+    # transaction committed anyway (``game_tx``).
+    first_event_pk: int | None = None
 
     @property
     def game(self) -> Game:
@@ -94,19 +99,43 @@ class Tx:
 
 @contextmanager
 def game_tx(game_id: int, now: datetime | None = None) -> Iterator[Tx]:
-    with transaction.atomic():
-        locked = lock_all(game_id)
-        tx = Tx(locked, now or timezone.now(), locked.game.event_seq + 1, defer_seq=True)
-        tx.names = naming.seat_names(locked.slots)
-        yield tx
-        game = tx.game
-        if game.event_seq >= tx.first_seq:
-            if tx.state_changed or not tx.only_posts:
-                game.state_seq = game.event_seq
-            Game.objects.filter(pk=game.pk).update(
-                event_seq=game.event_seq, state_seq=game.state_seq
-            )
-            notify(game.pk, tx.first_seq)
+    committing = False
+    tx: Tx | None = None
+    try:
+        with transaction.atomic():
+            locked = lock_all(game_id)
+            tx = Tx(locked, now or timezone.now(), locked.game.event_seq + 1, defer_seq=True)
+            tx.names = naming.seat_names(locked.slots)
+            yield tx
+            game = tx.game
+            if game.event_seq >= tx.first_seq:
+                if tx.state_changed or not tx.only_posts:
+                    game.state_seq = game.event_seq
+                Game.objects.filter(pk=game.pk).update(
+                    event_seq=game.event_seq, state_seq=game.state_seq
+                )
+                notify(game.pk, tx.first_seq)
+            committing = True
+    except OUTAGE_ERRORS:
+        # The connection broke at COMMIT: the server may have committed before the reply
+        # was lost. Answering "nothing was changed" to a committed vote makes bots vote
+        # twice, so look: our first event row exists only if it committed.
+        # (Inside an outer transaction there was no COMMIT, only a savepoint.)
+        outermost = not connection.in_atomic_block
+        if not (committing and outermost and tx is not None and _committed_after_all(tx)):
+            raise
+        events.publish_events(game_id, tx.first_seq)  # its on_commit hook never ran
+
+
+def _committed_after_all(tx: Tx) -> bool:
+    if tx.first_event_pk is None:
+        return False  # nothing to recognise it by: say it failed, as it most likely did
+    with contextlib.suppress(Exception):
+        connection.close()  # the broken connection; the query below opens a new one
+    try:
+        return GameEvent.objects.filter(pk=tx.first_event_pk).exists()
+    except OUTAGE_ERRORS:
+        return False  # the database is still away: we cannot know, so say it failed
 
 
 def notify(game_id: int, from_seq: int) -> None:
@@ -126,9 +155,12 @@ def emit(tx: Tx, kind: str, payload: dict[str, Any], audience: str = "public") -
     if not tx.defer_seq:
         game.state_seq = game.event_seq
         Game.objects.filter(pk=game.pk).update(event_seq=game.event_seq, state_seq=game.state_seq)
-    return GameEvent.objects.create(
+    event = GameEvent.objects.create(
         game=game, seq=game.event_seq, kind=kind, audience=audience, payload=payload
     )
+    if tx.first_event_pk is None:
+        tx.first_event_pk = event.pk
+    return event
 
 
 def rules_of(game: Game) -> ResolverRuleset:

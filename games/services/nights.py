@@ -14,6 +14,7 @@ from .. import naming
 from ..errors import InvalidInput, NotFound, WrongPhase
 from ..models import Game, NightAction, Phase, PhaseKind, PrivateResult, Slot
 from ..naming import slot_ref
+from ..plain_text import is_plain_text
 from .common import (
     Tx,
     by_resolver_name,
@@ -99,17 +100,6 @@ ABILITY_NAME = re.compile(r"[a-z][a-z0-9_]{0,29}")
 def is_ability_name(value: Any) -> bool:
     """An ability slug as the rule sets spell them (and as the column holds them)."""
     return isinstance(value, str) and ABILITY_NAME.fullmatch(value) is not None
-
-
-def is_plain_text(value: Any, max_length: int) -> bool:
-    """Text PostgreSQL can store in JSON: no NUL, no lone surrogate, not too long."""
-    if not isinstance(value, str) or len(value) > max_length or "\x00" in value:
-        return False
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def raw_action(actor: Slot, ability: str, targets: list[Slot], extra: Mapping[str, Any]) -> dict:

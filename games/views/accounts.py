@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from .. import ratelimit
-from ..forms import SignUpForm
+from ..forms import LoginForm, SignUpForm
 from .common import back
 
 
@@ -34,6 +34,8 @@ def signup(request: HttpRequest) -> HttpResponse:
 class RateLimitedLoginView(LoginView):
     """Django's login, refused for a while after too many wrong passwords (per username and
     address, and per address)."""
+
+    authentication_form = LoginForm
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         username = str(request.POST.get("username", ""))

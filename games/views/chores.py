@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from .. import activity, services
 from ..errors import GameRuleError
+from ..forms import AwayForm, form_message
 from ..models import Absence, Post, Thread
 from .access import Viewer, get_game
 from .common import run_service
@@ -91,26 +92,17 @@ def multi_iso(request: HttpRequest, game_id: int) -> HttpResponse:
     )
 
 
-def _date(raw: str | None) -> date | None:
-    try:
-        return date.fromisoformat(raw or "")
-    except ValueError:
-        return None
-
-
 @login_required
 @require_POST
 def mark_away(request: HttpRequest, game_id: int) -> HttpResponse:
     url = reverse("games:activity", args=[game_id])
-    starts, ends = _date(request.POST.get("starts")), _date(request.POST.get("ends"))
-    if starts is None or ends is None:
-        messages.error(request, "Give the first and last day away as dates.")
+    form = AwayForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, form_message(form))
         return HttpResponseRedirect(url)
     return run_service(
         request,
-        lambda: services.mark_away(
-            request.user, game_id, starts=starts, ends=ends, note=request.POST.get("note", "")
-        ),
+        lambda: services.mark_away(request.user, game_id, **form.cleaned_data),
         success="Your V/LA is marked.",
         on_error=url,
     )

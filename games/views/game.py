@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 
 from .. import display, ratelimit, services, snapshot, thread_read
 from ..errors import GameRuleError
-from ..forms import PostForm
+from ..forms import PostForm, TargetForm, form_message
 from ..models import Game, Post, Slot, Thread
 from ..thread_read import ThreadPage
 from . import partials
@@ -149,7 +149,7 @@ def reply(request: HttpRequest, game_id: int, thread: str = Thread.PUBLIC) -> Ht
     )
     form = PostForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "The post is empty or too long.")
+        messages.error(request, form_message(form))
         return HttpResponseRedirect(url + "?page=last#reply")
     try:
         if viewer.is_host:
@@ -163,7 +163,7 @@ def reply(request: HttpRequest, game_id: int, thread: str = Thread.PUBLIC) -> Ht
                 game_id,
                 body=form.cleaned_data["body"],
                 thread=thread,
-                to=_to(request),
+                to=form.cleaned_data["to"],
             )
             post = result.post if result else None
             vote_message = result.vote_message if result else ""
@@ -178,15 +178,6 @@ def reply(request: HttpRequest, game_id: int, thread: str = Thread.PUBLIC) -> Ht
     return HttpResponseRedirect(
         f"{url}?page={partials.page_of(post.number)}#post-{thread}-{post.number}"
     )
-
-
-def _to(request: HttpRequest) -> int | None:
-    """Power's question round: the player the question is for (a slot id), if given."""
-    raw = request.POST.get("to", "")
-    try:
-        return int(raw) if raw else None
-    except ValueError:
-        return -1  # no such slot: the service says so
 
 
 @login_required
@@ -246,21 +237,22 @@ def start(request: HttpRequest, game_id: int) -> HttpResponse:
 
 
 # -- votes --------------------------------------------------------------------------------
-def _target(request: HttpRequest) -> int | None:
-    raw = request.POST.get("target", "")
-    if raw == "skip":
-        return None
-    try:
-        return int(raw)
-    except ValueError:
-        return -1  # no such slot: the service says so
+def _target(request: HttpRequest) -> tuple[int | None, str]:
+    """(the posted target, "") or (None, why the form was refused)."""
+    form = TargetForm(request.POST)
+    if not form.is_valid():
+        return None, form_message(form)
+    return form.cleaned_data["target"], ""
 
 
 @login_required
 @require_POST
 @ratelimit.limited("vote")
 def vote(request: HttpRequest, game_id: int) -> HttpResponse:
-    target = _target(request)
+    target, refused = _target(request)
+    if refused:
+        messages.error(request, refused)
+        return back(request, thread_url(game_id, last=True))
 
     def call() -> Any:
         result = services.cast_vote(request.user, game_id, target)
@@ -286,7 +278,10 @@ def unvote(request: HttpRequest, game_id: int) -> HttpResponse:
 @require_POST
 @ratelimit.limited("vote")
 def nominate(request: HttpRequest, game_id: int) -> HttpResponse:
-    target = _target(request)
+    target, refused = _target(request)
+    if refused:
+        messages.error(request, refused)
+        return back(request, thread_url(game_id, last=True))
     return run_service(
         request,
         lambda: services.nominate(request.user, game_id, target),

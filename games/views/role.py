@@ -16,7 +16,7 @@ from resolver.rulesets import get_ruleset
 
 from .. import services
 from ..errors import GameRuleError
-from ..forms import NightActionForm
+from ..forms import DayActionForm, NightActionForm, WithdrawForm, form_message
 from ..models import Game, NightAction, Phase, PrivateResult, Slot
 from .access import Viewer, get_game
 from .common import run_service
@@ -165,11 +165,16 @@ def role_pm(request: HttpRequest, game_id: int) -> HttpResponse:
 def withdraw(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_game(game_id)
     _player_slot(game, request.user)
-    ability = request.POST.get("ability", "")
     url = reverse("games:role", args=[game_id])
+    form = WithdrawForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, form_message(form))
+        return HttpResponseRedirect(url)
     return run_service(
         request,
-        lambda: services.withdraw_night_action(request.user, game_id, ability=ability),
+        lambda: services.withdraw_night_action(
+            request.user, game_id, ability=form.cleaned_data["ability"]
+        ),
         success="Action withdrawn.",
         on_error=url,
     )
@@ -182,12 +187,11 @@ def day_action(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_game(game_id)
     _player_slot(game, request.user)
     url = reverse("games:role", args=[game_id])
-    try:
-        target = int(request.POST.get("target", ""))
-    except ValueError:
-        messages.error(request, "Choose a target.")
+    form = DayActionForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, form_message(form))
         return HttpResponseRedirect(url)
-    ability = request.POST.get("ability") or None
+    target, ability = form.cleaned_data["target"], form.cleaned_data["ability"] or None
     return run_service(
         request,
         lambda: services.use_day_action(request.user, game_id, target=target, ability=ability),

@@ -16,11 +16,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from .. import display
+from ..forms import MAX_SIMULATED_GAMES, SimulateForm, form_message
 from ..models import SavedSetup, SimulationRun
 from ..setups import SETUPS
 from ..simulator import rates
 
-MAX_GAMES = 5000
 CHART_WIDTH, BAR_HEIGHT, LABEL_WIDTH = 560, 28, 130
 
 
@@ -58,7 +58,7 @@ def setup_page(request: HttpRequest, slug: str = "", saved_id: int | None = None
                 for e in kwargs["role_list"]
             ],
             "runs": runs,
-            "max_games": MAX_GAMES,
+            "max_games": MAX_SIMULATED_GAMES,
         },
     )
 
@@ -67,17 +67,14 @@ def setup_page(request: HttpRequest, slug: str = "", saved_id: int | None = None
 @require_POST
 def simulate(request: HttpRequest, slug: str = "", saved_id: int | None = None) -> HttpResponse:
     _, _, saved = _setup(slug, saved_id, request.user)
-    try:
-        games = int(request.POST.get("games", ""))
-    except ValueError:
-        games = 0
-    if not 1 <= games <= MAX_GAMES:
-        messages.error(request, f"Simulate between 1 and {MAX_GAMES} games.")
+    form = SimulateForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, form_message(form))
         return HttpResponseRedirect(request.path.rsplit("simulate/", 1)[0])
     run = SimulationRun.objects.create(
         setup=slug if saved is None else "",
         saved_setup=saved,
-        games=games,
+        games=form.cleaned_data["games"],
         requested_by=request.user,
     )
     from ..tasks import simulate_setup

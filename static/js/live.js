@@ -62,7 +62,9 @@
     socket.onclose = function (event) {
       socket = null;
       if (closing) return;
-      if (event.code === 4404) { status("offline"); return; } // no such game
+      // No such game, or positions the server refused (it said why): trying again with
+      // the same would be refused the same.
+      if (event.code === 4404 || event.code === 4400) { status("offline"); return; }
       status("reconnecting");
       var wait = backoff + Math.random() * backoff * 0.5; // jitter: not all at once
       backoff = Math.min(backoff * 2, 30000);

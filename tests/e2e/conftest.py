@@ -185,8 +185,7 @@ def e2e_stack() -> Iterator[Stack]:
             [
                 sys.executable,
                 "-m",
-                "uvicorn",
-                "mafia_site.asgi:application",
+                "mafia_site.serve",
                 "--host",
                 "127.0.0.1",
                 "--port",

@@ -3,9 +3,9 @@
 * Redis (the broker) stopped for 5 s, 20 s and 2 minutes while a real prefork worker and a
   real beat run against it, with the deadline falling inside the outage: once Redis is
   back the phase ends, exactly once, with the votes cast before and during the outage
-  counted, and the worker and beat are the same processes (the pinned Celery/kombu survive
-  a broker loss; ``scripts/run.sh`` would restart them otherwise, see
-  ``test_run_sh_supervises``).
+  counted, and the worker and beat are the same processes (the pinned Celery/kombu with
+  ``mafia_site.redis_broker`` survive a broker loss; ``scripts/run.sh`` would restart them
+  otherwise, see ``test_run_sh_supervises``).
 * PostgreSQL connections terminated (``pg_terminate_backend``, what a restart does to every
   client) during a vote made through the real HTTP stack, and during a night resolution in
   the worker: the vote is refused with a 503 and a message, never half-written; the night
@@ -30,6 +30,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from django import db as django_db
 from django.db import connection
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -130,7 +131,7 @@ def test_redis_outage_the_deadline_fires_once_when_redis_is_back(tmp_path, outag
             if proc is not None:
                 proc.stop()
         if redis.proc is not None:
-            purge_queue_on(redis.url, queue)
+            purge_queue(queue, url=redis.url)
         redis.stop()
 
     assert len(events_of(game, "day_ended")) == 1
@@ -142,18 +143,6 @@ def test_redis_outage_the_deadline_fires_once_when_redis_is_back(tmp_path, outag
     assert not target.alive and target.died_in_phase == 1
     assert Slot.objects.filter(game=game, alive=False).count() == 1
     assert Vote.objects.filter(phase=day).count() == 4
-
-
-def purge_queue_on(url: str, queue: str) -> None:
-    import redis as redis_lib
-
-    client = redis_lib.Redis.from_url(url)
-    try:
-        keys = list(client.scan_iter(match=f"*{queue}*"))
-        if keys:
-            client.delete(*keys)
-    finally:
-        client.close()
 
 
 # -- PostgreSQL -------------------------------------------------------------------------------
@@ -194,6 +183,42 @@ def _post_json(url: str, token: str, body: dict | None = None) -> tuple[int, dic
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read() or b"{}")
+
+
+def _connection_lost_at_commit(monkeypatch: Any, *, committed: bool) -> None:
+    """The next COMMIT of this process reaches PostgreSQL (``committed``) or not, and then
+    the connection dies before the answer arrives: its session is terminated and the
+    client sees what psycopg raises for a dropped connection."""
+    wrapper = connection._connections[connection._alias]
+    real_commit, real_rollback = wrapper._commit, wrapper._rollback
+
+    def commit_then_drop() -> None:
+        monkeypatch.setattr(wrapper, "_commit", real_commit)  # once
+        (real_commit if committed else real_rollback)()
+        pid = _our_pid()
+        with psycopg.connect(_admin_url(), autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+        raise django_db.OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(wrapper, "_commit", commit_then_drop)
+
+
+@pytest.mark.parametrize("committed", [True, False], ids=["committed", "rolled-back"])
+def test_connection_lost_at_commit_the_answer_says_what_happened(monkeypatch, committed):
+    game, _, _ = make_running_game(day_length=timedelta(hours=1), vote_rule="plurality")
+    slots = _slots(game)
+    voter, target = slots[1], slots[2]
+    _connection_lost_at_commit(monkeypatch, committed=committed)
+    if committed:
+        # The vote is in: the service reports it done (the page or API answers 2xx).
+        result = services.cast_vote(voter.user, game.pk, target.pk)
+        assert result is not None
+    else:
+        with pytest.raises(django_db.OperationalError):  # answered 503: nothing changed
+            services.cast_vote(voter.user, game.pk, target.pk)
+    stored = Vote.objects.filter(phase__game=game, voter=voter, target=target).exists()
+    assert stored is committed
+    assert any(e["voter"]["slot_id"] == voter.pk for e in events_of(game, "vote")) is committed
 
 
 @pytest.mark.timeout(180)
@@ -412,8 +437,10 @@ def test_database_down_answers_503_with_a_message_everywhere(tmp_path):
         {"DATABASE_URL": dead, "DEADLINE_WATCHDOG_SECONDS": "0"}, tmp_path / "a.log"
     )
 
-    def fetch(path: str, data: bytes | None = None) -> tuple[int, Any, str]:
+    def fetch(path: str, data: bytes | None = None, cookie: str = "") -> tuple[int, Any, str]:
         request = urllib.request.Request(server.url + path, data=data)
+        if cookie:
+            request.add_header("Cookie", cookie)
         if data is not None:
             request.add_header("Content-Type", "application/json")
             request.add_header("Authorization", "Token 0123456789abcdef")
@@ -429,6 +456,10 @@ def test_database_down_answers_503_with_a_message_everywhere(tmp_path):
         assert 'id="outage-banner"' in html and "nothing was changed" in html
         status, _, html = fetch("/")  # the lobby reads the session and the games
         assert status == 503 and "try again" in html
+        # A signed-in person's session cannot be read either: still the 503 (and kept
+        # private, as their answers are), not a second error on the way out.
+        status, headers, html = fetch("/games/1/", cookie="sessionid=abcdefghijklmnop")
+        assert status == 503 and "try again" in html and "no-store" in headers["Cache-Control"]
         status, _, text = fetch("/api/v1/games/1/vote/", data=b'{"target": 1}')
         assert status == 503
         assert json.loads(text)["code"] == "service_unavailable"

@@ -431,6 +431,7 @@ async def test_replaced_player_socket_loses_the_slot_and_the_new_one_gains_it(
     (newcomer,) = await db(make_users)(1, prefix="sub")
     old_socket = (await open_socket(game.pk, goon.user, since=game.event_seq))[0]
     new_socket = (await open_socket(game.pk, newcomer, since=game.event_seq))[0]
+    spectator = (await open_socket(game.pk, since=game.event_seq))[0]
     assert new_socket.controls("hello")[0]["audiences"] == ["public"]
 
     await db(services.replace_player)(host, game.pk, goon.pk, newcomer)
@@ -442,7 +443,18 @@ async def test_replaced_player_socket_loses_the_slot_and_the_new_one_gains_it(
     assert not old_socket.of_kind("role_pm")  # the slot's new role PM is not theirs
     access = await new_socket.wait_for(lambda i: i.get("type") == "access")
     assert {"mafia", f"slot:{goon.pk}"} <= set(access["audiences"]) and access["reload"]
-    for socket in (old_socket, new_socket):
+    # The public frame names the seat and the two names; the user id the hub used to take
+    # the old player's sockets off the slot stays on the server, live and in a replay.
+    replaced = await spectator.wait_for(lambda i: i.get("kind") == "replaced")
+    assert replaced["data"] == {
+        "slot_id": goon.pk,
+        "seat": goon.seat,
+        "old_name": goon.user.username,
+        "new_name": newcomer.username,
+    }
+    late = (await open_socket(game.pk, since=0))[0]
+    assert [i["data"] for i in late.of_kind("replaced")] == [replaced["data"]]
+    for socket in (old_socket, new_socket, spectator, late):
         await socket.close()
 
 

@@ -142,10 +142,10 @@ async def test_hidden_events_do_not_change_a_spectators_answers(make_game, host)
     "query",
     [
         "positions=public.99999999999999999999999",
-        "positions=public.-99999999999999999999999",
         "positions=~vote_count.99999999999999999999999",
         "since=99999999999999999999999",
-        "positions=%00.1,public.%00",
+        "since=-5",
+        "positions=%00.1,public.0",
     ],
 )
 async def test_huge_or_odd_positions_are_answered_not_crashed(make_game, query):
@@ -157,6 +157,42 @@ async def test_huge_or_odd_positions_are_answered_not_crashed(make_game, query):
     await socket.send({"type": "resume", "positions": {"public": 10**30}})
     await socket.send({"type": "ping"})
     await socket.wait_for(lambda i: i.get("type") == "pong")
+    await socket.close()
+
+
+BAD_POSITIONS = {
+    "type": "error",
+    "code": "bad_positions",
+    "error": "Positions are whole numbers of 0 or more, one per audience "
+    '(positions=public.12,mafia.3 or {"public": 12, "mafia": 3}).',
+}
+
+
+@pytest.mark.parametrize(
+    "positions",
+    ["public.-1", "public.-99999999999999999999999", "public.%00", "public.1e3", "public.x"],
+)
+async def test_negative_or_malformed_positions_are_refused_with_a_clear_error(make_game, positions):
+    game = await db(make_game)("forum-vanilla")
+    socket, ok, _ = await open_socket(game.pk, query=f"positions={positions}", expect_ready=False)
+    assert ok  # accepted only to say why, then closed: nothing is replayed
+    frame = await socket.comm.receive_output(timeout=5)
+    assert json.loads(frame["text"]) == [BAD_POSITIONS]
+    closed = await socket.comm.receive_output(timeout=5)
+    assert closed == {"type": "websocket.close", "code": 4400}
+
+
+async def test_a_resume_with_negative_positions_is_refused_and_the_socket_stays(make_game):
+    game = await db(make_game)("forum-vanilla")
+    socket, ok, _ = await open_socket(game.pk, since=game.event_seq)
+    assert ok
+    for positions in ({"public": -1}, {"public": True}, ["public", 1], {"public": "-3"}):
+        await socket.send({"type": "resume", "positions": positions})
+        error = await socket.wait_for(lambda i: i.get("type") == "error")
+        assert error == BAD_POSITIONS
+        socket.items.remove(error)
+    await socket.send({"type": "resume", "positions": {"public": 0}})
+    await socket.wait_for(lambda i: i.get("type") == "replay")
     await socket.close()
 
 

@@ -191,3 +191,89 @@ def test_too_many_query_parameters_are_a_400_even_with_debug(make_game, settings
     for url in (f"/games/{game.pk}/?{query}", f"/api/v1/games/{game.pk}/posts/?{query}"):
         r = Client(raise_request_exception=False).get(url)
         assert r.status_code == 400, (url, r.status_code)
+
+
+# -- every answer under /api/ is JSON --------------------------------------------------------
+METHODS = ("get", "post", "put", "patch", "delete", "options")
+
+
+def _json_404(response) -> dict:
+    assert response.status_code == 404, (response.status_code, response.content[:200])
+    assert response["Content-Type"] == "application/json", response.content[:200]
+    assert response.json()["code"] == "not_found"
+    return response.json()
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_unknown_api_paths_are_a_json_404_whatever_the_method(make_game, method):
+    game = make_game()
+    player = game.slots.first().user
+    for user in (None, player):
+        web = Client(enforce_csrf_checks=True)  # as a browser's session would be checked
+        if user is not None:
+            web.force_login(user)
+        for path in (
+            "/api/v1/nothing/",
+            "/api/v1/nothing",
+            "/api/",
+            "/api",
+            "/api/v2/games/",
+            "/api/v1/games/abc/vote/",
+            f"/api/v1/games/{game.pk}/votes/",
+            f"/api/v1/games/{game.pk}/vote/extra/",
+        ):
+            _json_404(getattr(web, method)(path))
+
+
+def test_an_endpoint_without_its_slash_redirects_a_read_and_tells_a_write(make_game):
+    game = make_game()
+    api = _api(game.slots.first().user)
+    r = api.get(f"/api/v1/games/{game.pk}/posts?page=2")
+    assert r.status_code == 301 and r["Location"] == f"/api/v1/games/{game.pk}/posts/?page=2"
+    for method in ("post", "put", "patch", "delete"):
+        body = _json_404(getattr(api, method)(f"/api/v1/games/{game.pk}/vote"))
+        assert f"/api/v1/games/{game.pk}/vote/ (with the slash)" in body["error"]
+
+
+def test_a_session_write_without_its_csrf_token_is_a_json_403(make_game):
+    game = make_game()
+    web = Client(enforce_csrf_checks=True)
+    web.force_login(game.slots.first().user)
+    for method in ("post", "delete"):
+        r = getattr(web, method)(f"/api/v1/games/{game.pk}/unvote/")
+        assert r.status_code == 403 and r["Content-Type"] == "application/json"
+        assert "CSRF" in r.json()["error"]
+
+
+def test_djangos_own_error_answers_are_json_under_api_and_pages_elsewhere(rf):
+    import json as json_module
+
+    from django.core.exceptions import PermissionDenied, SuspiciousOperation
+    from django.http import Http404, HttpResponse
+    from django.middleware.csrf import CsrfViewMiddleware
+    from django.urls import get_resolver
+
+    resolver = get_resolver()
+    errors = ((400, SuspiciousOperation()), (403, PermissionDenied()), (404, Http404()))
+    for status, exception in errors:
+        handler = resolver.resolve_error_handler(status)
+        for path, json in (("/api/v1/games/1/", True), ("/games/1/", False)):
+            r = handler(rf.get(path), exception)
+            assert r.status_code == status
+            assert r["Content-Type"].startswith("application/json") is json, (status, path)
+    handler = resolver.resolve_error_handler(500)
+    r = handler(rf.get("/api/v1/games/"))
+    assert r.status_code == 500 and json_module.loads(r.content)["code"] == "server_error"
+    assert handler(rf.get("/games/"))["Content-Type"].startswith("text/html")
+
+    # A CSRF failure, as the middleware answers it for a view that is not exempt.
+    def view(request):
+        return HttpResponse("changed")
+
+    for path, json in (("/api/v1/anything/", True), ("/games/1/post/", False)):
+        request = rf.post(path)
+        r = CsrfViewMiddleware(view).process_view(request, view, (), {})
+        assert r is not None and r.status_code == 403
+        assert r["Content-Type"].startswith("application/json") is json, path
+        if json:
+            assert json_module.loads(r.content)["code"] == "csrf_failed"

@@ -1,18 +1,43 @@
-"""Every HTML form of the site, fuzzed: each field of each form on the pages a host, a
-player by night and by day, and a stranger see, replaced in turn by hostile values
-(out-of-range numbers, NUL bytes, lone surrogates, huge text, wrong types). The answer is
-a page or a redirect with a message, never a 500 and never a half-written state."""
+"""Every HTML form of the site, fuzzed: each field of each POST form on the pages that the
+people who use them see (a stranger, a player by day, by night and at a table, the host,
+a host's setups), the hidden ``next`` every form's answer reads, replaced in turn by
+hostile values (out-of-range, negative and non-numeric numbers, NUL bytes, lone
+surrogates, huge text, wrong types). The answer is a page or a redirect with a message,
+never a 5xx, and what was written is whole: the event log and the threads' post numbers
+have no gaps, and nothing stored carries a hostile value it should have refused.
+
+``POST_FORMS`` names every view of the URL confs that takes a POST, and the test that
+reaches its form; ``test_every_post_view_of_the_site_is_fuzzed`` fails when a view is added
+without either a place here or a place among the read-only pages."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from datetime import timedelta
 from html.parser import HTMLParser
+from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, resolve
+from django.utils import timezone
 
 from games import services
-from games.models import Game, NightAction
-from tests.conftest import slot_of
+from games.errors import GameRuleError
+from games.models import (
+    Absence,
+    Game,
+    GameEvent,
+    NightAction,
+    Post,
+    SavedSetup,
+    SimulationRun,
+    Slot,
+)
+from games.setups import SETUPS
+from games.turn_view import turn_view
+from tests.conftest import slot_of, slots_of
 
 pytestmark = pytest.mark.django_db
 
@@ -21,17 +46,84 @@ HOSTILE = [
     "1440000000000",
     "99999999999999999999999",
     "-1",
+    "-99999999999999999999999",
     "0",
     "1.5",
+    "1e400",
+    "NaN",
+    "\u0663",  # ARABIC-INDIC DIGIT THREE: int() reads it as 3
     "",
     "\x00",
     "kill\x00",
+    "\x1b[31m\x7f",
     "\ud800",
     "x" * 25_000,
     "<script>alert(1)</script>",
     "[]",
     "skip",
+    "2030-02-30",
+    "9999-12-31",
 ]
+
+# ``next``, which every form's answer may redirect to: never another site.
+NEXT = ["\x00", "/\x00/", "//evil.example/", "https://evil.example/", "\ud800", "x" * 25_000]
+
+# The create form has ~60 fields: the values that found its 500s, fewer requests.
+NUMBERS_AND_TEXT = ["32768", "1440000000000", "-1", "\x00", "\ud800", "x" * 25_000]
+
+# Every view of the site that takes a POST (by URL name; the host's and the queue's by
+# operation too), and the test below that fuzzes its form.
+POST_FORMS = {
+    "signup": "accounts",
+    "login": "accounts",
+    "logout": "accounts",
+    "games:create": "create",
+    "games:join": "signups",
+    "games:leave": "signups",
+    "games:start": "signups",
+    "games:remove_signup": "signups",
+    "games:reply": "day",
+    "games:private_reply": "day",
+    "games:vote": "day",
+    "games:unvote": "day",
+    "games:day_action": "day",
+    "games:away": "day",
+    "games:cancel_away": "day",
+    "games:replacement_queue/join": "day",
+    "games:replacement_queue/leave": "day",
+    "games:role": "night",
+    "games:withdraw": "night",
+    "games:nominate": "table",
+    "games:turn_pass": "table",
+    "games:host_action/skip-turn": "table",
+    "games:host_action/extend": "host",
+    "games:host_action/pause": "host",
+    "games:host_action/resume": "host",
+    "games:host_action/count": "host",
+    "games:host_action/post": "host",
+    "games:host_action/cut": "host",
+    "games:host_action/modkill": "host",
+    "games:host_action/replace": "host",
+    "games:host_action/replace_next": "host",
+    "games:simulate": "setups",
+    "games:simulate_saved": "setups",
+}
+# Pages with no form of their own to fuzz: GET only, or a POST answered with the page.
+READ_ONLY = {
+    "healthz",
+    "games:lobby",
+    "games:thread",
+    "games:private_thread",
+    "games:post_link",
+    "games:host",
+    "games:archive",
+    "games:setup",
+    "games:saved_setup",
+    "games:simulation",
+    "games:votes",
+    "games:activity",
+    "games:multi_iso",
+}
 
 
 class Forms(HTMLParser):
@@ -76,77 +168,261 @@ def forms_of(client: Client, url: str) -> list[tuple[str, dict[str, str]]]:
     return [(action or url, fields) for action, fields in parser.forms]
 
 
+def form_key(action: str) -> str:
+    """``games:vote``; ``games:host_action/cut`` for a view with an operation."""
+    match = resolve(urlsplit(action).path)
+    op = match.kwargs.get("op")
+    return f"{match.view_name}/{op}" if op else match.view_name
+
+
 def _encode(value: str) -> str:
     # A lone surrogate cannot be encoded as UTF-8; send its bytes as a browser might.
     return value.encode("utf-8", "surrogatepass").decode("latin-1")
 
 
-# The create form has ~60 fields: the values that found its 500s, fewer requests.
-NUMBERS_AND_TEXT = ["32768", "1440000000000", "-1", "\x00", "\ud800", "x" * 25_000]
+def post(client: Client, action: str, data: dict[str, str]) -> Any:
+    try:
+        return client.post(action, data)
+    except UnicodeEncodeError:
+        body = "&".join(f"{k}={_encode(v)}" for k, v in data.items())
+        return client.generic(
+            "POST", action, body.encode("latin-1"), content_type="application/x-www-form-urlencoded"
+        )
+
+
+def fuzz_form(
+    client: Client, action: str, fields: dict[str, str], values: Iterable[str] = HOSTILE
+) -> int:
+    """Each field of one form replaced in turn by each value, then ``next``."""
+    sent = 0
+    # One role entry of the create form's formset stands for all (they are the same form).
+    names = [n for n in fields if n != "csrfmiddlewaretoken"]
+    names = [n for n in names if not n.startswith("roles-") or n.startswith("roles-0-")]
+    tries = [(name, bad) for name in names for bad in values] + [("next", v) for v in NEXT]
+    for name, bad in tries:
+        response = post(client, action, {**fields, name: bad})
+        assert response.status_code < 500, (action, name, bad[:40], response.status_code)
+        location = response.get("Location", "")
+        assert not location.startswith(("//", "http")), (action, name, location)
+        sent += 1
+    return sent
 
 
 def fuzz(
     client: Client,
     url: str,
+    *,
     skip: tuple[str, ...] = ("logout",),
-    values: list[str] = HOSTILE,
-) -> int:
-    """Every form on ``url``, every field replaced by every hostile value. Returns how
-    many requests were sent."""
-    sent = 0
+    only: tuple[str, ...] = (),
+    values: Iterable[str] = HOSTILE,
+) -> set[str]:
+    """Every POST form on ``url`` (but those whose action names a word of ``skip``, or
+    only those naming one of ``only``), fuzzed. Returns the forms' keys (``form_key``)."""
+    fuzzed = set()
     for action, fields in forms_of(client, url):
         if any(word in action for word in skip):
             continue
-        # One role entry of the formset stands for all (they are the same form).
-        names = [n for n in fields if n != "csrfmiddlewaretoken"]
-        names = [n for n in names if not n.startswith("roles-") or n.startswith("roles-0-")]
-        for name in names:
-            for bad in values:
-                data = {**fields, name: bad}
-                try:
-                    response = client.post(action, data)
-                except UnicodeEncodeError:
-                    body = "&".join(f"{k}={_encode(v)}" for k, v in data.items())
-                    response = client.generic(
-                        "POST",
-                        action,
-                        body.encode("latin-1"),
-                        content_type="application/x-www-form-urlencoded",
-                    )
-                assert response.status_code < 500, (action, name, bad[:40], response.status_code)
-                sent += 1
-    return sent
+        if only and not any(word in action for word in only):
+            continue
+        assert fuzz_form(client, action, fields, values)
+        fuzzed.add(form_key(action))
+    return fuzzed
 
 
-def test_the_create_form_and_the_host_forms(make_game, host):
+def expected(test: str) -> set[str]:
+    return {key for key, where in POST_FORMS.items() if where == test}
+
+
+def logged_in(user: Any) -> Client:
     web = Client(raise_request_exception=False)
-    web.force_login(host)
-    sent = fuzz(web, "/games/new/?setup=forum-cop-doctor-nine", values=NUMBERS_AND_TEXT)
-    game = make_game("forum-cop-doctor-nine")
-    sent += fuzz(web, f"/games/{game.pk}/host/", skip=("logout", "cut", "modkill", "replace"))
-    assert sent > 150
+    web.force_login(user)
+    return web
+
+
+def assert_whole(game: Game) -> None:
+    """Every write was whole: the event log numbers 1..event_seq, each thread's posts
+    1..n, and nothing stored carries a value the forms refuse."""
     game.refresh_from_db()
-    assert game.is_running
-
-
-def test_the_players_forms_by_night_and_by_day(make_game, host):
-    game = make_game("forum-cop-doctor-nine")
-    cop = slot_of(game, "cop")
-    web = Client(raise_request_exception=False)
-    web.force_login(cop.user)
-    sent = fuzz(web, f"/games/{game.pk}/")
-    services.cut_deadline_now(host, game.pk)
-    goon = slot_of(game, "goon")
-    services.submit_night_action(cop.user, game.pk, ability="investigate", targets=[goon.pk])
-    sent += fuzz(web, f"/games/{game.pk}/role/")
-    assert sent > 50
-    # Nothing hostile was stored as a night action.
+    seqs = list(GameEvent.objects.filter(game=game).order_by("seq").values_list("seq", flat=True))
+    assert seqs == list(range(1, game.event_seq + 1))
+    threads: dict[str, list[int]] = {}
+    for thread, number in Post.objects.filter(game=game).values_list("thread", "number"):
+        threads.setdefault(thread, []).append(number)
+    for thread, numbers in threads.items():
+        assert sorted(numbers) == list(range(1, len(numbers) + 1)), thread
+    for body in Post.objects.filter(game=game).values_list("body", flat=True):
+        assert len(body) <= 20_000 and "\x00" not in body
+    for absence in Absence.objects.filter(slot__game=game):
+        assert absence.starts <= absence.ends and len(absence.note) <= 200
     for action in NightAction.objects.filter(phase__game=game):
         assert all(isinstance(t, int) for t in action.targets) and not action.extra
 
 
+# -- the tests --------------------------------------------------------------------------
+def test_every_post_view_of_the_site_is_fuzzed():
+    def names(patterns: list[Any], namespace: str = "") -> set[str]:
+        found = set()
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                if str(pattern.pattern) in ("admin/", "api/v1/"):
+                    continue  # Django's admin; the API (tests/site/test_api_bad_input.py)
+                inner = f"{pattern.namespace}:" if pattern.namespace else namespace
+                found |= names(pattern.url_patterns, inner)
+            elif isinstance(pattern, URLPattern) and pattern.name:
+                found.add(namespace + pattern.name)
+        return found
+
+    posted = {key.split("/")[0] for key in POST_FORMS}
+    assert not posted & READ_ONLY
+    assert names(get_resolver().url_patterns) == posted | READ_ONLY
+
+
 def test_the_account_forms():
     web = Client(raise_request_exception=False)
-    sent = fuzz(web, "/accounts/signup/") + fuzz(web, "/accounts/login/")
-    assert sent > 20
+    fuzzed = fuzz(web, "/accounts/signup/") | fuzz(web, "/accounts/login/")
+    # Log out is a button of every page of a signed-in person; its ``next`` is read too.
+    fuzz_form(web, "/accounts/logout/", {})
+    fuzzed.add(form_key("/accounts/logout/"))
+    assert fuzzed >= expected("accounts")
     assert Game.objects.count() == 0
+
+
+def test_the_create_form(host):
+    web = logged_in(host)
+    fuzzed = fuzz(web, "/games/new/?setup=forum-cop-doctor-nine", values=NUMBERS_AND_TEXT)
+    assert fuzzed >= expected("create")
+    for game in Game.objects.all():  # every one created is whole
+        assert_whole(game)
+
+
+def test_the_sign_up_forms(make_game, host, make_users):
+    game = make_game("forum-vanilla", start=False)
+    (stranger,) = make_users(1, prefix="stranger")
+    player = game.slots.order_by("seat").first().user
+    fuzzed = fuzz(logged_in(stranger), f"/games/{game.pk}/")
+    fuzzed |= fuzz(logged_in(player), f"/games/{game.pk}/")
+    fuzzed |= fuzz(logged_in(host), f"/games/{game.pk}/")
+    assert fuzzed >= expected("signups")
+    assert_whole(game)
+
+
+def test_the_players_forms_by_day(make_game, host, make_users):
+    game = make_game("forum-third-party-ten")
+    town, goon = slot_of(game, "vanilla_townie"), slot_of(game, "goon")
+    vig = slot_of(game, "day_vigilante")
+    today = timezone.now().date()
+    services.mark_away(town.user, game.pk, starts=today, ends=today)
+    (stranger,) = make_users(1, prefix="stranger")
+    web = logged_in(town.user)
+    services.cast_vote(town.user, game.pk, goon.pk)  # so the page offers an unvote
+    fuzzed = fuzz(web, f"/games/{game.pk}/")
+    fuzzed |= fuzz(logged_in(goon.user), f"/games/{game.pk}/t/mafia/")
+    fuzzed |= fuzz(logged_in(vig.user), f"/games/{game.pk}/role/")
+    fuzzed |= fuzz(web, f"/games/{game.pk}/activity/")
+    fuzzed |= fuzz(logged_in(stranger), f"/games/{game.pk}/activity/")  # joins the queue
+    fuzzed |= fuzz(logged_in(stranger), f"/games/{game.pk}/activity/")  # leaves it
+    assert fuzzed >= expected("day")
+    assert_whole(game)
+
+
+def test_the_players_forms_by_night(make_game, host):
+    game = make_game("forum-cop-doctor-nine")
+    cop, goon = slot_of(game, "cop"), slot_of(game, "goon")
+    services.cut_deadline_now(host, game.pk)
+    services.submit_night_action(cop.user, game.pk, ability="investigate", targets=[goon.pk])
+    web = logged_in(cop.user)
+    fuzzed = fuzz(web, f"/games/{game.pk}/") | fuzz(web, f"/games/{game.pk}/role/")
+    fuzzed |= fuzz(logged_in(goon.user), f"/games/{game.pk}/role/")
+    assert fuzzed >= expected("night")
+    assert_whole(game)
+
+
+def _speaker(game: Game) -> Slot | None:
+    """Who speaks now, in a speech or a question round (None: another step)."""
+    game.refresh_from_db()
+    slots = list(game.slots.order_by("seat").select_related("user"))
+    view = turn_view(game, game.current_phase(), slots, None)
+    if view["step"] not in ("speech", "question"):
+        return None
+    return next(s for s in slots if s.pk == view["speaker"]["slot_id"])
+
+
+def test_the_forms_of_a_table_day(make_game, host):
+    # Power's question round: the reply form names the question's addressee; Pass.
+    power = make_game("power-nine", table=True)
+    fuzzed = fuzz(logged_in(_speaker(power).user), f"/games/{power.pk}/")
+    assert_whole(power)
+    # Classic: a speech's nomination, the vote, and the host's skip.
+    game = make_game("classic-ten", table=True)
+    services.advance_phase(game.pk, 1, now=timezone.now() + timedelta(days=2))  # night zero
+    first = _speaker(game)
+    fuzzed |= fuzz(logged_in(first.user), f"/games/{game.pk}/", only=("nominate",))
+    target = game.slots.order_by("-seat").first()
+    while (speaker := _speaker(game)) is not None:  # the others' speeches, to the vote
+        try:
+            services.nominate(speaker.user, game.pk, target.pk)
+        except GameRuleError:
+            services.pass_turn(speaker.user, game.pk)
+    fuzzed |= fuzz(logged_in(first.user), f"/games/{game.pk}/", only=("vote",))
+    fuzzed |= fuzz(logged_in(host), f"/games/{game.pk}/host/", only=("skip-turn",))
+    assert fuzzed >= expected("table")
+    assert_whole(game)
+
+
+def test_the_host_forms(make_game, host, make_users):
+    game = make_game("forum-cop-doctor-nine")
+    (queued,) = make_users(1, prefix="queued")
+    services.join_queue(queued, game.pk)
+    web = logged_in(host)
+    url = f"/games/{game.pk}/host/"
+    state_changes = ("cut", "modkill", "replace", "pause", "logout")
+    fuzzed = fuzz(web, url, skip=state_changes)
+    fuzzed |= fuzz(web, url, only=("pause",))
+    fuzzed |= fuzz(web, url, only=("resume",))
+    # Last, the forms that end phases and take players out: the game changes under them.
+    fuzzed |= fuzz(web, url, only=("replace", "modkill", "cut"))
+    assert fuzzed >= expected("host")
+    assert_whole(game)
+
+
+def test_the_setup_forms(host):
+    saved = services.save_setup(host, "Mine", SETUPS["forum-vanilla"].game_kwargs())
+    assert isinstance(saved, SavedSetup)
+    web = logged_in(host)
+    fuzzed = fuzz(web, "/setups/forum-vanilla/") | fuzz(web, f"/setups/saved/{saved.pk}/")
+    assert fuzzed >= expected("setups")
+    # The page's own 500 games (a hostile ``next`` beside them) and the digits Python reads
+    # as numbers (Arabic-Indic 3) started runs; nothing else.
+    assert set(SimulationRun.objects.values_list("games", flat=True)) == {3, 500}
+
+
+def test_the_v_la_note_with_a_nul_byte_is_refused_with_a_message(make_game):
+    """The 500 this issue found: the note went to PostgreSQL, which refuses NUL."""
+    game = make_game("forum-vanilla")
+    town = slots_of(game, "vanilla_townie")[0]
+    today = timezone.now().date().isoformat()
+    web = logged_in(town.user)
+    response = web.post(
+        f"/games/{game.pk}/away/", {"starts": today, "ends": today, "note": "back\x00soon"}
+    )
+    assert response.status_code == 302
+    messages = [str(m) for m in response.wsgi_request._messages]
+    assert messages == ["Note: Text may not contain NUL characters."]
+    assert not Absence.objects.exists()
+
+
+def test_pages_and_the_api_refuse_nul_alike(make_game):
+    """One rule, one message: the form's and the serializer's answers agree."""
+    game = make_game("forum-vanilla")
+    town = slots_of(game, "vanilla_townie")[0]
+    today = timezone.now().date().isoformat()
+    api = Client()
+    api.force_login(town.user)
+    answer = api.post(
+        f"/api/v1/games/{game.pk}/away/",
+        {"starts": today, "ends": today, "note": "a\x00b"},
+        content_type="application/json",
+    )
+    assert answer.status_code == 400
+    assert answer.json()["error"] == "note: Text may not contain NUL characters."
+    assert answer.json()["code"] == "null_characters_not_allowed"

@@ -320,3 +320,56 @@ def test_post_references_count_nothing_but_their_own_thread(make_game):
     page = Client().get(f"/games/{game.pk}/").content.decode()
     assert re.search(rf'href="/games/{game.pk}/[^"]*#post-public-{numbers[-1]}"', page)
     assert Client().get(f"/games/{game.pk}/posts/{numbers[-1]}/").status_code == 302
+
+
+# -- caches keep nothing personal ---------------------------------------------------------------
+def token_of(user: Any) -> str:
+    from rest_framework.authtoken.models import Token
+
+    return Token.objects.get_or_create(user=user)[0].key
+
+
+def _not_stored(response) -> None:
+    assert response.status_code == 200, (response.status_code, response.content[:200])
+    directives = {d.strip() for d in response.get("Cache-Control", "").split(",")}
+    assert {"private", "no-store"} <= directives, response.get("Cache-Control")
+
+
+def test_personal_pages_and_answers_are_private_and_never_stored(make_game, host):
+    game = make_game("forum-vanilla")
+    goon = slot_of(game, "goon")
+    services.submit_post(goon.user, game.pk, body=MAFIA_SECRET, thread="mafia")
+    g = game.pk
+    web = Client()
+    web.force_login(goon.user)
+    for url in (
+        f"/games/{g}/role/",
+        f"/games/{g}/t/mafia/",
+        f"/games/{g}/",  # the public thread, with the person's own buttons
+        f"/api/v1/games/{g}/role/",
+        f"/api/v1/games/{g}/posts/?thread=mafia",
+    ):
+        _not_stored(web.get(url))
+    token = APIClient()
+    token.credentials(HTTP_AUTHORIZATION=f"Token {token_of(goon.user)}")
+    for url in (f"/api/v1/games/{g}/role/", f"/api/v1/games/{g}/posts/?thread=mafia"):
+        _not_stored(token.get(url))
+    hosting = Client()
+    hosting.force_login(host)
+    _not_stored(hosting.get(f"/games/{g}/host/"))
+    _not_stored(hosting.get(f"/api/v1/games/{g}/host/"))
+
+
+def test_a_spectators_pages_are_the_same_for_everyone_and_not_marked_private(make_game, host):
+    game = make_game("forum-vanilla")
+    services.host_post(host, game.pk, body="Welcome, everyone.")
+    for url in (f"/games/{game.pk}/", f"/api/v1/games/{game.pk}/posts/", "/"):
+        response = Client().get(url)
+        assert response.status_code == 200
+        assert "private" not in response.get("Cache-Control", ""), url
+        assert "no-store" not in response.get("Cache-Control", ""), url
+    assert "Welcome, everyone." in Client().get(f"/games/{game.pk}/").content.decode()
+    # The favicon declares itself public: a signed-in person's browser may keep it too.
+    web = Client()
+    web.force_login(host)
+    assert "public" in web.get("/favicon.ico")["Cache-Control"]

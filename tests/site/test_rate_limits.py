@@ -49,6 +49,33 @@ def test_wrong_passwords_lock_the_login_form_then_even_the_right_one():
     assert r.status_code == 302
 
 
+FULL_WIDTH = "\uff54_mas1"  # a full-width t: the login reads it as "t_mas1" (NFKC)
+
+
+def test_a_full_width_name_shares_the_lockout_of_the_name_it_logs_in_as():
+    UserFactory(username="t_mas1", password="right-pw")
+    r = Client().post("/accounts/login/", {"username": FULL_WIDTH, "password": "right-pw"})
+    assert r.status_code == 302  # the same account
+    web = Client()
+    for name in [FULL_WIDTH, "t_mas1"] * 5:
+        r = web.post("/accounts/login/", {"username": name, "password": "wrong"})
+        assert r.status_code == 200
+    for name in (FULL_WIDTH, "t_mas1", " T_MAS1 "):
+        _retry_after(web.post("/accounts/login/", {"username": name, "password": "right-pw"}))
+    assert "_auth_user_id" not in web.session
+
+
+def test_api_tokens_read_and_count_the_name_as_the_login_form_does():
+    UserFactory(username="t_mas1", password="right-pw")
+    api = APIClient()
+    r = api.post("/api/v1/auth/token/", {"username": FULL_WIDTH, "password": "right-pw"})
+    assert r.status_code == 200 and r.json()["token"]
+    for _ in range(10):
+        r = api.post("/api/v1/auth/token/", {"username": FULL_WIDTH, "password": "nope"})
+        assert r.status_code == 400
+    _retry_after(api.post("/api/v1/auth/token/", {"username": "t_mas1", "password": "right-pw"}))
+
+
 def test_right_passwords_are_not_counted():
     UserFactory(username="carol", password="right-pw")
     for _ in range(15):
@@ -66,6 +93,25 @@ def test_api_tokens_are_limited_like_the_login_form():
     seconds = _retry_after(r)
     assert r.json()["code"] == "throttled" and r.json()["retry_after"] == seconds
     assert "token" not in r.json()
+
+
+def test_the_wait_is_said_once_in_the_api_and_on_the_page(make_game, limits_on):
+    limits_on.RATE_LIMITS = {"vote": (1, 60)}
+    game = make_game()
+    a, b = slots_of(game, "vanilla_townie")[:2]
+    api = APIClient()
+    api.force_authenticate(a.user)
+    assert api.post(f"/api/v1/games/{game.pk}/vote/", {"target": b.pk}).status_code == 200
+    r = api.post(f"/api/v1/games/{game.pk}/unvote/")
+    seconds = _retry_after(r)
+    assert r.json()["error"] == f"Too many requests; try again in {seconds} seconds."
+    web = Client()
+    web.force_login(a.user)
+    r = web.post(f"/games/{game.pk}/unvote/")
+    seconds = _retry_after(r)
+    page = r.content.decode()
+    assert f"Too many requests; try again in {seconds} seconds." in page
+    assert page.count("try again") == 1 and "Expected available" not in page
 
 
 def test_sign_ups_per_address(limits_on):
@@ -123,6 +169,25 @@ def test_voting_is_limited(make_game, limits_on):
     web.force_login(a.user)
     _retry_after(web.post(f"/games/{game.pk}/vote/", {"target": b.pk}))
     assert Vote.objects.filter(voter=a).count() == 4
+
+
+def test_votes_post_so_they_count_as_posts_from_the_api_and_the_page_alike(make_game, limits_on):
+    limits_on.RATE_LIMITS = {"post": (3, 60)}
+    game = make_game()
+    a, b, c = slots_of(game, "vanilla_townie")[:3]
+    api = APIClient()
+    api.force_authenticate(a.user)
+    web = Client()
+    web.force_login(a.user)
+    assert api.post(f"/api/v1/games/{game.pk}/vote/", {"target": b.pk}).status_code == 200
+    assert web.post(f"/games/{game.pk}/vote/", {"target": c.pk}).status_code == 302
+    assert api.post(f"/api/v1/games/{game.pk}/posts/", {"body": "hi"}).status_code == 201
+    _retry_after(api.post(f"/api/v1/games/{game.pk}/vote/", {"target": b.pk}))
+    _retry_after(api.post(f"/api/v1/games/{game.pk}/unvote/"))
+    _retry_after(web.post(f"/games/{game.pk}/vote/", {"target": b.pk}))
+    _retry_after(web.post(f"/games/{game.pk}/post/", {"body": f"**Vote: {b.display_name}**"}))
+    assert Post.objects.filter(game=game, slot=a).count() == 3
+    assert Vote.objects.filter(voter=a).count() == 2
 
 
 def test_the_limits_are_settings(make_game, limits_on):

@@ -27,6 +27,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import close_old_connections
 
+from mafia_site.serve import uvicorn_options
+
 log = logging.getLogger("games.runsite")
 
 
@@ -82,15 +84,7 @@ class Command(BaseCommand):
         from games import demo, services, tasks
 
         host, port = options["host"], options["port"]
-        server = uvicorn.Server(
-            uvicorn.Config(
-                "mafia_site.asgi:application",
-                host=host,
-                port=port,
-                lifespan="on",  # starts the deadline watchdog (games.deadlines)
-                log_level=os.environ.get("LOG_LEVEL", "info").lower(),
-            )
-        )
+        server = uvicorn.Server(uvicorn.Config(**uvicorn_options(host=host, port=port)))
         jobs = []
         if scanner:
             jobs.append(every(options["scan_seconds"], tasks.run_due_phases, "Deadline scan"))

@@ -1,0 +1,76 @@
+"""Every answer under /api/ is JSON, also the ones Django itself gives: the 404 of a path
+that is no endpoint (whatever the method), its 400, 403 and CSRF failure, and (with
+``games.outage.server_error``) its 500, in the API's error shape ``{"error", "code",
+"field"}``. Other paths keep Django's pages.
+
+The API's own views answer their errors through ``games.api.errors``; these are for what
+happens before or outside them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
+from django.urls import Resolver404, resolve
+from django.views import defaults
+from django.views.csrf import csrf_failure as django_csrf_failure
+from django.views.decorators.csrf import csrf_exempt
+
+API_PREFIX = "/api/"
+
+
+def is_api(request: HttpRequest) -> bool:
+    return request.path.startswith(API_PREFIX)
+
+
+def json_error(status: int, message: str, code: str, field: str | None = None) -> JsonResponse:
+    return JsonResponse({"error": message, "code": code, "field": field}, status=status)
+
+
+def _is_endpoint(path: str) -> bool:
+    try:
+        return resolve(path).func is not not_found
+    except Resolver404:
+        return False
+
+
+@csrf_exempt  # it changes nothing: a 404 whatever the method, never a CSRF failure page
+def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    """No such endpoint under /api/ (or a malformed id in the path). A real endpoint asked
+    without its final slash: a read is redirected to it; a write, which a redirect would
+    turn into a read, is told the right address."""
+    if not request.path.endswith("/") and _is_endpoint(request.path + "/"):
+        if request.method in ("GET", "HEAD"):
+            return HttpResponsePermanentRedirect(request.get_full_path(force_append_slash=True))
+        message = f"Not found; the endpoint is {request.path}/ (with the slash)."
+        return json_error(404, message, "not_found")
+    return json_error(404, "Not found.", "not_found")
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if is_api(request):
+        return json_error(404, "Not found.", "not_found")
+    return defaults.page_not_found(request, exception)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if is_api(request):
+        return json_error(400, "Bad request.", "bad_request")
+    return defaults.bad_request(request, exception)
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if is_api(request):
+        return json_error(403, "You may not do that.", "permission_denied")
+    return defaults.permission_denied(request, exception)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    if is_api(request):
+        message = (
+            f"CSRF check failed: {reason} Send the page's CSRF token, or use an API token "
+            "(Authorization: Token ...)."
+        )
+        return json_error(403, message, "csrf_failed")
+    return django_csrf_failure(request, reason)

@@ -1,0 +1,62 @@
+"""The one rule for text people send: no NUL (PostgreSQL's text cannot hold it: a NUL that
+reached the database was a 500) and no lone surrogate (not UTF-8).
+
+The pages' forms (``games.forms.PlainTextForm``), the API's request serializers
+(``games.api.serializers.InputSerializer``) and the services' own checks of free-form
+values all apply it, with one message and one code, in place of Django's and DRF's own
+versions of the same check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.core.validators import ProhibitNullCharactersValidator
+from rest_framework import serializers
+from rest_framework.validators import ProhibitSurrogateCharactersValidator
+
+NUL_MESSAGE = "Text may not contain NUL characters."
+SURROGATE_MESSAGE = "Text may not contain lone surrogate characters."
+
+
+def validate_plain_text(value: Any) -> None:
+    """Raise ``ValidationError`` unless ``value`` is text the site can store."""
+    text = str(value)
+    if "\x00" in text:
+        raise ValidationError(NUL_MESSAGE, code="null_characters_not_allowed")
+    if any(0xD800 <= ord(char) <= 0xDFFF for char in text):
+        raise ValidationError(SURROGATE_MESSAGE, code="surrogate_characters_not_allowed")
+
+
+def is_plain_text(value: Any, max_length: int) -> bool:
+    """``value`` is a string of at most ``max_length`` characters the site can store."""
+    if not isinstance(value, str) or len(value) > max_length:
+        return False
+    try:
+        validate_plain_text(value)
+    except ValidationError:
+        return False
+    return True
+
+
+# The frameworks' versions of the rule: replaced, so an error is reported once, in our words.
+_THEIRS = (ProhibitNullCharactersValidator, ProhibitSurrogateCharactersValidator)
+
+
+def use_plain_text(fields: Iterable[Any]) -> None:
+    """Give every text field among ``fields`` (a form's or a serializer's, and the items of
+    their list and dict fields) the rule above. Running it twice changes nothing."""
+    for field in fields:
+        child = getattr(field, "child", None)
+        if child is not None:
+            use_plain_text([child])
+        if isinstance(field, (forms.CharField, serializers.CharField)):
+            kept = [
+                v
+                for v in field.validators
+                if not isinstance(v, _THEIRS) and v is not validate_plain_text
+            ]
+            field.validators = [*kept, validate_plain_text]
