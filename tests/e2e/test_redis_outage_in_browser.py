@@ -10,7 +10,8 @@ is away:
 * the open pages say "live updates paused" within a few seconds;
 
 and once Redis is back the open pages, never reloaded, show the post and the night made
-during the outage, and the worker is the same process as before.
+during the outage, and the worker, the same process as before, ends the night with the
+kill sent during the outage.
 """
 
 from __future__ import annotations
@@ -27,9 +28,10 @@ from typing import Any
 
 import pytest
 from django.db import connections
+from django.utils import timezone
 from playwright.sync_api import expect, sync_playwright
 
-from games.models import NightAction, Post, Vote
+from games.models import NightAction, Phase, Post, Vote
 from tests.servers import AsgiServer, RedisServer
 
 from ..live.celery_support import (
@@ -126,6 +128,7 @@ def test_redis_away_for_20_seconds_writes_count_and_pages_say_paused(
                     "CELERY_QUEUE": queue,
                     "CHANNEL_LAYER_PREFIX": f"outage{os.getpid()}",
                     "DEBUG": "1",  # static files from the source tree, as in tests/e2e
+                    "DEADLINE_WATCHDOG_SECONDS": "0",  # only the worker ends phases
                 },
                 tmp_path / "asgi.log",
             )
@@ -213,12 +216,17 @@ def test_redis_away_for_20_seconds_writes_count_and_pages_say_paused(
                     with chromium_watchdog():
                         browser.close()
 
-            # The worker rode the outage out: same process, still consuming.
-            wait_for(
-                lambda: "Connected to redis" in worker.log().split("Cannot connect")[-1],
-                timeout=60,
-                what="the worker to reconnect to Redis",
+            # The worker rode the outage out: the same process ends the night (the web
+            # watchdog is off), and the kill sent while Redis was away is carried out.
+            Phase.objects.filter(game=game, number=2).update(
+                deadline=timezone.now() + timedelta(seconds=1)
             )
+            wait_for(
+                lambda: phase_number(game) == 3, timeout=90, what="the worker to end the night"
+            )
+            victim = townies[3]
+            victim.refresh_from_db()
+            assert not victim.alive
             assert worker.proc.poll() is None, f"the worker died:\n{worker.log()[-3000:]}"
             assert worker.proc.pid == worker_pid
             assert "Unrecoverable error" not in worker.log(), worker.log()[-3000:]
