@@ -47,10 +47,10 @@ from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 from django.utils.html import format_html
 
+from . import fragments
 from .layer_config import layer_redis_url
 from .lru import ProcessLRU
 from .models import TEAM_THREADS, Game, GameEvent, Post, Slot
-from .views import partials
 
 # No client holds a number this high; larger ones are refused before they reach SQL.
 MAX_POSITION = 2**31
@@ -261,7 +261,7 @@ class Renderer:
             )
         if post is None:  # deleted with its game; the payload has what the thread shows
             return format_html('<article class="post">{}</article>', payload.get("author", ""))
-        return partials.render_post(post)
+        return fragments.render_post(post)
 
     def vote_count_html(self, count: dict[str, Any]) -> str:
         # The count as of this event (not as of now): a newer one follows if it changed.
@@ -277,7 +277,7 @@ class Renderer:
             game = self.game
             phase = game.current_phase()
             self._banner = {
-                "banner": partials.render_phase_banner(game),
+                "banner": fragments.render_phase_banner(game),
                 "deadline": phase.deadline.isoformat() if phase and phase.deadline else None,
                 "paused": bool(phase and phase.is_paused),
                 "status": game.status,
@@ -289,12 +289,12 @@ class Renderer:
         if not self.game.turn_based:
             return ""
         if self._turn is None:
-            self._turn = partials.render_turn(self.game)
+            self._turn = fragments.render_turn(self.game)
         return self._turn
 
     def players_html(self) -> str:
         if self._players is None:
-            self._players = partials.render_players(self.game)
+            self._players = fragments.render_players(self.game)
         return self._players
 
 

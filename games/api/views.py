@@ -27,16 +27,18 @@ from resolver.model import GameState
 from resolver.rulesets import NAMES as RULESET_NAMES
 from resolver.rulesets import get_ruleset
 
-from .. import display, naming, ratelimit, services, snapshot
+from .. import display, naming, ratelimit, services
 from ..errors import BadCredentials, InvalidInput
 from ..inactivity import slots_needing_replacement
 from ..models import Game, GameStatus, NightAction, PrivateResult, Slot, Thread
 from ..outage import answer_after_commit
+from ..reads import snapshot
+from ..reads.access import Viewer, get_game
+from ..reads.phase_history import phase_records
+from ..reads.table import turn_view
+from ..reads.thread_page import parse_iso, read_thread_page
+from ..reads.vote_count import counted_phase
 from ..setups import SETUPS
-from ..turn_view import turn_view
-from ..views.access import Viewer, get_game
-from ..views.game import parse_iso, read_thread_page
-from ..views.partials import counted_phase
 from ..views.role import open_night, team_kill_actions
 from . import docs
 from . import serializers as s
@@ -549,8 +551,6 @@ class ActionDetailView(GameAPIView):
 
 # -- host -------------------------------------------------------------------------------------
 def phases_data(game: Game, slots: list[Slot], *, include_open: bool) -> list[dict[str, Any]]:
-    from ..views.host import phase_records
-
     by_id = {x.pk: x for x in slots}
     actions: dict[int, list[NightAction]] = {}
     for action in NightAction.objects.filter(phase__game=game).select_related("phase"):

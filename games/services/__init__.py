@@ -25,7 +25,7 @@ Inside the resolver a slot is ``P<seat>`` (``Slot.resolver_name``); text from th
 is stored in those names and rendered with ``games.naming`` for people.
 """
 
-from ..vote_count import SKIP_LABEL, day_count, vote_count
+from ..reads.vote_count import SKIP_LABEL, day_count, vote_count
 from .absences import cancel_absence, mark_away
 from .common import MAX_PLAYERS, MAX_POST_LENGTH, PRODS_BEFORE_ACTION, role_pm
 from .day_actions import day_action_options, use_day_action
@@ -54,7 +54,7 @@ from .posts import host_post, submit_post
 from .replacements import join_queue, leave_queue, replace_with_next
 from .thread import PostResult, post_payload
 from .turns import pass_turn, skip_speaker
-from .vote_counts import post_scheduled_counts, post_vote_count
+from .vote_count_posts import post_scheduled_counts, post_vote_count
 from .votes import cast_vote, nominate, unvote
 
 __all__ = [

@@ -17,6 +17,7 @@ from ..models import DayAction, DeathCause, Game, PhaseKind, Slot
 from ..naming import slot_ref
 from . import announcements
 from .announcements import announce, link_from_banner
+from .ballots import emit_vote_count
 from .common import (
     Tx,
     emit,
@@ -31,7 +32,6 @@ from .common import (
 )
 from .nights import deliver_results
 from .phases import check_win, kill
-from .vote_state import emit_vote_count
 
 
 def use_day_action(

@@ -18,8 +18,16 @@ from ..models import (
     VoteRule,
 )
 from ..naming import slot_ref
-from ..vote_count import SKIP_LABEL, counted
+from ..reads.vote_count import SKIP_LABEL, counted
 from . import turns
+from .ballots import (
+    ballots,
+    emit_vote_count,
+    record_vote,
+    standing_votes,
+    vote_key,
+    wagon_ref,
+)
 from .common import (
     Tx,
     emit,
@@ -33,14 +41,6 @@ from .common import (
 )
 from .phases import end_day
 from .thread import PostResult, do_post
-from .vote_state import (
-    ballots,
-    emit_vote_count,
-    record_vote,
-    standing_votes,
-    vote_key,
-    wagon_ref,
-)
 
 
 def cast_vote(

@@ -18,7 +18,7 @@ from .. import services
 from ..errors import GameRuleError
 from ..forms import DayActionForm, NightActionForm, WithdrawForm, form_message
 from ..models import Game, NightAction, Phase, PrivateResult, Slot
-from .access import Viewer, get_game
+from ..reads.access import Viewer, get_game
 from .common import run_service
 
 

@@ -1,19 +1,20 @@
-"""The live regions of the game pages, as (context builder, template) pairs.
+"""Page parts rendered from the reads: the same HTML on the page and over the live socket.
 
-The live layer re-renders these on websocket pushes, per viewer, with exactly what the
-page itself renders::
+The pages and the live layer render these with exactly the same context builders and
+templates, per viewer where a part depends on who looks::
 
-    from games.views import partials
-    html = partials.render_vote_count(game)               # public: same for everyone
-    html = partials.render_phase_banner(game)             # public
-    html = partials.render_players(game, user)            # buttons depend on the viewer
+    from games import fragments
+    html = fragments.render_vote_count(game)               # public: same for everyone
+    html = fragments.render_phase_banner(game)             # public
+    html = fragments.render_players(game, user)            # buttons depend on the viewer
     # The templates also render from just ``game`` (+ ``count`` / ``phase`` / ``viewer``):
     # _players.html then builds the rows itself for ``viewer`` (anonymous if absent).
-    html = partials.render_post(post)                     # one post (check the thread's
-                                                          # audience before sending it!)
+    html = fragments.render_post(post)                     # one post (check the thread's
+                                                           # audience before sending it!)
 
-Each rendered partial's outermost element carries a stable id (``vote-count``,
+Each rendered part's outermost element carries a stable id (``vote-count``,
 ``phase-banner``, ``players``, ``post-<thread>-<number>``) so it can replace itself.
+What may be seen and done is decided in ``games.reads``; this module only renders.
 """
 
 from __future__ import annotations
@@ -26,15 +27,16 @@ from django.middleware.csrf import get_token
 from django.template.loader import get_template, render_to_string
 from django.urls import reverse
 
-from .. import display, snapshot
-from ..lru import ProcessLRU
-from ..models import Game, Phase, PhaseKind, Post, Slot, Thread
-from ..thread_read import POSTS_PER_PAGE
-from ..turn_view import turn_view
-from ..vote_count import day_count, vote_count
-from .access import Viewer
+from . import display
+from .lru import ProcessLRU
+from .models import Game, Phase, Post, Slot, Thread
+from .reads import snapshot
+from .reads.access import Viewer
+from .reads.table import turn_view
+from .reads.thread import POSTS_PER_PAGE
+from .reads.vote_count import UNREAD, counted_phase, day_count, vote_count
 
-__all__ = ["POSTS_PER_PAGE"]  # re-exported: the page size belongs to ``thread_read``
+__all__ = ["POSTS_PER_PAGE", "counted_phase"]  # re-exported: they belong to the reads
 
 
 def page_of(number: int) -> int:
@@ -51,20 +53,6 @@ def post_url(game_id: int, number: int, thread: str = Thread.PUBLIC) -> str:
 
 
 # -- the vote count ---------------------------------------------------------------------
-_UNREAD: Any = object()  # "not read yet", as distinct from "no phase" (None)
-
-
-def counted_phase(game: Game, current: Phase | None = _UNREAD) -> Phase | None:
-    """The day whose vote count is shown: today, or (by night / after the end) the last.
-    ``current``: the game's current phase when the caller has already read it."""
-    if game.is_signups:
-        return None
-    phase = game.current_phase() if current is _UNREAD else current
-    if phase is not None and phase.kind == PhaseKind.DAY:
-        return phase
-    return game.phases.filter(kind=PhaseKind.DAY).order_by("-number").first()
-
-
 # (game, its creation, state_seq, date, day) -> that day's vote count, for pages.
 _COUNTS: ProcessLRU[dict[str, Any]] = ProcessLRU(1024)
 # The same key and the game's phase number -> the vote count's HTML (the same for everyone).
@@ -85,7 +73,7 @@ def _state_key(game: Game, phase: Phase | None) -> tuple[Any, ...]:
 
 
 def vote_count_context(
-    game: Game, *, current: Phase | None = _UNREAD, slots: list[Slot] | None = None
+    game: Game, *, current: Phase | None = UNREAD, slots: list[Slot] | None = None
 ) -> dict[str, Any]:
     """``vc``: ``vote_count`` of the counted day (None before the first day).
 
@@ -123,13 +111,13 @@ def render_vote_count(game: Game) -> str:
 
 
 # -- the phase banner -------------------------------------------------------------------
-def phase_banner_context(game: Game, *, current: Phase | None = _UNREAD) -> dict[str, Any]:
+def phase_banner_context(game: Game, *, current: Phase | None = UNREAD) -> dict[str, Any]:
     """``phase`` (the running one) and ``announcements``: links to the site's posts about
     the latest change (the phase's start, the night's deaths, the end of the game...).
     ``current``: the game's current phase when the caller has already read it."""
     if game.is_signups:
         current = None
-    elif current is _UNREAD:
+    elif current is UNREAD:
         current = game.current_phase()
     links = [
         {"number": n, "href": post_url(game.pk, n)}
@@ -159,7 +147,7 @@ def players_context(
     user: Any = None,
     viewer: Viewer | None = None,
     *,
-    current: Phase | None = _UNREAD,
+    current: Phase | None = UNREAD,
     slots: list[Slot] | None = None,
     vc: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
@@ -168,7 +156,7 @@ def players_context(
     viewer = viewer or Viewer.of(game, user)
     phase = None
     if game.is_running:
-        phase = game.current_phase() if current is _UNREAD else current
+        phase = game.current_phase() if current is UNREAD else current
     is_day = phase is not None and phase.is_day and not phase.resolved and not phase.is_paused
     can_vote = is_day and viewer.is_alive_player
     if not is_day or (vc is not None and vc.get("phase") != phase.number):

@@ -24,8 +24,8 @@ from typing import Any
 
 from django.db.models import Count, Max, QuerySet
 
-from .lru import ProcessLRU
-from .models import Game, Post
+from ..lru import ProcessLRU
+from ..models import Game, Post
 
 POSTS_PER_PAGE = 25
 
