@@ -32,6 +32,7 @@ from .lru import ProcessLRU
 from .models import Game, Phase, Post, Slot, Thread
 from .reads import snapshot
 from .reads.access import Viewer
+from .reads.options import SKIP, vote_options
 from .reads.table import turn_view
 from .reads.thread import POSTS_PER_PAGE
 from .reads.vote_count import UNREAD, counted_phase, day_count, vote_count
@@ -66,7 +67,7 @@ _CSRF_SLOT = "csrf0slot0of0a0cached0panel"
 def _state_key(game: Game, phase: Phase | None) -> tuple[Any, ...]:
     """What versions everything the sidebar shows of ``phase``: every change it can show (a
     vote, a death, V/LA, a replacement, a deadline moved or paused, the next phase) sets
-    the game's ``state_seq`` (``games.snapshot``; plain posts do not); the date too, for
+    the game's ``state_seq`` (``games.reads.snapshot``; plain posts do not); the date too, for
     who is away today. A busy thread's readers between two changes share one count instead
     of four queries and a render each."""
     return (*snapshot.today_key(game), phase.pk if phase is not None else None)
@@ -151,43 +152,50 @@ def players_context(
     slots: list[Slot] | None = None,
     vc: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The players list for ``viewer``. A page that has read them passes ``current`` (the
+    """The players list for ``viewer``, its vote buttons from ``reads.options.vote_options``
+    (what the vote service accepts). A page that has read them passes ``current`` (the
     game's current phase), ``slots`` (in seat order) and ``vc`` (that phase's vote count)."""
     viewer = viewer or Viewer.of(game, user)
     phase = None
     if game.is_running:
         phase = game.current_phase() if current is UNREAD else current
     is_day = phase is not None and phase.is_day and not phase.resolved and not phase.is_paused
-    can_vote = is_day and viewer.is_alive_player
     if not is_day or (vc is not None and vc.get("phase") != phase.number):
         vc = None
     if is_day and vc is None:
         vc = vote_count(phase, slots=slots)
+    if slots is None:
+        slots = list(game.slots.select_related("user").order_by("seat"))
+    my_id = getattr(viewer.slot, "pk", None)
     my_vote = None
+    locked = False
     nominated: set[int] = set()
     i_nominated = False
     uses_nominations = False
     if vc is not None:
         for wagon in vc["wagons"]:
-            if any(v["slot_id"] == getattr(viewer.slot, "pk", None) for v in wagon["voters"]):
-                my_vote = wagon["target"]["slot_id"] if wagon["target"] else "skip"
+            for voter in wagon["voters"]:
+                if voter["slot_id"] == my_id:
+                    my_vote = wagon["target"]["slot_id"] if wagon["target"] else SKIP
+                    locked = bool(voter.get("locked"))
         if "nominated" in vc:
             uses_nominations = True
             nominated = {n["slot_id"] for n in vc["nominated"] if n}
             if viewer.slot is not None:
                 i_nominated = phase.nominations.filter(nominator=viewer.slot).exists()
-    revote_ids = set(phase.revote or []) if phase is not None and phase.in_revote else None
+    ballot = vote_options(
+        game,
+        phase,
+        viewer.slot,
+        slots=slots,
+        my_vote=my_vote,
+        locked=locked,
+        nominated=nominated,
+    )
+    can_vote = ballot.open
+    may_nominate = can_vote and uses_nominations and ballot.revote is None and not i_nominated
     rows = []
-    if slots is None:
-        slots = list(game.slots.select_related("user").order_by("seat"))
     for slot in slots:
-        votable = can_vote and slot.alive
-        if votable and slot.pk == getattr(viewer.slot, "pk", None):
-            votable = game.self_vote_allowed
-        if votable and revote_ids is not None:
-            votable = slot.pk in revote_ids
-        elif votable and uses_nominations:
-            votable = slot.pk in nominated
         rows.append(
             {
                 "slot": slot,
@@ -197,17 +205,10 @@ def players_context(
                 "role": display.role_title(game.ruleset, viewer.public_role(slot)),
                 "alignment": slot.alignment if viewer.sees_everything else "",
                 "death": slot.get_death_cause_display() if not slot.alive else "",
-                "is_you": viewer.slot is not None and slot.pk == viewer.slot.pk,
-                "votable": votable and my_vote != slot.pk,
+                "is_you": my_id is not None and slot.pk == my_id,
+                "votable": ballot.votable(slot) and my_vote != slot.pk,
                 "voted": my_vote == slot.pk,
-                "nominatable": (
-                    can_vote
-                    and uses_nominations
-                    and revote_ids is None
-                    and not i_nominated
-                    and slot.alive
-                    and slot.pk not in nominated
-                ),
+                "nominatable": may_nominate and slot.alive and slot.pk not in nominated,
                 "nominated": slot.pk in nominated,
             }
         )
@@ -219,14 +220,10 @@ def players_context(
         "dead_rows": [r for r in rows if not r["alive"]],
         "can_vote": can_vote,
         "my_vote": my_vote,
-        "skip_votable": can_vote and game.skip_vote_allowed and my_vote != "skip",
+        "skip_votable": ballot.votable(None) and my_vote != SKIP,
         # Classic: "skip" may be nominated on the first day only (no night played yet).
-        "skip_nominatable": can_vote
-        and uses_nominations
-        and revote_ids is None
-        and not i_nominated
-        and not (game.resolver_state or {}).get("night_number", 0),
-        "can_unvote": can_vote and my_vote is not None,
+        "skip_nominatable": may_nominate and not (game.resolver_state or {}).get("night_number", 0),
+        "can_unvote": ballot.can_unvote,
     }
 
 
