@@ -1,6 +1,6 @@
 """Reading a thread a page at a time, at a cost that does not grow with the thread.
 
-A thread's posts are numbered 1, 2, 3... without gaps (``thread.do_post`` numbers them
+A thread's posts are numbered 1, 2, 3... without gaps (``services.thread.do_post`` numbers them
 under the game's row lock) and are never edited or deleted, so:
 
 - page ``n`` of the whole thread is the posts numbered ``25(n-1)+1 .. 25n``: an index range
