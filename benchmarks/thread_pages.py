@@ -125,8 +125,9 @@ def fill_last_page(game_id: int, user_ids: list[int]) -> None:
     12 more posts through the site's own service when the thread ends on a full page."""
     from django.contrib.auth import get_user_model
 
-    from games import services, thread_read
+    from games import services
     from games.models import Game
+    from games.reads import thread as thread_read
 
     game = Game.objects.get(pk=game_id)
     if thread_read.last_number(game, "public") % thread_read.POSTS_PER_PAGE:

@@ -31,8 +31,8 @@ from django.utils import timezone
 from . import services
 from .errors import GameRuleError
 from .models import Game, GameStatus, NightAction, Slot, Thread, Vote, VoteKind
+from .reads.table import turn_view
 from .setups import SETUPS
-from .turn_view import turn_view
 
 log = logging.getLogger(__name__)
 

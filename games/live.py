@@ -2,7 +2,7 @@
 
 Audiences. Every ``GameEvent`` is addressed to one audience: "public", "host",
 "slot:<id>", "mafia", "dead" or "masons". A socket's audiences are computed from the
-database (``viewer_audiences``, the same rules as ``games.views.access.Viewer``): public
+database (``viewer_audiences``: the policy of ``games.reads.access``, as ``Viewer``'s): public
 always, the player's own slot, the mafia chat / masons' thread while alive in the team, the
 dead thread once dead; the host and, after the game, everyone: every audience.
 
@@ -47,10 +47,11 @@ from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 from django.utils.html import format_html
 
+from . import fragments
 from .layer_config import layer_redis_url
 from .lru import ProcessLRU
 from .models import TEAM_THREADS, Game, GameEvent, Post, Slot
-from .views import partials
+from .reads import access
 
 # No client holds a number this high; larger ones are refused before they reach SQL.
 MAX_POSITION = 2**31
@@ -67,7 +68,6 @@ def group_name(game_id: int, audience: str) -> str:
 
 log = logging.getLogger(__name__)
 
-PRIVATE_AUDIENCES = ("host", "mafia", "dead", *TEAM_THREADS)
 TEAM_AUDIENCES = frozenset({"mafia", *TEAM_THREADS})
 
 # Kinds after which the phase banner / players list / deadline are re-rendered.
@@ -135,28 +135,13 @@ def dumps(value: Any) -> str:
 def everything(game_id: int, slot_ids: Iterable[int] | None = None) -> frozenset[str]:
     if slot_ids is None:
         slot_ids = Slot.objects.filter(game_id=game_id).values_list("pk", flat=True)
-    return frozenset({"public", *PRIVATE_AUDIENCES, *(f"slot:{i}" for i in slot_ids)})
+    return access.every_audience(slot_ids)
 
 
 def audiences_of(game: Game, user: Any, slots: Iterable[Slot]) -> frozenset[str]:
     """What ``user`` may follow of ``game``, from rows already read (the game and all its
-    slots): the same rules as ``games.views.access.Viewer``."""
-    slots = list(slots)
-    user_id = user.pk if getattr(user, "is_authenticated", False) else None
-    if game.is_finished or (user_id is not None and user_id == game.host_id):
-        return everything(game.pk, [s.pk for s in slots])
-    audiences = {"public"}
-    slot = next((s for s in slots if user_id is not None and s.user_id == user_id), None)
-    if slot is not None:
-        audiences.add(f"slot:{slot.pk}")
-        if game.is_running:
-            if slot.alive and slot.is_mafia:
-                audiences.add("mafia")
-            if slot.alive and slot.private_thread:
-                audiences.add(slot.private_thread)
-            if not slot.alive:
-                audiences.add("dead")
-    return frozenset(audiences)
+    slots): ``games.reads.access.audiences``."""
+    return access.audiences(game, user, slots)
 
 
 def viewer_audiences(game_id: int, user: Any) -> tuple[frozenset[str], int] | None:
@@ -167,11 +152,7 @@ def viewer_audiences(game_id: int, user: Any) -> tuple[frozenset[str], int] | No
     game = Game.objects.filter(pk=game_id).only("pk", "status", "host_id", "event_seq").first()
     if game is None:
         return None
-    user_id = user.pk if getattr(user, "is_authenticated", False) else None
-    if game.is_finished or (user_id is not None and user_id == game.host_id):
-        return everything(game_id), game.event_seq
-    slots = Slot.objects.filter(game_id=game_id, user_id=user_id) if user_id else []
-    return audiences_of(game, user, slots), game.event_seq
+    return access.user_audiences(game, user), game.event_seq
 
 
 def access_meta(event: GameEvent) -> dict[str, Any] | None:
@@ -261,7 +242,7 @@ class Renderer:
             )
         if post is None:  # deleted with its game; the payload has what the thread shows
             return format_html('<article class="post">{}</article>', payload.get("author", ""))
-        return partials.render_post(post)
+        return fragments.render_post(post)
 
     def vote_count_html(self, count: dict[str, Any]) -> str:
         # The count as of this event (not as of now): a newer one follows if it changed.
@@ -277,7 +258,7 @@ class Renderer:
             game = self.game
             phase = game.current_phase()
             self._banner = {
-                "banner": partials.render_phase_banner(game),
+                "banner": fragments.render_phase_banner(game),
                 "deadline": phase.deadline.isoformat() if phase and phase.deadline else None,
                 "paused": bool(phase and phase.is_paused),
                 "status": game.status,
@@ -289,12 +270,12 @@ class Renderer:
         if not self.game.turn_based:
             return ""
         if self._turn is None:
-            self._turn = partials.render_turn(self.game)
+            self._turn = fragments.render_turn(self.game)
         return self._turn
 
     def players_html(self) -> str:
         if self._players is None:
-            self._players = partials.render_players(self.game)
+            self._players = fragments.render_players(self.game)
         return self._players
 
 

@@ -182,7 +182,7 @@ class Game(models.Model):
     event_seq = models.PositiveBigIntegerField(default=0)
     # The seq of the last transaction that wrote more than plain posts: the slots, phases,
     # votes and V/LA change only then, so pages keep what they read of them per state_seq
-    # (``games.snapshot``) and a chatty thread's posts do not throw it away.
+    # (``games.reads.snapshot``) and a chatty thread's posts do not throw it away.
     state_seq = models.PositiveBigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)

@@ -29,7 +29,7 @@ def _modules() -> dict[str, Path]:
 
 
 def _parents(name: str) -> list[str]:
-    """``games.views.partials`` -> ``games.views``, ``games``: the packages it runs first."""
+    """``games.reads.access`` -> ``games.reads``, ``games``: the packages it runs first."""
     parts = name.split(".")
     return [".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)]
 
@@ -64,7 +64,28 @@ def import_graph() -> dict[str, set[str]]:
 def test_the_graph_sees_imports_inside_functions() -> None:
     graph = import_graph()
     assert "games.live" in graph["games.events"]  # events imports live inside a function
-    assert "games.views" in graph["games.live"]  # live imports views.partials: views runs
+    # The template tags import fragments inside functions; fragments import reads.access:
+    # the package ``games.reads`` runs first.
+    assert "games.fragments" in graph["games.templatetags.mafia_tags"]
+    assert "games.reads" in graph["games.fragments"]
+
+
+def _imports_under(graph: dict[str, set[str]], prefix: str) -> set[str]:
+    return {
+        dep
+        for name, deps in graph.items()
+        if name == prefix or name.startswith(prefix + ".")
+        for dep in deps
+    }
+
+
+def test_reads_fragments_live_and_the_api_never_import_the_views() -> None:
+    graph = import_graph()
+    above_reads = ("games.fragments", "games.live", "games.services", "games.views", "games.api")
+    for dep in _imports_under(graph, "games.reads"):
+        assert not dep.startswith(above_reads), dep
+    for importer in ("games.fragments", "games.live", "games.api", "games.templatetags"):
+        assert not any(d.startswith("games.views") for d in _imports_under(graph, importer))
 
 
 def test_no_import_circles() -> None:

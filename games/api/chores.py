@@ -10,9 +10,10 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from .. import activity, services
+from .. import services
+from ..fragments import post_url
 from ..models import Absence
-from ..views.partials import post_url
+from ..reads import activity
 from . import docs
 from . import serializers as s
 from .views import GameAPIView, _ref, _valid

@@ -28,10 +28,10 @@ from ..models import (
     VoteRule,
 )
 from ..plain_text import use_plain_text
+from ..reads.access import Viewer
 from ..services.common import MAX_POST_LENGTH
 from ..services.nights import MAX_EXTRA_LENGTH
 from ..setups import SETUPS
-from ..views.access import Viewer
 
 
 class InputSerializer(serializers.Serializer):

@@ -1,8 +1,9 @@
 """The JSON API: what a player or host does on the site, for programs.
 
 Every state change is one call of ``games.services`` (one transaction: nothing is
-half-applied); every read goes through ``games.views.access`` so the API shows exactly
-what the pages show each person. Errors: ``{"error", "code", "field"}`` with a 4xx status.
+half-applied); every read goes through ``games.reads`` (``access`` decides who sees what),
+so the API shows exactly what the pages show each person. Errors: ``{"error", "code",
+"field"}`` with a 4xx status.
 """
 
 from __future__ import annotations
@@ -23,21 +24,21 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from resolver.model import GameState
 from resolver.rulesets import NAMES as RULESET_NAMES
-from resolver.rulesets import get_ruleset
 
-from .. import display, naming, ratelimit, services, snapshot
+from .. import display, naming, ratelimit, services
 from ..errors import BadCredentials, InvalidInput
 from ..inactivity import slots_needing_replacement
-from ..models import Game, GameStatus, NightAction, PrivateResult, Slot, Thread
+from ..models import Game, GameStatus, NightAction, Slot, Thread
 from ..outage import answer_after_commit
+from ..reads import snapshot
+from ..reads.access import Viewer, get_game
+from ..reads.phase_history import phase_records
+from ..reads.role_pm import RolePM
+from ..reads.table import turn_view
+from ..reads.thread_page import parse_iso, read_thread_page
+from ..reads.vote_count import counted_phase
 from ..setups import SETUPS
-from ..turn_view import turn_view
-from ..views.access import Viewer, get_game
-from ..views.game import parse_iso, read_thread_page
-from ..views.partials import counted_phase
-from ..views.role import open_night, team_kill_actions
 from . import docs
 from . import serializers as s
 from .errors import api_exception_handler
@@ -430,16 +431,11 @@ class PassTurnView(GameAPIView):
 
 # -- role PM and night actions ----------------------------------------------------------------
 def role_pm_data(game: Game, slot: Slot) -> dict[str, Any]:
-    rules = get_ruleset(game.ruleset)
-    slots = _slots(game)
-    by_id = {x.pk: x for x in slots}
-    names = naming.seat_names(slots)
-    state = GameState.from_dict(game.resolver_state) if game.resolver_state else None
-    pm = services.role_pm(slot, slots, state)
-    phase = open_night(game)
-    options = services.night_options(game, slot) if phase is not None else []
-    spec = rules.roles.get(slot.role)
-    mine = NightAction.objects.filter(actor=slot).select_related("phase")
+    """The role PM as JSON, from the ``RolePM`` read model (the page shows the same)."""
+    read = RolePM.of(game, slot)
+    by_id = read.by_id
+    names = naming.seat_names(read.slots)
+    night_open = read.night is not None
     return {
         "slot_id": slot.pk,
         "seat": slot.seat,
@@ -448,24 +444,23 @@ def role_pm_data(game: Game, slot: Slot) -> dict[str, Any]:
         "role": slot.role,
         "alignment": slot.alignment,
         "modifiers": list(slot.modifiers),
-        "description": spec.description if spec else "",
-        "role_pm": pm["card"],
+        "description": read.description,
+        "role_pm": read.pm["card"],
         "day_actions": [
             {**o, "choices": [_ref(by_id[c]) for c in o["choices"] if c in by_id]}
-            for o in services.day_action_options(game, slot, state)
+            for o in read.day_options
         ],
-        "partners": pm["partners"],
-        "executioner_target": pm.get("executioner_target"),
+        "partners": read.pm["partners"],
+        "executioner_target": read.pm.get("executioner_target"),
         "phase": s.phase_data(game.current_phase() if game.is_running else None),
-        "night_open": phase is not None,
+        "night_open": night_open,
         "abilities": [
-            {**o, "choices": [_ref(by_id[c]) for c in o["choices"] if c in by_id]} for o in options
+            {**o, "choices": [_ref(by_id[c]) for c in o["choices"] if c in by_id]}
+            for o in read.night_options
         ],
-        "my_actions": [
-            _action(a, by_id) for a in mine if phase is not None and a.phase_id == phase.pk
-        ],
-        "team_actions": [_action(a, by_id) for a in team_kill_actions(game, slot, phase)],
-        "past_actions": [_action(a, by_id) for a in mine.filter(phase__resolved=True)],
+        "my_actions": [_action(a, by_id) for a in read.tonight],
+        "team_actions": [_action(a, by_id) for a in read.team_kills],
+        "past_actions": [_action(a, by_id) for a in read.past],
         "results": [
             {
                 "phase": r.phase.number,
@@ -473,7 +468,7 @@ def role_pm_data(game: Game, slot: Slot) -> dict[str, Any]:
                 "text": r.text,
                 "result": naming.render_value(r.payload, names),
             }
-            for r in PrivateResult.objects.filter(slot=slot).select_related("phase")
+            for r in read.results
         ],
     }
 
@@ -549,8 +544,6 @@ class ActionDetailView(GameAPIView):
 
 # -- host -------------------------------------------------------------------------------------
 def phases_data(game: Game, slots: list[Slot], *, include_open: bool) -> list[dict[str, Any]]:
-    from ..views.host import phase_records
-
     by_id = {x.pk: x for x in slots}
     actions: dict[int, list[NightAction]] = {}
     for action in NightAction.objects.filter(phase__game=game).select_related("phase"):

@@ -6,29 +6,35 @@ here; each module holds one kind of state change (Zulip's ``zerver/actions/`` sp
 * ``lobby``: creating a game, sign-ups, the start (the deal and role PMs);
 * ``posts``: posting in a thread, and the bold vote a day post carries;
 * ``votes``: vote and unvote buttons, hammer and lock, classic nominations;
-* ``nights``: night actions and the role PM's legal choices;
+* ``nights``: night actions (checked by the resolver) and private results in words;
 * ``phases``: deadlines ending days and nights, deaths, the win check, the game's end;
 * ``host``: deadline controls, modkills and replacements;
 * ``turns``: table days (city, classic, power): turns, passes, the host's skip, over
   ``table`` (the day script's state on the phase and the turn's clock).
 * ``day_actions``: a day vigilante's shot and a day investigator's check, resolved at once;
-* ``vote_counts``: numbered vote counts posted on request or on a schedule;
+* ``vote_count_posts``: numbered vote counts posted on request or on a schedule;
 * ``absences``: V/LA; ``replacements``: the replacement queue (over ``swap``).
 
 Below them sit ``common`` (the game transaction, events, look-ups and checks), ``thread``
-(the low-level post write) and ``vote_state`` (the locked day's standing votes). Each public
-function (Zulip-style ``check_*`` / ``do_*`` / ``notify_*``) runs in ONE transaction with the
-game's row locks, checks the rules (a ``GameRuleError`` a player can read), writes and
-appends ``GameEvent`` rows, which reach the live layer only after the commit.
+(the low-level post write) and ``ballots`` (the locked day's standing votes). Each public
+function runs in ONE transaction with the game's row locks, checks the rules (a
+``GameRuleError`` a player can read), writes and appends ``GameEvent`` rows, which reach the
+live layer only after the commit; the ``do_*`` helpers are the same steps inside a
+transaction already open.
+
+What a player may do now (the legal night and day actions, the ballot), the vote count
+and the role PM are reads (``games.reads``), re-exported here for the callers that had
+them from the services.
 
 Inside the resolver a slot is ``P<seat>`` (``Slot.resolver_name``); text from the resolver
 is stored in those names and rendered with ``games.naming`` for people.
 """
 
-from ..vote_count import SKIP_LABEL, day_count, vote_count
+from ..reads.options import day_action_options, night_options
+from ..reads.vote_count import SKIP_LABEL, day_count, vote_count
 from .absences import cancel_absence, mark_away
 from .common import MAX_PLAYERS, MAX_POST_LENGTH, PRODS_BEFORE_ACTION, role_pm
-from .day_actions import day_action_options, use_day_action
+from .day_actions import use_day_action
 from .host import (
     cut_deadline_now,
     extend_deadline,
@@ -48,13 +54,13 @@ from .lobby import (
     saved_setup_kwargs,
     start_game,
 )
-from .nights import describe_result, night_options, submit_night_action, withdraw_night_action
+from .nights import describe_result, submit_night_action, withdraw_night_action
 from .phases import advance_phase, due_phases
 from .posts import host_post, submit_post
 from .replacements import join_queue, leave_queue, replace_with_next
 from .thread import PostResult, post_payload
 from .turns import pass_turn, skip_speaker
-from .vote_counts import post_scheduled_counts, post_vote_count
+from .vote_count_posts import post_scheduled_counts, post_vote_count
 from .votes import cast_vote, nominate, unvote
 
 __all__ = [

@@ -9,8 +9,8 @@ from typing import Any
 from ..errors import InvalidInput, NotFound
 from ..models import Absence
 from ..naming import slot_ref
+from .ballots import emit_vote_count
 from .common import emit, game_tx, require_player, require_running
-from .vote_state import emit_vote_count
 
 MAX_ABSENCE = timedelta(days=30)
 

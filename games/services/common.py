@@ -11,7 +11,7 @@ never announced.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -21,7 +21,6 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-import resolver
 from resolver.model import GameState
 from resolver.rulesets import get_ruleset
 from resolver.rulesets.base import Ruleset as ResolverRuleset
@@ -42,6 +41,7 @@ from ..models import (
 )
 from ..naming import slot_ref
 from ..outage import OUTAGE_ERRORS
+from ..reads.role_pm import role_pm as role_pm  # re-exported: the services' role PM event
 
 MIN_PHASE_LENGTH = _MIN_PHASE_LENGTH
 MAX_PHASE_LENGTH = _MAX_PHASE_LENGTH
@@ -223,55 +223,6 @@ def target_slot(tx: Tx, slot_id: Any) -> Slot:
     if slot is None:
         raise InvalidInput("There is no such player in this game.", "no_player", "target")
     return slot
-
-
-def role_pm(slot: Slot, slots: Iterable[Slot], state: GameState | None = None) -> dict[str, Any]:
-    """What a player's role PM tells them: their role and, for mafia and masons, partners.
-
-    ``card`` is the forum-style role PM the resolver writes (``resolver.role_pm``): title
-    ("Town 1-Shot Day Vigilante"), alignment, one line per ability, modifiers, win
-    condition, private thread and shots left (counted from ``state`` when given).
-    """
-    data: dict[str, Any] = {
-        "slot_id": slot.pk,
-        "role": slot.role,
-        "alignment": slot.alignment,
-        "modifiers": list(slot.modifiers),
-        "partners": [],
-        "card": role_card(slot, state),
-    }
-    if slot.executioner_target_id:
-        target = next((s for s in slots if s.pk == slot.executioner_target_id), None)
-        data["executioner_target"] = slot_ref(target)
-    if slot.is_mafia:
-        data["partners"] = [partner(s) for s in slots if s.is_mafia and s.pk != slot.pk]
-    elif slot.private_thread:
-        data["partners"] = [
-            partner(s) for s in slots if s.private_thread == slot.private_thread and s.pk != slot.pk
-        ]
-    return data
-
-
-def partner(slot: Slot) -> dict[str, Any]:
-    """A teammate on the role PM, with their death (public once it happened)."""
-    return {
-        **slot_ref(slot),
-        "alive": slot.alive,
-        "death": slot.get_death_cause_display() if not slot.alive else "",
-    }
-
-
-def role_card(slot: Slot, state: GameState | None = None) -> dict[str, Any] | None:
-    """The resolver's role PM of ``slot`` (None before the deal or for an unknown role)."""
-    if not slot.role:
-        return None
-    if state is not None and state.has_player(slot.resolver_name):
-        return resolver.player_role_pm(state, slot.resolver_name)
-    ruleset = slot.game.ruleset
-    try:
-        return resolver.role_pm(ruleset, slot.role, slot.modifiers or (), slot.alignment or None)
-    except KeyError:
-        return None
 
 
 def slot_roles(slot: Slot) -> dict[str, Any]:

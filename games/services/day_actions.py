@@ -9,7 +9,6 @@ from datetime import datetime
 from typing import Any
 
 import resolver
-from resolver.model import GameState
 
 from .. import naming
 from ..errors import InvalidInput, WrongPhase
@@ -17,6 +16,7 @@ from ..models import DayAction, DeathCause, Game, PhaseKind, Slot
 from ..naming import slot_ref
 from . import announcements
 from .announcements import announce, link_from_banner
+from .ballots import emit_vote_count
 from .common import (
     Tx,
     emit,
@@ -31,7 +31,6 @@ from .common import (
 )
 from .nights import deliver_results
 from .phases import check_win, kill
-from .vote_state import emit_vote_count
 
 
 def use_day_action(
@@ -116,49 +115,3 @@ def _day_abilities(game: Game, slot: Slot) -> list[str]:
     rules = rules_of(game)
     spec = rules.roles.get(slot.role)
     return [a.slug for a in spec.abilities if a.phase == "day"] if spec else []
-
-
-def day_action_options(
-    game: Game, slot: Slot, state: GameState | None = None
-) -> list[dict[str, Any]]:
-    """The player's day actions now (by day, alive), each with its legal targets (slot ids)
-    or ``unavailable``: why it cannot be used (spent, already used today)."""
-    if not game.is_running or not game.resolver_state or not slot.alive or not slot.role:
-        return []
-    phase = game.current_phase()
-    if phase is None or phase.resolved or not phase.is_day or phase.is_paused:
-        return []
-    rules = rules_of(game)
-    spec = rules.roles.get(slot.role)
-    day = [a for a in spec.abilities if a.phase == "day"] if spec else []
-    if not day:
-        return []
-    state = state or GameState.from_dict(game.resolver_state)
-    slots = list(game.slots.select_related("user").order_by("seat"))
-    options = []
-    for ability in day:
-        legal, why = [], ""
-        for candidate in slots:
-            raw = {
-                "actor": slot.resolver_name,
-                "ability": ability.slug,
-                "targets": [candidate.resolver_name],
-            }
-            try:
-                rules.resolve_day_action(state, raw, "day")
-            except resolver.InvalidScenario as exc:
-                if ".actor" in exc.where:  # about the user, not the target: spent, used
-                    why = naming.render(exc.message, naming.seat_names(slots))
-                    break
-                continue
-            legal.append(candidate.pk)
-        options.append(
-            {
-                "ability": ability.slug,
-                "description": ability.description,
-                "choices": [] if why else legal,
-                "unavailable": why,
-                "shots_left": rules.shots_left(state, state.player(slot.resolver_name)),
-            }
-        )
-    return options

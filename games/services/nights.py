@@ -1,5 +1,5 @@
-"""Night actions: submitting, withdrawing, the legal choices for the role PM's form, and
-private results in words."""
+"""Night actions: submitting and withdrawing them (checked by the resolver itself), and
+private results in words. The legal choices the role PM offers are ``games.reads.options``."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ import resolver
 
 from .. import naming
 from ..errors import InvalidInput, NotFound, WrongPhase
-from ..models import Game, NightAction, Phase, PhaseKind, PrivateResult, Slot
+from ..models import NightAction, Phase, PhaseKind, PrivateResult, Slot
 from ..naming import slot_ref
 from ..plain_text import is_plain_text
+from ..reads.options import raw_action
 from .common import (
     Tx,
     by_resolver_name,
@@ -102,15 +103,6 @@ def is_ability_name(value: Any) -> bool:
     return isinstance(value, str) and ABILITY_NAME.fullmatch(value) is not None
 
 
-def raw_action(actor: Slot, ability: str, targets: list[Slot], extra: Mapping[str, Any]) -> dict:
-    return {
-        **extra,
-        "actor": actor.resolver_name,
-        "ability": ability,
-        "targets": [t.resolver_name for t in targets],
-    }
-
-
 def _check_night_action(
     tx: Tx, actor: Slot, ability: str, targets: list[Slot], extra: Mapping[str, Any]
 ) -> None:
@@ -137,46 +129,6 @@ def _check_night_action(
         rules.parse_action(state, raw_action(actor, ability, targets, extra), "$", 0)
     except resolver.InvalidScenario as exc:
         raise InvalidInput(naming.render(exc.message, tx.names), "illegal_action") from None
-
-
-def night_options(game: Game, slot: Slot) -> list[dict[str, Any]]:
-    """The abilities ``slot`` has tonight with their legal targets (slot ids), for the form."""
-    if not game.is_running or not game.resolver_state:
-        return []
-    phase = game.current_phase()
-    if phase is not None and phase.night_zero:
-        return []
-    rules = rules_of(game)
-    state = state_of(game)
-    player = state.player(slot.resolver_name)
-    if not player.alive and not rules.dead_may_act:
-        return []
-    slots = list(game.slots.select_related("user").order_by("seat"))
-    options = []
-    for spec in rules.abilities_of(state, player):
-        legal = []
-        for candidate in slots:
-            targets = [candidate] * spec.targets
-            raw = raw_action(slot, spec.slug, targets, dict.fromkeys(spec.extra, "x"))
-            try:
-                rules.parse_action(state, raw, "$", 0)
-            except resolver.InvalidScenario:
-                # Several targets (swap, redirect) may be legal only as a pair: offer
-                # every living player and let the submission check the pair.
-                if spec.targets > 1 and candidate.alive:
-                    legal.append(candidate.pk)
-                continue
-            legal.append(candidate.pk)
-        options.append(
-            {
-                "ability": spec.slug,
-                "targets": spec.targets,
-                "factional": spec.factional,
-                "extra": list(spec.extra),
-                "choices": legal,
-            }
-        )
-    return options
 
 
 _RESULT_WORDS = {

@@ -21,7 +21,6 @@ from resolver.model import SKIP, GameState
 from resolver.votes import tally
 
 from .. import naming
-from ..activity import away_slot_ids
 from ..models import (
     DeathCause,
     Game,
@@ -35,9 +34,11 @@ from ..models import (
     Thread,
 )
 from ..naming import slot_ref
-from ..vote_count import vote_count
+from ..reads.activity import away_slot_ids
+from ..reads.vote_count import vote_count
 from . import announcements, table
 from .announcements import announce, link_from_banner
+from .ballots import ballots, emit_vote_count, standing_votes
 from .common import (
     MIN_REVOTE_LENGTH,
     PRODS_BEFORE_ACTION,
@@ -52,7 +53,6 @@ from .common import (
 )
 from .nights import deliver_results, raw_action
 from .swap import replace_from_queue
-from .vote_state import ballots, emit_vote_count, standing_votes
 
 log = logging.getLogger(__name__)
 

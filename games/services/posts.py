@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .. import voting
+from .. import bold_votes
 from ..errors import GameRuleError, NotAllowed, NotFound, WrongPhase
 from ..models import (
     TEAM_THREADS,
@@ -125,7 +125,7 @@ def _check_can_post(tx: Tx, user: Any, thread: str) -> Slot:
 
 
 def _apply_post_vote(tx: Tx, slot: Slot, post: Post, result: PostResult) -> None:
-    intent = voting.find_vote(post.html)
+    intent = bold_votes.find_vote(post.html)
     if intent is None:
         return
     phase = tx.phase
@@ -139,7 +139,7 @@ def _apply_post_vote(tx: Tx, slot: Slot, post: Post, result: PostResult) -> None
     else:
         living = {s.display_name: s.pk for s in tx.locked.alive}
         dead = [s.display_name for s in tx.slots if not s.alive]
-        match = voting.match_name(
+        match = bold_votes.match_name(
             intent.name, living, dead=dead, skip_allowed=tx.game.skip_vote_allowed
         )
         if match.error:

@@ -7,8 +7,8 @@ from typing import Any
 
 from .. import naming
 from ..models import Replacement, ReplacementSignup, Slot
+from .ballots import emit_vote_count
 from .common import Tx, emit, role_pm
-from .vote_state import emit_vote_count
 
 
 def do_replace(tx: Tx, slot: Slot, new_user: Any) -> None:

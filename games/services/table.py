@@ -24,9 +24,9 @@ from resolver.model import SKIP
 from ..errors import InvalidInput
 from ..models import Game, Nomination, Phase, PhaseKind, Vote, VoteKind
 from ..naming import slot_ref
-from ..turn_view import turn_view
+from ..reads.table import turn_view
+from .ballots import emit_vote_count
 from .common import Tx, by_resolver_name, emit, render, state_of
-from .vote_state import emit_vote_count
 
 # Notices the whole table may read; a refusal or word-guide note goes to its player only,
 # a ballot never goes out while the vote is open, the outcome is the host's report.

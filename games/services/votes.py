@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from .. import markup
-from ..errors import InvalidInput, NotAllowed, WrongPhase
+from ..errors import InvalidInput, WrongPhase
 from ..models import (
     Nomination,
     PhaseKind,
@@ -18,8 +18,17 @@ from ..models import (
     VoteRule,
 )
 from ..naming import slot_ref
-from ..vote_count import SKIP_LABEL, counted
+from ..reads.options import SKIP, VoteOptions, vote_options
+from ..reads.vote_count import SKIP_LABEL, counted
 from . import turns
+from .ballots import (
+    ballots,
+    emit_vote_count,
+    record_vote,
+    standing_votes,
+    vote_key,
+    wagon_ref,
+)
 from .common import (
     Tx,
     emit,
@@ -33,14 +42,6 @@ from .common import (
 )
 from .phases import end_day
 from .thread import PostResult, do_post
-from .vote_state import (
-    ballots,
-    emit_vote_count,
-    record_vote,
-    standing_votes,
-    vote_key,
-    wagon_ref,
-)
 
 
 def cast_vote(
@@ -86,39 +87,35 @@ def unvote(user: Any, game_id: int, *, now: datetime | None = None) -> PostResul
         return PostResult(post, vote)
 
 
-def _check_vote(tx: Tx, voter: Slot, target: Slot | None) -> None:
-    require_running(tx.game)
-    game, phase = tx.game, require_open_phase(tx, PhaseKind.DAY)
-    if not voter.alive:
-        raise NotAllowed("Dead players cannot vote.", "dead")
+def _ballot(tx: Tx, voter: Slot, nominated: list[int] | None = None) -> VoteOptions:
+    """The voter's ballot in the locked day, from their standing vote."""
     current = standing_votes(tx).get(voter.pk)
-    if current is not None and current.locked:
-        raise NotAllowed("Your vote is locked: it can no longer be changed.", "locked")
-    if target is None:
-        if not game.skip_vote_allowed:
-            raise InvalidInput('This game has no "no elimination" vote.', "no_skip", "target")
-    else:
-        if not target.alive:
-            raise InvalidInput(
-                f"{target.display_name} is dead and cannot be voted for.", "dead_target", "target"
-            )
-        if target.pk == voter.pk and not game.self_vote_allowed:
-            raise InvalidInput("You cannot vote for yourself in this game.", "self_vote", "target")
-    if phase.in_revote:
-        if target is not None and target.pk not in phase.revote:
-            tied = ", ".join(tx.locked.slot(i).display_name for i in phase.revote)
-            raise InvalidInput(
-                f"Only {tied} and no elimination are on the revote ballot.", "not_tied", "target"
-            )
-    elif rules_of(game).uses_nominations and target is not None:
-        nominated = Nomination.objects.filter(phase=phase, target=target).exists()
-        if not nominated:
-            raise InvalidInput(
-                f"{target.display_name} has not been nominated today; only nominated "
-                "players can be voted for.",
-                "not_nominated",
-                "target",
-            )
+    return vote_options(
+        tx.game,
+        tx.phase,
+        voter,
+        slots=tx.slots,
+        my_vote=None if current is None else (current.target_id or SKIP),
+        locked=current is not None and current.locked,
+        nominated=nominated or (),
+    )
+
+
+def _check_vote(tx: Tx, voter: Slot, target: Slot | None) -> None:
+    """Refuse what the ballot (``reads.options.vote_options``, the panel's buttons) does not
+    offer this voter."""
+    require_running(tx.game)
+    phase = require_open_phase(tx, PhaseKind.DAY)
+    # Only the target's nomination matters: one small query, where nominations count.
+    nominated = (
+        target is not None
+        and not phase.in_revote
+        and rules_of(tx.game).uses_nominations
+        and Nomination.objects.filter(phase=phase, target=target).exists()
+    )
+    refused = _ballot(tx, voter, [target.pk] if nominated else []).refusal(target)
+    if refused is not None:
+        raise refused
 
 
 def do_vote(
@@ -157,12 +154,10 @@ def do_vote(
 def _check_unvote(tx: Tx, voter: Slot) -> Vote:
     require_running(tx.game)
     require_open_phase(tx, PhaseKind.DAY)
-    current = standing_votes(tx).get(voter.pk)
-    if current is None:
-        raise InvalidInput("You are not voting for anyone.", "no_vote")
-    if current.locked:
-        raise NotAllowed("Your vote is locked: it can no longer be withdrawn.", "locked")
-    return current
+    refused = _ballot(tx, voter).unvote_refusal()
+    if refused is not None:
+        raise refused
+    return standing_votes(tx)[voter.pk]
 
 
 def do_unvote(tx: Tx, voter: Slot, post: Post | None) -> Vote:

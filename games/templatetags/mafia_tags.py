@@ -28,7 +28,7 @@ def post_href(number: int | None, game_id: int) -> str:
     """The thread page and anchor of public post ``number`` ("" for none)."""
     if not number:
         return ""
-    from ..views.partials import post_url
+    from ..fragments import post_url
 
     return post_url(game_id, int(number))
 
@@ -68,7 +68,7 @@ def count_is_final(vc: dict[str, Any] | None, game: Any) -> bool:
 @register.inclusion_tag("games/_players_panel.html")
 def players_panel(game: Any, viewer: Any = None) -> dict[str, Any]:
     """The players list with the viewer's vote buttons (for callers with only a game)."""
-    from ..views.partials import players_context
+    from ..fragments import players_context
 
     if viewer is None:
         return players_context(game, None)
@@ -79,7 +79,7 @@ def players_panel(game: Any, viewer: Any = None) -> dict[str, Any]:
 def phase_banner(context: Any, game: Any) -> dict[str, Any]:
     """The phase banner of any game page (its context does not depend on the page's); a
     view that has read the current phase already passes its ``banner`` context."""
-    from ..views.partials import phase_banner_context
+    from ..fragments import phase_banner_context
 
     return context.get("banner") or phase_banner_context(game)
 

@@ -1,7 +1,6 @@
-"""The web pages. Views read freely but change state only through ``games.services``;
-what each person may see is decided in ``access`` and the live regions live in ``partials``.
+"""The web pages. Views read through ``games.reads`` (what each person may see is decided
+in ``games.reads.access``), render page parts with ``games.fragments`` (the same HTML the
+live layer sends) and change state only through ``games.services``.
 
-This package's ``__init__`` imports nothing on purpose: the live layer imports ``partials``
-from here, and must not pull in the views (which import the services, which publish
-through the live layer).
+This package's ``__init__`` imports nothing: nothing below the views imports them.
 """

@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from .access import Viewer, get_game
-from .host import phase_records
+from ..reads.access import Viewer, get_game
+from ..reads.phase_history import phase_records
 
 
 def archive(request: HttpRequest, game_id: int) -> HttpResponse:

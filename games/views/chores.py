@@ -13,13 +13,14 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from .. import activity, services
+from .. import services
 from ..errors import GameRuleError
 from ..forms import AwayForm, form_message
 from ..models import Absence, Post, Thread
-from .access import Viewer, get_game
+from ..reads import activity
+from ..reads.access import Viewer, get_game
+from ..reads.thread_page import parse_iso
 from .common import run_service
-from .game import parse_iso
 
 MAX_ISO_COLUMNS = 6
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from django.contrib import messages
@@ -12,51 +11,17 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from .. import display, ratelimit, services, snapshot, thread_read
+from .. import display, fragments, ratelimit, services
 from ..errors import GameRuleError
 from ..forms import PostForm, TargetForm, form_message
-from ..models import Game, Post, Slot, Thread
-from ..thread_read import ThreadPage
-from . import partials
-from .access import THREAD_LABELS, Viewer, get_game
+from ..models import Game, Post, Thread
+from ..reads import snapshot
+from ..reads.access import THREAD_LABELS, Viewer, get_game
+from ..reads.thread_page import parse_iso, read_thread_page
 from .common import back, run_service, thread_url
 
 
 # -- reading ------------------------------------------------------------------------------
-def parse_iso(values: list[str]) -> list[int]:
-    seats = []
-    for value in values:
-        try:
-            seats.append(int(value))
-        except (TypeError, ValueError):
-            continue
-    return sorted(set(seats))
-
-
-def read_thread_page(
-    game: Game,
-    thread: str,
-    iso: list[int],
-    raw_page: str | None,
-    slots: list[Slot],
-    *,
-    related: tuple[str, ...] = ("author",),
-    annotations: Mapping[str, Any] | None = None,
-) -> tuple[ThreadPage, list[dict[str, Any]]]:
-    """The page of the thread (or of its ISO view) and the ISO bar's rows.
-
-    The cost does not grow with the thread: the page is an index range (or, filtered, an
-    offset within the chosen players' posts) and the per-player counts are kept up to date
-    incrementally (``games.thread_read``)."""
-    last = snapshot.last_number(game, thread)
-    counts = thread_read.slot_post_counts(game, thread, last)
-    iso_ids = [s.pk for s in slots if s.seat in iso] if iso else None
-    page = thread_read.read_page(
-        game, thread, raw_page, iso_ids, last=last, related=related, annotations=annotations
-    )
-    return page, thread_read.iso_rows(slots, counts, iso)
-
-
 def _quote_initial(game: Game, thread: str, raw: str | None) -> str:
     try:
         number = int(raw or "")
@@ -83,7 +48,7 @@ def _thread_page(request: HttpRequest, game: Game, thread: str) -> HttpResponse:
     form = None
     if not block:
         form = PostForm(initial={"body": _quote_initial(game, thread, request.GET.get("quote"))})
-    vote_count = partials.vote_count_context(game, current=current, slots=slots)
+    vote_count = fragments.vote_count_context(game, current=current, slots=slots)
     context = {
         "game": game,
         "viewer": viewer,
@@ -94,7 +59,7 @@ def _thread_page(request: HttpRequest, game: Game, thread: str) -> HttpResponse:
         "posts": page.posts,
         # Rendered as the live layer renders a post (cached by the post's data): the same
         # HTML for every viewer of the thread.
-        "posts_html": partials.render_posts(page.posts),
+        "posts_html": fragments.render_posts(page.posts),
         "iso": iso,
         "iso_query": "&".join(f"iso={s}" for s in iso),
         "iso_counts": counts,
@@ -105,15 +70,15 @@ def _thread_page(request: HttpRequest, game: Game, thread: str) -> HttpResponse:
         "live_slots": slots,
         "my_slot": viewer.slot,
         "public_setup": display.public_setup(game),
-        "vote_count_html": partials.vote_count_html(vote_count),
-        "banner": partials.phase_banner_context(game, current=current),
-        "players_html": partials.players_html(
+        "vote_count_html": fragments.vote_count_html(vote_count),
+        "banner": fragments.phase_banner_context(game, current=current),
+        "players_html": fragments.players_html(
             request, game, viewer, current=current, slots=slots, vc=vote_count["vc"]
         ),
     }
     if game.turn_based and not game.is_signups:
         me = viewer.slot if viewer.slot is not None and viewer.slot.alive else None
-        context.update(partials.turn_context(game, me))
+        context.update(fragments.turn_context(game, me))
     return render(request, "games/thread.html", context)
 
 
@@ -131,7 +96,7 @@ def private_thread(request: HttpRequest, game_id: int, thread: str) -> HttpRespo
 def post_link(request: HttpRequest, game_id: int, number: int) -> HttpResponse:
     """A permalink to a public post: its page of the thread, at the post."""
     get_game(game_id)
-    return HttpResponseRedirect(partials.post_url(game_id, number))
+    return HttpResponseRedirect(fragments.post_url(game_id, number))
 
 
 # -- posting ------------------------------------------------------------------------------
@@ -176,7 +141,7 @@ def reply(request: HttpRequest, game_id: int, thread: str = Thread.PUBLIC) -> Ht
         messages.info(request, "Your vote on ending the discussion was counted.")
         return HttpResponseRedirect(url + "?page=last")
     return HttpResponseRedirect(
-        f"{url}?page={partials.page_of(post.number)}#post-{thread}-{post.number}"
+        f"{url}?page={fragments.page_of(post.number)}#post-{thread}-{post.number}"
     )
 
 

@@ -1,4 +1,5 @@
-"""The role PM: a player's own role, partners, night-action form and private results."""
+"""The role PM page: a player's own role, partners, night-action form and private results
+(read by ``games.reads.role_pm``), and its forms' posts."""
 
 from __future__ import annotations
 
@@ -11,76 +12,33 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from resolver.model import GameState
-from resolver.rulesets import get_ruleset
-
 from .. import services
 from ..errors import GameRuleError
 from ..forms import DayActionForm, NightActionForm, WithdrawForm, form_message
-from ..models import Game, NightAction, Phase, PrivateResult, Slot
-from .access import Viewer, get_game
+from ..models import Game, Slot
+from ..reads.access import Viewer, get_game
+from ..reads.role_pm import RolePM
 from .common import run_service
 
 
-def open_night(game: Game) -> Phase | None:
-    """The current night if actions can be sent now (running, not resolved, not paused)."""
-    if not game.is_running:
-        return None
-    phase = game.current_phase()
-    if phase is None or not phase.is_night or phase.resolved or phase.is_paused:
-        return None
-    return phase
-
-
-def team_kill_actions(game: Game, slot: Slot, phase: Phase | None) -> list[NightAction]:
-    """Tonight's faction-kill orders of the living mafia, which every living mafioso sees."""
-    rules = get_ruleset(game.ruleset)
-    if phase is None or rules.factional_kill is None or not (slot.alive and slot.is_mafia):
-        return []
-    return list(
-        NightAction.objects.filter(
-            phase=phase, ability=rules.factional_kill.slug, actor__alignment="mafia"
-        )
-        .select_related("actor__user")
-        .order_by("updated_at", "id")
-    )
-
-
 def role_context(game: Game, slot: Slot) -> dict[str, Any]:
-    """Everything a player's role PM shows (shared by the page and the API)."""
-    rules = get_ruleset(game.ruleset)
-    slots = list(game.slots.select_related("user").order_by("seat"))
-    names = {s.pk: s.display_name for s in slots}
-    state = GameState.from_dict(game.resolver_state) if game.resolver_state else None
-    pm = services.role_pm(slot, slots, state)
-    spec = rules.roles.get(slot.role)
-    phase = open_night(game)
-    options = services.night_options(game, slot) if phase is not None else []
-    current = {}
-    if phase is not None:
-        current = {a.ability: a for a in NightAction.objects.filter(phase=phase, actor=slot)}
-    past = list(
-        NightAction.objects.filter(actor=slot, phase__resolved=True)
-        .select_related("phase")
-        .order_by("phase__number", "id")
-    )
-    results = list(
-        PrivateResult.objects.filter(slot=slot).select_related("phase").order_by("phase__number")
-    )
+    """The role PM page's context, from the ``RolePM`` read model (the API formats the same)."""
+    read = RolePM.of(game, slot)
+    names = {s.pk: s.display_name for s in read.slots}
     return {
-        "rules": rules,
-        "slots": slots,
+        "rules": read.rules,
+        "slots": read.slots,
         "names": names,
-        "pm": pm,
-        "description": spec.description if spec else "",
-        "card": pm["card"],
-        "day_options": services.day_action_options(game, slot, state),
-        "phase": phase,
-        "options": options,
-        "current": current,
+        "pm": read.pm,
+        "description": read.description,
+        "card": read.pm["card"],
+        "day_options": read.day_options,
+        "phase": read.night,
+        "options": read.night_options,
+        "current": {a.ability: a for a in read.tonight},
         "team_kills": [
             {"actor": names.get(a.actor_id, "?"), "targets": [names.get(t, "?") for t in a.targets]}
-            for a in team_kill_actions(game, slot, phase)
+            for a in read.team_kills
         ],
         "past_actions": [
             {
@@ -88,9 +46,9 @@ def role_context(game: Game, slot: Slot) -> dict[str, Any]:
                 "ability": a.ability,
                 "targets": [names.get(t, "?") for t in a.targets],
             }
-            for a in past
+            for a in sorted(read.past, key=lambda a: (a.phase.number, a.pk))
         ],
-        "results": results,
+        "results": read.results,
     }
 
 

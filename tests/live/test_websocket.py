@@ -487,7 +487,7 @@ async def test_page_positions_replace_the_page_seq(make_game, host):
 
 
 def _table_turn(game) -> dict:
-    from games.turn_view import turn_view
+    from games.reads.table import turn_view
 
     game = type(game).objects.get(pk=game.pk)
     return turn_view(game, game.current_phase(), _slots(game))

@@ -37,8 +37,8 @@ from django.urls import URLPattern, URLResolver, get_resolver, resolve
 from games import services
 from games.errors import GameRuleError
 from games.models import Game, Slot
+from games.reads.table import turn_view
 from games.setups import SETUPS
-from games.turn_view import turn_view
 from tests.conftest import slot_of
 from tests.factories import UserFactory
 

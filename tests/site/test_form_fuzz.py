@@ -35,8 +35,8 @@ from games.models import (
     SimulationRun,
     Slot,
 )
+from games.reads.table import turn_view
 from games.setups import SETUPS
-from games.turn_view import turn_view
 from tests.conftest import slot_of, slots_of
 
 pytestmark = pytest.mark.django_db

@@ -59,8 +59,8 @@ from django.test import Client
 from games import live, naming, services
 from games.errors import GameRuleError
 from games.models import Game, NightAction, PrivateResult, Slot
+from games.reads.table import turn_view
 from games.setups import SETUPS
-from games.turn_view import turn_view
 from resolver.rulesets import get_ruleset
 from tests.factories import UserFactory
 

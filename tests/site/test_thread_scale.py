@@ -11,9 +11,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import live, services, thread_read
+from games import fragments, live, services
 from games.models import GameEvent, Post
-from games.views import partials
+from games.reads import thread as thread_read
 
 pytestmark = pytest.mark.django_db
 
@@ -252,15 +252,15 @@ def test_the_pagination_of_a_long_thread_is_short(voting_game, client_for):
 
 def test_cached_post_html_is_what_render_post_gives_and_follows_the_post(voting_game):
     post = Post.objects.filter(game=voting_game).select_related("author").first()
-    assert partials.render_posts([post]) == [partials.render_post(post)]
+    assert fragments.render_posts([post]) == [fragments.render_post(post)]
     # Anything new on the post (a field, an annotation, another author name) is another key.
-    before = partials._post_key(post, b"")
+    before = fragments._post_key(post, b"")
     post.vote_note = "This vote did not count."
-    assert partials._post_key(post, b"") != before
+    assert fragments._post_key(post, b"") != before
     del post.vote_note
     post.author.username = "renamed"
-    assert partials._post_key(post, b"") != before
-    assert partials._post_key(post, b"other template") != partials._post_key(post, b"")
+    assert fragments._post_key(post, b"") != before
+    assert fragments._post_key(post, b"other template") != fragments._post_key(post, b"")
 
 
 def section(page: str, element_id: str) -> str:
@@ -280,7 +280,7 @@ def test_the_pages_cached_sidebar_follows_every_change(voting_game, client_for, 
     from django.template.loader import render_to_string
     from django.utils import timezone
 
-    from games.vote_count import day_count
+    from games.reads.vote_count import day_count
     from tests.factories import UserFactory
 
     game = voting_game
@@ -292,13 +292,13 @@ def test_the_pages_cached_sidebar_follows_every_change(voting_game, client_for, 
     def shown() -> dict[str, Any]:
         pages = {who: c.get(url).content.decode() for who, c in clients.items()}
         game.refresh_from_db()
-        vc = day_count(partials.counted_phase(game))
+        vc = day_count(fragments.counted_phase(game))
         plain_count = render_to_string("games/_vote_count.html", {"game": game, "vc": vc})
         for who, page in pages.items():
             assert section(page, "vote-count") == section(plain_count, "vote-count"), (
                 "the page's count is stale"
             )
-            context = partials.players_context(game, who or AnonymousUser())
+            context = fragments.players_context(game, who or AnonymousUser())
             context["csrf_token"] = "blanked"
             plain_players = render_to_string("games/_players_panel.html", context)
             assert section(page, "players") == section(plain_players, "players"), (

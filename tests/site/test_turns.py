@@ -16,7 +16,7 @@ from django.utils import timezone
 from games import services
 from games.errors import GameRuleError, InvalidInput, NotAllowed, WrongPhase
 from games.models import GameEvent, Nomination, Phase, Slot, Vote
-from games.turn_view import turn_view
+from games.reads.table import turn_view
 from tests.conftest import current_phase
 
 pytestmark = pytest.mark.django_db

@@ -14,10 +14,10 @@ from django.test.utils import CaptureQueriesContext
 
 from games import services
 from games.models import Game, GameEvent
+from games.reads.vote_count import current_votes
+from games.services.ballots import standing_votes
 from games.services.common import game_tx
-from games.services.vote_state import standing_votes
 from games.services.votes import do_unvote, do_vote
-from games.vote_count import current_votes
 from tests.conftest import slots_of
 
 pytestmark = pytest.mark.django_db

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from games.bold_votes import VoteIntent, find_vote, match_name
 from games.markup import render_post
-from games.voting import VoteIntent, find_vote, match_name
 
 
 def vote_in(body: str) -> VoteIntent | None:

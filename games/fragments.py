@@ -1,19 +1,20 @@
-"""The live regions of the game pages, as (context builder, template) pairs.
+"""Page parts rendered from the reads: the same HTML on the page and over the live socket.
 
-The live layer re-renders these on websocket pushes, per viewer, with exactly what the
-page itself renders::
+The pages and the live layer render these with exactly the same context builders and
+templates, per viewer where a part depends on who looks::
 
-    from games.views import partials
-    html = partials.render_vote_count(game)               # public: same for everyone
-    html = partials.render_phase_banner(game)             # public
-    html = partials.render_players(game, user)            # buttons depend on the viewer
+    from games import fragments
+    html = fragments.render_vote_count(game)               # public: same for everyone
+    html = fragments.render_phase_banner(game)             # public
+    html = fragments.render_players(game, user)            # buttons depend on the viewer
     # The templates also render from just ``game`` (+ ``count`` / ``phase`` / ``viewer``):
     # _players.html then builds the rows itself for ``viewer`` (anonymous if absent).
-    html = partials.render_post(post)                     # one post (check the thread's
-                                                          # audience before sending it!)
+    html = fragments.render_post(post)                     # one post (check the thread's
+                                                           # audience before sending it!)
 
-Each rendered partial's outermost element carries a stable id (``vote-count``,
+Each rendered part's outermost element carries a stable id (``vote-count``,
 ``phase-banner``, ``players``, ``post-<thread>-<number>``) so it can replace itself.
+What may be seen and done is decided in ``games.reads``; this module only renders.
 """
 
 from __future__ import annotations
@@ -26,15 +27,17 @@ from django.middleware.csrf import get_token
 from django.template.loader import get_template, render_to_string
 from django.urls import reverse
 
-from .. import display, snapshot
-from ..lru import ProcessLRU
-from ..models import Game, Phase, PhaseKind, Post, Slot, Thread
-from ..thread_read import POSTS_PER_PAGE
-from ..turn_view import turn_view
-from ..vote_count import day_count, vote_count
-from .access import Viewer
+from . import display
+from .lru import ProcessLRU
+from .models import Game, Phase, Post, Slot, Thread
+from .reads import snapshot
+from .reads.access import Viewer
+from .reads.options import SKIP, vote_options
+from .reads.table import turn_view
+from .reads.thread import POSTS_PER_PAGE
+from .reads.vote_count import UNREAD, counted_phase, day_count, vote_count
 
-__all__ = ["POSTS_PER_PAGE"]  # re-exported: the page size belongs to ``thread_read``
+__all__ = ["POSTS_PER_PAGE", "counted_phase"]  # re-exported: they belong to the reads
 
 
 def page_of(number: int) -> int:
@@ -51,20 +54,6 @@ def post_url(game_id: int, number: int, thread: str = Thread.PUBLIC) -> str:
 
 
 # -- the vote count ---------------------------------------------------------------------
-_UNREAD: Any = object()  # "not read yet", as distinct from "no phase" (None)
-
-
-def counted_phase(game: Game, current: Phase | None = _UNREAD) -> Phase | None:
-    """The day whose vote count is shown: today, or (by night / after the end) the last.
-    ``current``: the game's current phase when the caller has already read it."""
-    if game.is_signups:
-        return None
-    phase = game.current_phase() if current is _UNREAD else current
-    if phase is not None and phase.kind == PhaseKind.DAY:
-        return phase
-    return game.phases.filter(kind=PhaseKind.DAY).order_by("-number").first()
-
-
 # (game, its creation, state_seq, date, day) -> that day's vote count, for pages.
 _COUNTS: ProcessLRU[dict[str, Any]] = ProcessLRU(1024)
 # The same key and the game's phase number -> the vote count's HTML (the same for everyone).
@@ -78,14 +67,14 @@ _CSRF_SLOT = "csrf0slot0of0a0cached0panel"
 def _state_key(game: Game, phase: Phase | None) -> tuple[Any, ...]:
     """What versions everything the sidebar shows of ``phase``: every change it can show (a
     vote, a death, V/LA, a replacement, a deadline moved or paused, the next phase) sets
-    the game's ``state_seq`` (``games.snapshot``; plain posts do not); the date too, for
+    the game's ``state_seq`` (``games.reads.snapshot``; plain posts do not); the date too, for
     who is away today. A busy thread's readers between two changes share one count instead
     of four queries and a render each."""
     return (*snapshot.today_key(game), phase.pk if phase is not None else None)
 
 
 def vote_count_context(
-    game: Game, *, current: Phase | None = _UNREAD, slots: list[Slot] | None = None
+    game: Game, *, current: Phase | None = UNREAD, slots: list[Slot] | None = None
 ) -> dict[str, Any]:
     """``vc``: ``vote_count`` of the counted day (None before the first day).
 
@@ -123,13 +112,13 @@ def render_vote_count(game: Game) -> str:
 
 
 # -- the phase banner -------------------------------------------------------------------
-def phase_banner_context(game: Game, *, current: Phase | None = _UNREAD) -> dict[str, Any]:
+def phase_banner_context(game: Game, *, current: Phase | None = UNREAD) -> dict[str, Any]:
     """``phase`` (the running one) and ``announcements``: links to the site's posts about
     the latest change (the phase's start, the night's deaths, the end of the game...).
     ``current``: the game's current phase when the caller has already read it."""
     if game.is_signups:
         current = None
-    elif current is _UNREAD:
+    elif current is UNREAD:
         current = game.current_phase()
     links = [
         {"number": n, "href": post_url(game.pk, n)}
@@ -159,47 +148,54 @@ def players_context(
     user: Any = None,
     viewer: Viewer | None = None,
     *,
-    current: Phase | None = _UNREAD,
+    current: Phase | None = UNREAD,
     slots: list[Slot] | None = None,
     vc: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The players list for ``viewer``. A page that has read them passes ``current`` (the
+    """The players list for ``viewer``, its vote buttons from ``reads.options.vote_options``
+    (what the vote service accepts). A page that has read them passes ``current`` (the
     game's current phase), ``slots`` (in seat order) and ``vc`` (that phase's vote count)."""
     viewer = viewer or Viewer.of(game, user)
     phase = None
     if game.is_running:
-        phase = game.current_phase() if current is _UNREAD else current
+        phase = game.current_phase() if current is UNREAD else current
     is_day = phase is not None and phase.is_day and not phase.resolved and not phase.is_paused
-    can_vote = is_day and viewer.is_alive_player
     if not is_day or (vc is not None and vc.get("phase") != phase.number):
         vc = None
     if is_day and vc is None:
         vc = vote_count(phase, slots=slots)
+    if slots is None:
+        slots = list(game.slots.select_related("user").order_by("seat"))
+    my_id = getattr(viewer.slot, "pk", None)
     my_vote = None
+    locked = False
     nominated: set[int] = set()
     i_nominated = False
     uses_nominations = False
     if vc is not None:
         for wagon in vc["wagons"]:
-            if any(v["slot_id"] == getattr(viewer.slot, "pk", None) for v in wagon["voters"]):
-                my_vote = wagon["target"]["slot_id"] if wagon["target"] else "skip"
+            for voter in wagon["voters"]:
+                if voter["slot_id"] == my_id:
+                    my_vote = wagon["target"]["slot_id"] if wagon["target"] else SKIP
+                    locked = bool(voter.get("locked"))
         if "nominated" in vc:
             uses_nominations = True
             nominated = {n["slot_id"] for n in vc["nominated"] if n}
             if viewer.slot is not None:
                 i_nominated = phase.nominations.filter(nominator=viewer.slot).exists()
-    revote_ids = set(phase.revote or []) if phase is not None and phase.in_revote else None
+    ballot = vote_options(
+        game,
+        phase,
+        viewer.slot,
+        slots=slots,
+        my_vote=my_vote,
+        locked=locked,
+        nominated=nominated,
+    )
+    can_vote = ballot.open
+    may_nominate = can_vote and uses_nominations and ballot.revote is None and not i_nominated
     rows = []
-    if slots is None:
-        slots = list(game.slots.select_related("user").order_by("seat"))
     for slot in slots:
-        votable = can_vote and slot.alive
-        if votable and slot.pk == getattr(viewer.slot, "pk", None):
-            votable = game.self_vote_allowed
-        if votable and revote_ids is not None:
-            votable = slot.pk in revote_ids
-        elif votable and uses_nominations:
-            votable = slot.pk in nominated
         rows.append(
             {
                 "slot": slot,
@@ -209,17 +205,10 @@ def players_context(
                 "role": display.role_title(game.ruleset, viewer.public_role(slot)),
                 "alignment": slot.alignment if viewer.sees_everything else "",
                 "death": slot.get_death_cause_display() if not slot.alive else "",
-                "is_you": viewer.slot is not None and slot.pk == viewer.slot.pk,
-                "votable": votable and my_vote != slot.pk,
+                "is_you": my_id is not None and slot.pk == my_id,
+                "votable": ballot.votable(slot) and my_vote != slot.pk,
                 "voted": my_vote == slot.pk,
-                "nominatable": (
-                    can_vote
-                    and uses_nominations
-                    and revote_ids is None
-                    and not i_nominated
-                    and slot.alive
-                    and slot.pk not in nominated
-                ),
+                "nominatable": may_nominate and slot.alive and slot.pk not in nominated,
                 "nominated": slot.pk in nominated,
             }
         )
@@ -231,14 +220,10 @@ def players_context(
         "dead_rows": [r for r in rows if not r["alive"]],
         "can_vote": can_vote,
         "my_vote": my_vote,
-        "skip_votable": can_vote and game.skip_vote_allowed and my_vote != "skip",
+        "skip_votable": ballot.votable(None) and my_vote != SKIP,
         # Classic: "skip" may be nominated on the first day only (no night played yet).
-        "skip_nominatable": can_vote
-        and uses_nominations
-        and revote_ids is None
-        and not i_nominated
-        and not (game.resolver_state or {}).get("night_number", 0),
-        "can_unvote": can_vote and my_vote is not None,
+        "skip_nominatable": may_nominate and not (game.resolver_state or {}).get("night_number", 0),
+        "can_unvote": ballot.can_unvote,
     }
 
 

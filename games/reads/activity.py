@@ -9,8 +9,8 @@ from typing import Any
 
 from django.db.models import Count
 
-from .models import Absence, Game, Phase, PhaseKind, Post, Slot, Thread, Vote, VoteCountPost
-from .naming import slot_ref
+from ..models import Absence, Game, Phase, PhaseKind, Post, Slot, Thread, Vote, VoteCountPost
+from ..naming import slot_ref
 
 
 def away_slot_ids(game: Game, day: date) -> set[int]:

@@ -1,8 +1,9 @@
-"""Who may see what: the one place the web pages and the API ask.
+"""Who may see what: the one place the web pages, the API and the live layer ask.
 
-Hidden information is decided here and nowhere else in the web layer: which threads a
-person may read, whether they may see roles, night actions and private results. Services
-decide who may *change* what; this module only decides who may *look*.
+Hidden information is decided here and nowhere else: which threads a person may read (and
+so which live audiences their socket follows: ``audiences``), whether they may see roles,
+night actions and private results. Services decide who may *change* what; this module only
+decides who may *look*.
 
 - Anyone (even anonymous) reads the game thread, the vote count and public deaths.
 - A player reads their own role PM, results and the private threads of their team while
@@ -13,6 +14,7 @@ decide who may *change* what; this module only decides who may *look*.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +24,60 @@ from ..models import ROLE_THREADS, TEAM_THREADS, Game, Slot, Thread
 
 THREAD_LABELS = dict(Thread.choices)
 PRIVATE_THREADS = (Thread.MAFIA, *TEAM_THREADS, Thread.DEAD)
+# The live audiences besides "public" and each slot's own: the host's and the private
+# threads' (an audience of a private thread is named as the thread).
+PRIVATE_AUDIENCES = ("host", *PRIVATE_THREADS)
+
+
+# -- the policy ---------------------------------------------------------------------------
+def sees_everything(game: Game, user: Any) -> bool:
+    """The host during the game; everybody once the game is over."""
+    if game.is_finished:
+        return True
+    return bool(getattr(user, "is_authenticated", False)) and user.pk == game.host_id
+
+
+def private_threads_of(game: Game, slot: Slot | None) -> frozenset[str]:
+    """The private threads the player in ``slot`` follows while the game runs: the mafia
+    chat and their team's thread while alive in it, the dead thread once dead."""
+    if slot is None or not game.is_running:
+        return frozenset()
+    if not slot.alive:
+        return frozenset({Thread.DEAD.value})
+    threads = set()
+    if slot.is_mafia:
+        threads.add(Thread.MAFIA.value)
+    if slot.private_thread:
+        threads.add(slot.private_thread)
+    return frozenset(threads)
+
+
+def every_audience(slot_ids: Iterable[int]) -> frozenset[str]:
+    """Every live audience of a game with these slots (the host's view, the archive's)."""
+    return frozenset({"public", *PRIVATE_AUDIENCES, *(f"slot:{i}" for i in slot_ids)})
+
+
+def audiences(game: Game, user: Any, slots: Iterable[Slot]) -> frozenset[str]:
+    """The live audiences ``user`` follows of ``game``, from rows already read (the game and
+    all its slots): public, their own slot's and the private threads they may read, by the
+    same rules as ``Viewer.can_read``; everything for the host and after the game."""
+    slots = list(slots)
+    if sees_everything(game, user):
+        return every_audience(s.pk for s in slots)
+    user_id = user.pk if getattr(user, "is_authenticated", False) else None
+    slot = next((s for s in slots if user_id is not None and s.user_id == user_id), None)
+    own = {f"slot:{slot.pk}"} if slot is not None else set()
+    return frozenset({"public", *own, *private_threads_of(game, slot)})
+
+
+def user_audiences(game: Game, user: Any) -> frozenset[str]:
+    """``audiences`` read from the database in one query: the user's own slot, or for
+    someone who sees everything the ids of all the game's slots."""
+    if sees_everything(game, user):
+        return every_audience(Slot.objects.filter(game=game).values_list("pk", flat=True))
+    if not getattr(user, "is_authenticated", False):
+        return audiences(game, user, ())
+    return audiences(game, user, Slot.objects.filter(game=game, user_id=user.pk))
 
 
 @dataclass
@@ -58,17 +114,9 @@ class Viewer:
         return self.slot is not None
 
     @property
-    def is_alive_player(self) -> bool:
-        return self.slot is not None and self.slot.alive
-
-    @property
-    def is_dead_player(self) -> bool:
-        return self.slot is not None and not self.slot.alive and not self.game.is_signups
-
-    @property
     def sees_everything(self) -> bool:
         """The host during the game; everybody once the game is over."""
-        return self.is_host or self.game.is_finished
+        return sees_everything(self.game, self.user)
 
     @property
     def has_role(self) -> bool:
@@ -100,16 +148,7 @@ class Viewer:
             return False
         if thread == Thread.PUBLIC or self.sees_everything:
             return True
-        slot = self.slot
-        if slot is None or not self.game.is_running:
-            return False
-        if thread == Thread.MAFIA:
-            return slot.alive and slot.is_mafia
-        if thread in TEAM_THREADS:
-            return slot.alive and slot.private_thread == thread
-        if thread == Thread.DEAD:
-            return not slot.alive
-        return False
+        return thread in private_threads_of(self.game, self.slot)
 
     def readable_threads(self) -> list[tuple[str, str]]:
         return [(t, THREAD_LABELS[t]) for t in THREAD_LABELS if self.can_read(t)]
@@ -153,18 +192,6 @@ class Viewer:
         if not slot.alive and slot.revealed_role:
             return slot.revealed_role
         return ""
-
-    def partner_ids(self) -> set[int]:
-        """Slots whose alignment this viewer knows from their role PM (mafia, masons)."""
-        slot = self.slot
-        if slot is None or not self.has_role:
-            return set()
-        if slot.is_mafia:
-            return set(self.game.slots.filter(alignment="mafia").values_list("pk", flat=True))
-        if slot.private_thread:
-            roles = [r for r, t in ROLE_THREADS.items() if t == slot.private_thread]
-            return set(self.game.slots.filter(role__in=roles).values_list("pk", flat=True))
-        return {slot.pk}
 
 
 def get_game(game_id: int) -> Game:

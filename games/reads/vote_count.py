@@ -1,6 +1,7 @@
 """The vote count as plain JSON-ready data: a read (no locks, no writes) that the services,
-the pages and the live layer all render from. It sits beside ``voting.py`` (which reads
-votes out of posts) so that the live renderer never reaches back into the services."""
+the pages and the live layer all render from. Votes are read from the vote rows (the bold
+votes in posts are parsed by ``games.bold_votes`` when posted), so the live renderer never
+reaches back into the services."""
 
 from __future__ import annotations
 
@@ -13,19 +14,32 @@ from resolver.model import SKIP, GameState
 from resolver.rulesets import get_ruleset
 from resolver.votes import VoteCount, majority_needed, tally
 
-from . import display, naming
-from .activity import away_refs
-from .models import (
+from .. import display, naming
+from ..models import (
     Game,
     Phase,
+    PhaseKind,
     Slot,
     Vote,
     VoteKind,
     VoteRule,
 )
-from .naming import slot_ref
+from ..naming import slot_ref
+from .activity import away_refs
 
 SKIP_LABEL = "No elimination"
+UNREAD: Any = object()  # "not read yet", as distinct from "no phase" (None)
+
+
+def counted_phase(game: Game, current: Phase | None = UNREAD) -> Phase | None:
+    """The day whose vote count is shown: today, or (by night / after the end) the last.
+    ``current``: the game's current phase when the caller has already read it."""
+    if game.is_signups:
+        return None
+    phase = game.current_phase() if current is UNREAD else current
+    if phase is not None and phase.kind == PhaseKind.DAY:
+        return phase
+    return game.phases.filter(kind=PhaseKind.DAY).order_by("-number").first()
 
 
 def current_votes(phase: Phase, *, revote: bool | None = None) -> dict[int, Vote]:

@@ -1,6 +1,6 @@
 """Reading a thread a page at a time, at a cost that does not grow with the thread.
 
-A thread's posts are numbered 1, 2, 3... without gaps (``thread.do_post`` numbers them
+A thread's posts are numbered 1, 2, 3... without gaps (``services.thread.do_post`` numbers them
 under the game's row lock) and are never edited or deleted, so:
 
 - page ``n`` of the whole thread is the posts numbered ``25(n-1)+1 .. 25n``: an index range
@@ -24,8 +24,8 @@ from typing import Any
 
 from django.db.models import Count, Max, QuerySet
 
-from .lru import ProcessLRU
-from .models import Game, Post
+from ..lru import ProcessLRU
+from ..models import Game, Post
 
 POSTS_PER_PAGE = 25
 

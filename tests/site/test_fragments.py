@@ -9,10 +9,9 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.template.loader import render_to_string
 
-from games import services
+from games import fragments, services
 from games.models import Post
-from games.views import partials
-from games.views.access import Viewer
+from games.reads.access import Viewer
 from tests.conftest import current_phase, slots_of
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +21,7 @@ def test_vote_count_partial_from_the_page_and_from_an_event(make_game):
     game = make_game("forum-vanilla")
     a, b = list(game.slots.order_by("seat"))[:2]
     services.cast_vote(a.user, game.pk, b.pk)
-    page = partials.render_vote_count(game)
+    page = fragments.render_vote_count(game)
     count = services.vote_count(current_phase(game))
     live = render_to_string("games/_vote_count.html", {"game": game, "count": count})
     for html in (page, live):
@@ -31,14 +30,14 @@ def test_vote_count_partial_from_the_page_and_from_an_event(make_game):
         assert "<time datetime=" in html and "UTC</time>" in html
     services.cut_deadline_now(game.host, game.pk)
     game.refresh_from_db()
-    assert "Final vote count" in partials.render_vote_count(game)
+    assert "Final vote count" in fragments.render_vote_count(game)
 
 
 def test_players_partial_buttons_depend_on_the_viewer(make_game):
     game = make_game("forum-vanilla")
     a = game.slots.order_by("seat").first()
-    mine = partials.render_players(game, a.user)
-    anonymous = partials.render_players(game, None)
+    mine = fragments.render_players(game, a.user)
+    anonymous = fragments.render_players(game, None)
     live = render_to_string(
         "games/_players.html", {"game": game, "viewer": Viewer(game, AnonymousUser(), None)}
     )
@@ -58,11 +57,11 @@ def test_banner_and_post_partials(make_game):
     a = game.slots.order_by("seat").first()
     services.submit_post(a.user, game.pk, body="**hello** <script>x</script>")
     post = Post.objects.get(game=game, is_auto=False)
-    html = partials.render_post(post)
+    html = fragments.render_post(post)
     assert 'id="post-public-2"' in html and "<strong>hello</strong>" in html
     # The same HTML for everyone: CSS shows "Quote" only beside a reply box.
     assert "<script>" not in html and 'data-quote="2"' in html
-    day = partials.render_phase_banner(game)
+    day = fragments.render_phase_banner(game)
     assert "Day 1" in day and "data-countdown" in day
     # The banner links the site's announcement of the phase.
     assert 'data-announcement="1"' in day and "?page=1#post-public-1" in day

@@ -13,10 +13,10 @@ from django.utils import timezone
 from .. import markup
 from ..errors import WrongPhase
 from ..models import Game, GameStatus, PhaseKind, Thread, Vote, VoteCountPost
-from ..vote_count import vote_count
+from ..reads.vote_count import vote_count
+from .ballots import standing_votes
 from .common import game_tx, require_host, require_open_phase, require_running
 from .thread import do_post
-from .vote_state import standing_votes
 
 
 def post_vote_count(user: Any, game_id: int, *, now: datetime | None = None) -> VoteCountPost:

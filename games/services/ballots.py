@@ -1,4 +1,5 @@
-"""The locked day's standing votes, as resolver ballots, and the live vote count event."""
+"""Ballots inside a game transaction: the locked day's standing votes (kept right after each
+vote written), the same votes as resolver ballots, and the live ``vote_count`` event."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ..models import (
     VoteKind,
 )
 from ..naming import slot_ref
-from ..vote_count import current_votes, vote_count
+from ..reads.vote_count import current_votes, vote_count
 from .common import Tx, by_resolver_name, emit
 
 

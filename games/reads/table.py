@@ -13,8 +13,8 @@ from typing import Any
 from resolver.days import DayState, get_day_script
 from resolver.model import SKIP
 
-from .models import Game, Phase, Slot
-from .naming import slot_ref
+from ..models import Game, Phase, Slot
+from ..naming import slot_ref
 
 # What the API calls each step when there is no table day going on.
 NIGHT, THREAD, NOT_STARTED, OVER = "night", "thread", "not_started", "over"

@@ -23,9 +23,9 @@ from typing import Any
 
 from django.utils import timezone
 
-from . import thread_read
-from .lru import ProcessLRU
-from .models import Game, Phase, Slot
+from ..lru import ProcessLRU
+from ..models import Game, Phase, Slot
+from . import thread as thread_read
 
 # (game, its creation, state_seq) -> the game's slots in seat order, with their users.
 _SLOTS: ProcessLRU[list[Slot]] = ProcessLRU(512)
@@ -75,7 +75,7 @@ def current_phase(game: Game) -> Phase | None:
 
 
 def last_number(game: Game, thread: str) -> int:
-    """``thread_read.last_number`` as of ``game.event_seq``."""
+    """``reads.thread.last_number`` as of ``game.event_seq``."""
     key = (*event_key(game), thread)
     held = _LAST_NUMBERS.get(key)
     if held is None:

@@ -1,0 +1,46 @@
+"""One page of a thread as the thread page and the API show it: the posts (of the whole
+thread or of its ISO view, the chosen players' posts) and the ISO bar's per-player counts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..models import Game, Slot
+from . import snapshot
+from . import thread as thread_read
+from .thread import ThreadPage
+
+
+def parse_iso(values: list[str]) -> list[int]:
+    seats = []
+    for value in values:
+        try:
+            seats.append(int(value))
+        except (TypeError, ValueError):
+            continue
+    return sorted(set(seats))
+
+
+def read_thread_page(
+    game: Game,
+    thread: str,
+    iso: list[int],
+    raw_page: str | None,
+    slots: list[Slot],
+    *,
+    related: tuple[str, ...] = ("author",),
+    annotations: Mapping[str, Any] | None = None,
+) -> tuple[ThreadPage, list[dict[str, Any]]]:
+    """The page of the thread (or of its ISO view) and the ISO bar's rows.
+
+    The cost does not grow with the thread: the page is an index range (or, filtered, an
+    offset within the chosen players' posts) and the per-player counts are kept up to date
+    incrementally (``games.reads.thread``)."""
+    last = snapshot.last_number(game, thread)
+    counts = thread_read.slot_post_counts(game, thread, last)
+    iso_ids = [s.pk for s in slots if s.seat in iso] if iso else None
+    page = thread_read.read_page(
+        game, thread, raw_page, iso_ids, last=last, related=related, annotations=annotations
+    )
+    return page, thread_read.iso_rows(slots, counts, iso)
