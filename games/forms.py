@@ -179,7 +179,8 @@ DISCUSSION_FIELDS = (
     "discussion_open_floor",
     "discussion_open_cap",
 )
-TABLE_FIELDS = ("turn_based", "turn_seconds", "vote_seconds", "word_limit", *DISCUSSION_FIELDS)
+DAY_SETTING_FIELDS = ("word_limit", *DISCUSSION_FIELDS)
+TABLE_FIELDS = ("turn_based", "turn_seconds", "vote_seconds", *DAY_SETTING_FIELDS)
 
 
 def _discussion_field(name: str, what: str, most: int) -> forms.IntegerField:
@@ -303,21 +304,21 @@ class GameForm(SiteForm):
         self.fields["method"].initial = self.rules.methods[0]
         if len(self.rules.methods) == 1:
             self.fields["method"].widget = forms.HiddenInput()
-        if ruleset != Ruleset.FORUM:
-            self.fields["vote_rule"].choices = [(VoteRule.PLURALITY, VoteRule.PLURALITY.label)]
+        self.fields["vote_rule"].choices = [
+            (v, label) for v, label in VoteRule.choices if v in self.rules.vote_rules_allowed
+        ]
         for spec in shown_flags(self.rules):
             self.fields[flag_field_name(spec.name)] = _flag_field(spec)
-        if not any(m.kind == "vote" for m in self.rules.modifier_specs.values()):
+        if not self.rules.has_vote_modifiers:
             del self.fields["vote_modifiers_public"]
             del self.fields["lynch_proof_ends_day"]
-        if ruleset == Ruleset.FORUM:  # a forum day is always a thread
+        script = get_day_script(ruleset)
+        if script is None:  # a free-thread day (forum) has no table at all
             for name in TABLE_FIELDS:
                 del self.fields[name]
-        else:
-            if ruleset != Ruleset.CLASSIC:
-                del self.fields["word_limit"]
-            if ruleset != Ruleset.POWER:
-                for name in DISCUSSION_FIELDS:
+        else:  # only the day settings this rule set's script takes from the host
+            for name in DAY_SETTING_FIELDS:
+                if name not in script.host_settings:
                     del self.fields[name]
 
     def table_fields(self) -> list[forms.BoundField]:

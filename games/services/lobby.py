@@ -15,6 +15,7 @@ from django.utils import timezone
 import resolver
 from resolver.days import DayRuleError, get_day_script
 from resolver.model import GameState
+from resolver.rulesets import get_ruleset
 
 from .. import naming
 from ..errors import InvalidInput, NotAllowed, WrongPhase
@@ -95,11 +96,12 @@ def create_game(
             "ruleset",
             "ruleset",
         )
+    rules = get_ruleset(ruleset)
     if vote_rule is None:
-        vote_rule = VoteRule.MAJORITY_HAMMER if ruleset == Ruleset.FORUM else VoteRule.PLURALITY
+        vote_rule = rules.default_vote_rule
     if vote_rule not in VoteRule.values:
         raise InvalidInput(f"Unknown vote rule {vote_rule!r}.", "vote_rule", "vote_rule")
-    if ruleset != Ruleset.FORUM and vote_rule != VoteRule.PLURALITY:
+    if vote_rule not in rules.vote_rules_allowed:
         raise InvalidInput(
             f"The {ruleset} rule set decides the day by plurality at the deadline.",
             "vote_rule",
@@ -209,8 +211,8 @@ def _check_table(
                 "A turn or a table vote lasts between ten seconds and a day.", "turn_length", name
             )
     settings = dict(day_settings or {})
-    if script.name == "city":
-        settings.pop("vote_immune", None)  # the night decides it, not the host
+    for name in script.game_decided:  # the game decides these, not the host (city)
+        settings.pop(name, None)
     try:
         script.check_settings(settings, (), set())
     except DayRuleError as exc:

@@ -18,7 +18,6 @@ from datetime import timedelta
 from typing import Any
 
 from resolver.days import DayRuleError, DayScript, DayState, Notice, attempt, get_day_script
-from resolver.days import city as city_day
 from resolver.model import SKIP
 
 from ..errors import InvalidInput
@@ -56,8 +55,8 @@ def load(phase: Phase) -> DayState:
 def day_settings(game: Game, script: DayScript) -> dict[str, Any]:
     """The host's settings the script knows, plus what the game state decides (city)."""
     settings = {k: v for k, v in (game.day_settings or {}).items() if k in script.defaults}
-    if script.name == "city":
-        settings.update(city_day.settings_for(state_of(game)))
+    if script.game_decided:
+        settings.update(script.settings_from_game(state_of(game)))
     return settings
 
 

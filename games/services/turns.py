@@ -13,7 +13,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from resolver.days import power as power_day
 from resolver.model import SKIP
 
 from ..errors import GameRuleError, InvalidInput, NotAllowed, WrongPhase
@@ -51,9 +50,8 @@ def table_post(
     if tx.phase.is_paused:
         raise WrongPhase("The game is paused.", "paused")
     player = slot.resolver_name
-    tokens: tuple[str, ...] = ()
-    if tx.game.ruleset == "power":
-        body, tokens = power_day.strip_tokens(body or "")
+    script = table.script_of(tx.game)
+    body, tokens = script.split_post(body or "")
     refused: GameRuleError | None = None
     post = None
     if (body or "").strip():
@@ -69,7 +67,7 @@ def table_post(
         raise InvalidInput("The post is empty.", "empty", "body")
     if refused is None and tokens:
         state = table.load(tx.phase)
-        for event in power_day.token_events(state, player, tokens):
+        for event in script.token_events(state, player, tokens):
             reason = table.apply(tx, event)
             if reason:
                 refused = InvalidInput(reason, "turn_refused")

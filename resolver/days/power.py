@@ -75,6 +75,14 @@ class PowerDay(DayScript):
             raise DayRuleError("The discussion floor cannot be above its cap.")
         return settings
 
+    def split_post(self, body: str) -> tuple[str, tuple[str, ...]]:
+        return strip_tokens(body)
+
+    def token_events(
+        self, state: DayState, player: str, tokens: Sequence[str]
+    ) -> list[dict[str, str]]:
+        return token_events(state, player, tokens)
+
     # -- steps -----------------------------------------------------------------------
     def first_step(self, state: DayState, out: Out) -> DayState:
         budget = discussion_budget(len(state.alive), state.day, state.settings)
