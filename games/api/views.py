@@ -28,7 +28,7 @@ from resolver.rulesets import NAMES as RULESET_NAMES
 from resolver.rulesets import get_ruleset
 
 from .. import display, naming, ratelimit, services, snapshot
-from ..errors import BadCredentials, InvalidInput
+from ..errors import BadCredentials, ErrorCode, InvalidInput
 from ..inactivity import slots_needing_replacement
 from ..models import Game, GameStatus, NightAction, PrivateResult, Slot, Thread
 from ..outage import answer_after_commit
@@ -124,7 +124,9 @@ class TokenView(GameAPIView):
         user = authenticate(request, username=username, password=data["password"])
         if user is None:
             ratelimit.login_failed(request, username)
-            raise BadCredentials("Wrong username or password.", "bad_credentials", "password")
+            raise BadCredentials(
+                "Wrong username or password.", ErrorCode.BAD_CREDENTIALS, "password"
+            )
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})
 
@@ -695,7 +697,7 @@ class ReplaceView(_HostOp):
         new_user = get_user_model().objects.filter(username__iexact=data["username"]).first()
         if new_user is None:
             raise InvalidInput(
-                f"There is no user called {data['username']!r}.", "no_user", "username"
+                f"There is no user called {data['username']!r}.", ErrorCode.NO_USER, "username"
             )
         return services.replace_player(request.user, game_id, data["slot_id"], new_user)
 

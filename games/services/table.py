@@ -20,7 +20,7 @@ from typing import Any
 from resolver.days import DayRuleError, DayScript, DayState, Notice, attempt, get_day_script
 from resolver.model import SKIP
 
-from ..errors import InvalidInput
+from ..errors import ErrorCode, InvalidInput
 from ..models import Game, Nomination, Phase, PhaseKind, Vote, VoteKind
 from ..naming import slot_ref
 from ..turn_view import turn_view
@@ -92,7 +92,7 @@ def apply(tx: Tx, event: Mapping[str, Any], *, timer: bool = False) -> str | Non
         else:
             after, notices, reason = attempt(script, before, event)
     except DayRuleError as exc:
-        raise InvalidInput(render(tx, exc.reason), "turn_refused") from None
+        raise InvalidInput(render(tx, exc.reason), ErrorCode.TURN_REFUSED) from None
     new_turn = _turn_key(after) != _turn_key(before)
     _store(tx, after, new_turn=new_turn)
     if _record(tx, before, after):

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from .. import markup
-from ..errors import InvalidInput, NotAllowed, WrongPhase
+from ..errors import ErrorCode, InvalidInput, NotAllowed, WrongPhase
 from ..models import (
     Nomination,
     PhaseKind,
@@ -78,7 +78,7 @@ def unvote(user: Any, game_id: int, *, now: datetime | None = None) -> PostResul
         if turns.in_table_day(tx):
             raise WrongPhase(
                 "At the table a vote can be changed until the vote closes, not withdrawn.",
-                "table_vote",
+                ErrorCode.TABLE_VOTE,
             )
         _check_unvote(tx, slot)
         post = do_post(tx, user, slot, "**Unvote**", Thread.PUBLIC)
@@ -90,25 +90,33 @@ def _check_vote(tx: Tx, voter: Slot, target: Slot | None) -> None:
     require_running(tx.game)
     game, phase = tx.game, require_open_phase(tx, PhaseKind.DAY)
     if not voter.alive:
-        raise NotAllowed("Dead players cannot vote.", "dead")
+        raise NotAllowed("Dead players cannot vote.", ErrorCode.DEAD)
     current = standing_votes(tx).get(voter.pk)
     if current is not None and current.locked:
-        raise NotAllowed("Your vote is locked: it can no longer be changed.", "locked")
+        raise NotAllowed("Your vote is locked: it can no longer be changed.", ErrorCode.LOCKED)
     if target is None:
         if not game.skip_vote_allowed:
-            raise InvalidInput('This game has no "no elimination" vote.', "no_skip", "target")
+            raise InvalidInput(
+                'This game has no "no elimination" vote.', ErrorCode.NO_SKIP, "target"
+            )
     else:
         if not target.alive:
             raise InvalidInput(
-                f"{target.display_name} is dead and cannot be voted for.", "dead_target", "target"
+                f"{target.display_name} is dead and cannot be voted for.",
+                ErrorCode.DEAD_TARGET,
+                "target",
             )
         if target.pk == voter.pk and not game.self_vote_allowed:
-            raise InvalidInput("You cannot vote for yourself in this game.", "self_vote", "target")
+            raise InvalidInput(
+                "You cannot vote for yourself in this game.", ErrorCode.SELF_VOTE, "target"
+            )
     if phase.in_revote:
         if target is not None and target.pk not in phase.revote:
             tied = ", ".join(tx.locked.slot(i).display_name for i in phase.revote)
             raise InvalidInput(
-                f"Only {tied} and no elimination are on the revote ballot.", "not_tied", "target"
+                f"Only {tied} and no elimination are on the revote ballot.",
+                ErrorCode.NOT_TIED,
+                "target",
             )
     elif rules_of(game).uses_nominations and target is not None:
         nominated = Nomination.objects.filter(phase=phase, target=target).exists()
@@ -116,7 +124,7 @@ def _check_vote(tx: Tx, voter: Slot, target: Slot | None) -> None:
             raise InvalidInput(
                 f"{target.display_name} has not been nominated today; only nominated "
                 "players can be voted for.",
-                "not_nominated",
+                ErrorCode.NOT_NOMINATED,
                 "target",
             )
 
@@ -159,9 +167,9 @@ def _check_unvote(tx: Tx, voter: Slot) -> Vote:
     require_open_phase(tx, PhaseKind.DAY)
     current = standing_votes(tx).get(voter.pk)
     if current is None:
-        raise InvalidInput("You are not voting for anyone.", "no_vote")
+        raise InvalidInput("You are not voting for anyone.", ErrorCode.NO_VOTE)
     if current.locked:
-        raise NotAllowed("Your vote is locked: it can no longer be withdrawn.", "locked")
+        raise NotAllowed("Your vote is locked: it can no longer be withdrawn.", ErrorCode.LOCKED)
     return current
 
 
@@ -243,21 +251,23 @@ def nominate(
 
 def _nominate(tx: Tx, user: Any, slot: Slot, target_slot_id: int | None) -> Nomination:
     if not rules_of(tx.game).uses_nominations:
-        raise InvalidInput("This game has no nominations.", "no_nominations")
+        raise InvalidInput("This game has no nominations.", ErrorCode.NO_NOMINATIONS)
     phase = require_open_phase(tx, PhaseKind.DAY)
     if phase.in_revote:
-        raise WrongPhase("Nominations are closed during the revote.", "revote")
+        raise WrongPhase("Nominations are closed during the revote.", ErrorCode.REVOTE)
     if Nomination.objects.filter(phase=phase, nominator=slot).exists():
-        raise InvalidInput("You have already nominated today.", "already_nominated")
+        raise InvalidInput("You have already nominated today.", ErrorCode.ALREADY_NOMINATED)
     target = None if target_slot_id is None else target_slot(tx, target_slot_id)
     if target is None:
         if state_of(tx.game).night_number != 0:
-            raise InvalidInput('Nominating "skip" is only allowed on day 1.', "skip_nomination")
+            raise InvalidInput(
+                'Nominating "skip" is only allowed on day 1.', ErrorCode.SKIP_NOMINATION
+            )
         name = "skip"
     else:
         if not target.alive:
             raise InvalidInput(
-                f"{target.display_name} is dead and cannot be nominated.", "dead_target"
+                f"{target.display_name} is dead and cannot be nominated.", ErrorCode.DEAD_TARGET
             )
         name = markup.escape_markdown(target.display_name)
     post = do_post(tx, user, slot, f"**Nominate: {name}**", Thread.PUBLIC)
