@@ -27,7 +27,7 @@ from resolver.model import GameState
 from resolver.rulesets import NAMES as RULESET_NAMES
 from resolver.rulesets import get_ruleset
 
-from .. import display, naming, ratelimit, services, snapshot
+from .. import display, game_settings, naming, ratelimit, services, snapshot
 from ..errors import BadCredentials, ErrorCode, InvalidInput
 from ..inactivity import slots_needing_replacement
 from ..models import Game, GameStatus, NightAction, PrivateResult, Slot, Thread
@@ -193,17 +193,10 @@ class GameListView(GameAPIView):
         slug = data.pop("setup", "")
         if slug:
             kwargs.update(SETUPS[slug].game_kwargs())
-        for unit in ("turn", "vote"):
-            seconds = data.pop(f"{unit}_length_seconds", None)
-            if seconds is not None:
-                kwargs[f"{unit}_length"] = timedelta(seconds=seconds)
-        for unit in ("day", "night"):
-            minutes = data.pop(f"{unit}_length_minutes", None)
-            if minutes is not None:
-                kwargs[f"{unit}_length"] = timedelta(minutes=minutes)
+        kwargs.update({k: data[k] for k in ("title", "ruleset", "method", "flags") if k in data})
         if "role_list" in data:
-            data["role_list"] = [dict(entry) for entry in data["role_list"]]
-        kwargs.update(data)
+            kwargs["role_list"] = [dict(entry) for entry in data["role_list"]]
+        kwargs.update(game_settings.from_api(data))  # API names and units -> settings
         game = services.create_game(request.user, **kwargs)
         return self.answer(
             game.pk,

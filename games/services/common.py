@@ -50,9 +50,6 @@ MAX_PHASE_LENGTH = _MAX_PHASE_LENGTH
 MAX_POST_LENGTH = 20_000
 
 
-MAX_PLAYERS = 50
-
-
 # A tied day's revote (classic, city) gets a quarter of the day, at least five minutes.
 MIN_REVOTE_LENGTH = timedelta(minutes=5)
 

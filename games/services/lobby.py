@@ -19,27 +19,21 @@ from resolver.rulesets import get_ruleset
 
 from .. import naming
 from ..errors import ErrorCode, InvalidInput, NotAllowed, WrongPhase
+from ..game_settings import BY_NAME, MAX_PLAYERS, MIN_PLAYERS, Kind, check_settings
 from ..locks import Locked
 from ..models import (
-    MAX_MIN_POSTS_PER_DAY,
     Game,
     GameStatus,
-    InactivityAction,
-    Openness,
     Phase,
     Post,
     Ruleset,
     SavedSetup,
     Slot,
-    StartsWith,
     VoteRule,
     resolver_name,
 )
 from ..naming import slot_ref
 from .common import (
-    MAX_PHASE_LENGTH,
-    MAX_PLAYERS,
-    MIN_PHASE_LENGTH,
     Tx,
     by_resolver_name,
     emit,
@@ -63,28 +57,15 @@ def create_game(
     role_list: list[dict[str, Any]],
     method: str = "",
     flags: Mapping[str, Any] | None = None,
-    day_length: timedelta = timedelta(hours=24),
-    night_length: timedelta = timedelta(hours=12),
-    player_cap: int | None = None,
-    starts_with: str = StartsWith.DAY,
-    vote_rule: str | None = None,
-    no_night_posting: bool = True,
-    self_vote_allowed: bool = False,
-    skip_vote_allowed: bool = True,
-    min_posts_per_day: int = 0,
-    inactivity_action: str = InactivityAction.REPLACE,
-    vote_modifiers_public: bool = False,
-    lynch_proof_ends_day: bool = False,
-    openness: str = Openness.CLOSED,
-    vote_count_every: timedelta | None = None,
     setup: str = "",
     seed: int | None = None,
-    turn_based: bool = False,
-    turn_length: timedelta = timedelta(minutes=2),
-    vote_length: timedelta = timedelta(minutes=2),
-    day_settings: Mapping[str, Any] | None = None,
+    **settings: Any,
 ) -> Game:
-    """A new game in sign-ups, hosted by ``user``; the setup is checked by the resolver."""
+    """A new game in sign-ups, hosted by ``user``; the setup is checked by the resolver.
+
+    ``settings``: any of ``games.game_settings.SETTINGS`` by name (the rest get their
+    defaults); each is checked by its spec entry, the table's together here.
+    """
     if not getattr(user, "is_authenticated", False):
         raise NotAllowed("Log in to host a game.", ErrorCode.LOGIN)
     title = (title or "").strip()
@@ -98,50 +79,19 @@ def create_game(
             ErrorCode.RULESET,
             "ruleset",
         )
-    rules = get_ruleset(ruleset)
-    if vote_rule is None:
-        vote_rule = rules.default_vote_rule
-    if vote_rule not in VoteRule.values:
-        raise InvalidInput(f"Unknown vote rule {vote_rule!r}.", ErrorCode.VOTE_RULE, "vote_rule")
-    if vote_rule not in rules.vote_rules_allowed:
-        raise InvalidInput(
-            f"The {ruleset} rule set decides the day by plurality at the deadline.",
-            ErrorCode.VOTE_RULE,
-            "vote_rule",
-        )
-    if starts_with not in StartsWith.values:
-        raise InvalidInput("A game starts with day or night.", ErrorCode.STARTS_WITH, "starts_with")
-    if inactivity_action not in InactivityAction.values:
-        raise InvalidInput("Inactivity means replace or modkill.", ErrorCode.INACTIVITY_ACTION)
-    for name, length in (("day_length", day_length), ("night_length", night_length)):
-        if not MIN_PHASE_LENGTH <= length <= MAX_PHASE_LENGTH:
-            raise InvalidInput(
-                "A phase lasts between one minute and fourteen days.", ErrorCode.PHASE_LENGTH, name
-            )
-    day_settings = _check_table(ruleset, turn_based, turn_length, vote_length, day_settings)
-    if not 0 <= min_posts_per_day <= MAX_MIN_POSTS_PER_DAY:
-        raise InvalidInput(
-            f"The posting minimum is between 0 and {MAX_MIN_POSTS_PER_DAY}.",
-            ErrorCode.MIN_POSTS,
-            "min_posts",
-        )
-    if openness not in Openness.values:
-        raise InvalidInput("A setup is closed, semi-open or open.", ErrorCode.OPENNESS, "openness")
-    if vote_count_every is not None and not MIN_COUNT_EVERY <= vote_count_every <= MAX_PHASE_LENGTH:
-        raise InvalidInput(
-            "Scheduled vote counts come at most every 15 minutes.",
-            ErrorCode.VOTE_COUNT_EVERY,
-            "vote_count_every",
-        )
+    values = check_settings(get_ruleset(ruleset), settings)
+    values["day_settings"] = _check_table(ruleset, values)
     entries = normalize_role_list(role_list)
     count = sum(e["count"] for e in entries)
-    if not 3 <= count <= MAX_PLAYERS:
+    if not MIN_PLAYERS <= count <= MAX_PLAYERS:
         raise InvalidInput(
-            f"A game needs between 3 and {MAX_PLAYERS} roles.", ErrorCode.ROLE_COUNT, "role_list"
+            f"A game needs between {MIN_PLAYERS} and {MAX_PLAYERS} roles.",
+            ErrorCode.ROLE_COUNT,
+            "role_list",
         )
-    if player_cap is None:
-        player_cap = count
-    if player_cap != count:
+    if values["player_cap"] is None:
+        values["player_cap"] = count
+    if values["player_cap"] != count:
         raise InvalidInput(
             f"The role list has {count} roles, so the game takes exactly {count} players.",
             ErrorCode.PLAYER_CAP,
@@ -155,24 +105,7 @@ def create_game(
         method=method or "",
         flags=dict(flags or {}),
         role_list=entries,
-        day_length=day_length,
-        night_length=night_length,
-        player_cap=player_cap,
-        starts_with=starts_with,
-        vote_rule=vote_rule,
-        no_night_posting=no_night_posting,
-        self_vote_allowed=self_vote_allowed,
-        skip_vote_allowed=skip_vote_allowed,
-        min_posts_per_day=min_posts_per_day,
-        inactivity_action=inactivity_action,
-        turn_based=turn_based,
-        turn_length=turn_length,
-        vote_length=vote_length,
-        day_settings=day_settings,
-        vote_modifiers_public=bool(vote_modifiers_public),
-        lynch_proof_ends_day=bool(lynch_proof_ends_day),
-        openness=openness,
-        vote_count_every=vote_count_every,
+        **values,
     )
     if seed is not None:
         game.seed = seed
@@ -187,18 +120,9 @@ def create_game(
     return game
 
 
-MIN_TURN_LENGTH, MAX_TURN_LENGTH = timedelta(seconds=10), timedelta(days=1)
-
-
-def _check_table(
-    ruleset: str,
-    turn_based: bool,
-    turn_length: timedelta,
-    vote_length: timedelta,
-    day_settings: Mapping[str, Any] | None,
-) -> dict[str, Any]:
+def _check_table(ruleset: str, values: Mapping[str, Any]) -> dict[str, Any]:
     """A table game's clock and day settings, checked by its day script."""
-    if not turn_based:
+    if not values["turn_based"]:
         return {}
     script = get_day_script(ruleset)
     if script is None:
@@ -207,14 +131,15 @@ def _check_table(
             ErrorCode.TURN_BASED,
             "turn_based",
         )
-    for name, length in (("turn_length", turn_length), ("vote_length", vote_length)):
-        if not isinstance(length, timedelta) or not MIN_TURN_LENGTH <= length <= MAX_TURN_LENGTH:
+    for name in ("turn_length", "vote_length"):
+        length, spec = values[name], BY_NAME[name]
+        if not isinstance(length, timedelta) or not spec.least <= length <= spec.most:
             raise InvalidInput(
                 "A turn or a table vote lasts between ten seconds and a day.",
                 ErrorCode.TURN_LENGTH,
                 name,
             )
-    settings = dict(day_settings or {})
+    settings = dict(values["day_settings"] or {})
     for name in script.game_decided:  # the game decides these, not the host (city)
         settings.pop(name, None)
     try:
@@ -222,9 +147,6 @@ def _check_table(
     except DayRuleError as exc:
         raise InvalidInput(exc.reason, ErrorCode.DAY_SETTINGS, "day_settings") from None
     return settings
-
-
-MIN_COUNT_EVERY = timedelta(minutes=15)
 
 
 def save_setup(user: Any, name: str, game_kwargs: Mapping[str, Any]) -> SavedSetup:
@@ -250,10 +172,13 @@ def save_setup(user: Any, name: str, game_kwargs: Mapping[str, Any]) -> SavedSet
     return SavedSetup.objects.create(owner=user, name=name, ruleset=kwargs["ruleset"], data=data)
 
 
+DURATIONS = tuple(s.name for s in BY_NAME.values() if s.kind is Kind.DURATION)
+
+
 def saved_setup_kwargs(saved: SavedSetup) -> dict[str, Any]:
     """``create_game`` keyword arguments of a saved setup (lengths back to durations)."""
     data = dict(saved.data)
-    for key in ("day_length", "night_length", "turn_length", "vote_length", "vote_count_every"):
+    for key in DURATIONS:
         if data.get(key) is not None:
             data[key] = timedelta(seconds=data[key])
     return data
