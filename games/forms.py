@@ -205,13 +205,13 @@ def _setting_fields(setting: Setting) -> dict[str, forms.Field]:
     elif setting.kind is Kind.DAY_SETTINGS:
         return {
             name: forms.IntegerField(
-                min_value=low,
-                max_value=high,
-                initial=game_settings.day_setting_default(name),
+                min_value=day.least,
+                max_value=day.most,
+                initial=day.default,
                 required=False,
-                label=text,
+                label=day.label,
             )
-            for name, (text, low, high) in game_settings.DAY_SETTING_FIELDS.items()
+            for name, day in game_settings.DAY_SETTING_FIELDS.items()
         }
     else:
         field = forms.IntegerField(

@@ -364,24 +364,29 @@ def check_settings(rules: Rules, given: Mapping[str, Any]) -> dict[str, Any]:
     return values
 
 
-# Day-script settings a host chooses on the create form, each a number field of its own:
-# label, least and most (the script checks them again: ``DayScript.check_settings``).
-DAY_SETTING_FIELDS: Mapping[str, tuple[str, int, int | None]] = {
-    "word_limit": ("Hard word limit of a speech", 1, None),
-    "discussion_open_allowance": ("Open discussion: messages per living player on day 1", 0, 100),
-    "discussion_open_growth": ("Open discussion: added to that allowance each later day", 0, 100),
-    "discussion_open_floor": ("Open discussion: fewest messages a day", 0, 10_000),
-    "discussion_open_cap": ("Open discussion: most messages a day", 0, 10_000),
-}
+@dataclass(frozen=True)
+class DayField:
+    """A day-script setting a host chooses on the create form: a whole number field of
+    its own, as the script describes it (``DayScript.setting_fields``, ``defaults``)."""
+
+    label: str
+    least: int
+    most: int | None
+    default: int
 
 
-def day_setting_default(name: str) -> Any:
-    """A day-script setting's default, from the script that has it."""
+def _day_fields() -> dict[str, DayField]:
+    fields: dict[str, DayField] = {}
     for ruleset in RULESET_NAMES:
         script = get_day_script(ruleset)
-        if script is not None and name in script.defaults:
-            return script.defaults[name]
-    raise KeyError(name)
+        if script is not None:
+            for name, (label, least, most) in script.setting_fields.items():
+                fields[name] = DayField(label, least, most, script.defaults[name])
+    return fields
+
+
+# Every rule set's day-script settings, in rule-set order (the script checks them again).
+DAY_SETTING_FIELDS: Mapping[str, DayField] = _day_fields()
 
 
 def bounds(setting: Setting, entry: Entry) -> tuple[int | None, int | None]:

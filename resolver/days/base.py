@@ -265,6 +265,8 @@ class DayScript:
     night_zero: ClassVar[bool] = False  # a night before day 1 with no night actions
     # Settings the game itself decides each day, not the host (city: who is vote-immune).
     game_decided: ClassVar[frozenset[str]] = frozenset()
+    # How a host's setting is asked for (a whole number): its label, least and most.
+    setting_fields: ClassVar[Mapping[str, tuple[str, int, int | None]]] = {}
 
     # -- what the site asks the script instead of branching on its name ------------------
     @property

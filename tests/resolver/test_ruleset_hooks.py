@@ -55,3 +55,10 @@ def test_only_power_posts_carry_tokens() -> None:
     assert get_day_script("classic").split_post(body) == (body, ())
     text, tokens = get_day_script("power").split_post(body)
     assert text == "Hello\n" and len(tokens) == 1
+
+
+def test_every_host_setting_says_how_it_is_asked_for() -> None:
+    for name in NAMES:
+        script = get_day_script(name)
+        if script is not None:
+            assert set(script.setting_fields) == set(script.host_settings), name
