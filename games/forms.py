@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -12,25 +13,22 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.forms import formset_factory
+from django.forms.forms import DeclarativeFieldsMetaclass
 
 from resolver.days import get_day_script
 from resolver.rulesets import get_ruleset
 from resolver.rulesets.base import FlagSpec
 from resolver.rulesets.base import Ruleset as ResolverRuleset
 
-from . import display
+from . import display, game_settings
 from .confusables import confusable_with
 from .errors import GameRuleError
+from .game_settings import MAX_PLAYERS, SETTINGS, Kind, Setting
 from .models import (
-    MAX_MIN_POSTS_PER_DAY,
     MAX_PHASE_LENGTH,
     MAX_PHASE_MINUTES,
-    MAX_PLAYER_CAP,
     MIN_PHASE_LENGTH,
-    InactivityAction,
-    Openness,
     Ruleset,
-    StartsWith,
     Thread,
     VoteRule,
 )
@@ -171,128 +169,141 @@ def shown_flags(rules: ResolverRuleset) -> list[FlagSpec]:
     return [spec for name, spec in rules.flags.items() if name not in SITE_FLAGS]
 
 
-# Power's open discussion: messages per living player on day 1, added each later day, and
-# the day's floor and cap (resolver.days.power), starting at the day script's defaults.
-DISCUSSION_FIELDS = (
-    "discussion_open_allowance",
-    "discussion_open_growth",
-    "discussion_open_floor",
-    "discussion_open_cap",
+def field_names(setting: Setting) -> tuple[str, ...]:
+    """The create form's field names of one setting (none: not on the form)."""
+    name = setting.form.name
+    if name is None:
+        return ()
+    if setting.kind is Kind.DAY_SETTINGS:
+        return tuple(game_settings.DAY_SETTING_FIELDS)
+    if setting.kind is Kind.DURATION and setting.form.unit is None:
+        return (name, f"{name.removesuffix('_length')}_unit")
+    return (name,)
+
+
+def _setting_fields(setting: Setting) -> dict[str, forms.Field]:
+    """The create form's field(s) of one game setting, from its spec entry."""
+    entry = setting.form
+    if entry.name is None:
+        return {}
+    label = setting.label or None
+    help_text = setting.help
+    initial = setting.default if entry.initial is None else entry.initial
+    least, most = game_settings.bounds(setting, entry)
+    if setting.kind is Kind.BOOL:
+        field: forms.Field = forms.BooleanField(
+            required=False, initial=initial, label=label, help_text=help_text
+        )
+    elif setting.kind is Kind.CHOICE:
+        field = forms.ChoiceField(
+            choices=list(setting.choices),
+            required=entry.required,
+            initial=entry.initial,
+            label=label,
+            help_text=help_text,
+        )
+    elif setting.kind is Kind.DAY_SETTINGS:
+        return {
+            name: forms.IntegerField(
+                min_value=day.least,
+                max_value=day.most,
+                initial=day.default,
+                required=False,
+                label=day.label,
+            )
+            for name, day in game_settings.DAY_SETTING_FIELDS.items()
+        }
+    else:
+        field = forms.IntegerField(
+            min_value=least,
+            max_value=most,
+            initial=entry.initial,
+            required=entry.required,
+            label=label,
+            help_text=help_text,
+        )
+    fields = {entry.name: field}
+    if setting.kind is Kind.DURATION and entry.unit is None:  # a number and a unit
+        unit = entry.name.removesuffix("_length")
+        fields[f"{unit}_unit"] = forms.ChoiceField(
+            choices=UNIT_CHOICES, initial="hours", label=f"{unit.capitalize()} length unit"
+        )
+    return fields
+
+
+def _form_value(setting: Setting, data: Mapping[str, Any]) -> Any:
+    """A setting's value from the form's cleaned data; None: not given (the default)."""
+    entry = setting.form
+    assert entry.name is not None
+    if setting.kind is Kind.DAY_SETTINGS:
+        values = {
+            name: data[name]
+            for name in game_settings.DAY_SETTING_FIELDS
+            if data.get(name) is not None
+        }
+        return values or None
+    value = data.get(entry.name)
+    if setting.kind is Kind.BOOL:
+        return bool(value)
+    if value is None or value == "":
+        return None
+    if setting.kind is Kind.DURATION:
+        if entry.unit is None:
+            return join_length(value, data[f"{entry.name.removesuffix('_length')}_unit"])
+        return value * entry.unit
+    return value
+
+
+def form_initial(rules: ResolverRuleset, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The create form's initial values of a setup's settings (``create_game`` keyword
+    arguments; a missing one is its default)."""
+    initial: dict[str, Any] = {}
+    for setting in SETTINGS:
+        entry = setting.form
+        value = kwargs.get(setting.name, setting.default_for(rules))
+        if entry.name is None or value is None:
+            continue
+        if setting.kind is Kind.DAY_SETTINGS:
+            initial.update(value)  # a word limit or discussion budget: fields of their own
+        elif setting.kind is Kind.DURATION and entry.unit is None:
+            amount, unit = split_length(value)
+            initial[entry.name] = amount
+            initial[f"{entry.name.removesuffix('_length')}_unit"] = unit
+        elif setting.kind is Kind.DURATION:
+            initial[entry.name] = int(value / entry.unit) or 1
+        else:
+            initial[entry.name] = value
+    return initial
+
+
+# Every setting's field(s), in the spec's order: GameForm's base.
+_SettingFields = DeclarativeFieldsMetaclass(
+    "_SettingFields",
+    (forms.Form,),
+    {name: field for setting in SETTINGS for name, field in _setting_fields(setting).items()},
 )
-TABLE_FIELDS = ("turn_based", "turn_seconds", "vote_seconds", "word_limit", *DISCUSSION_FIELDS)
 
 
-def _discussion_field(name: str, what: str, most: int) -> forms.IntegerField:
-    return forms.IntegerField(
-        min_value=0,
-        max_value=most,
-        initial=get_day_script("power").defaults[name],
-        required=False,
-        label=f"Open discussion: {what}",
-    )
-
-
-class GameForm(SiteForm):
+class GameForm(SiteForm, _SettingFields):
     """Everything about a new game except its role list (a formset beside it).
 
-    Built for one rule set at a time, so the flag fields, methods and vote rules offered
-    are exactly that rule set's.
+    Built for one rule set at a time, so the flag fields, methods, vote rules and table
+    settings offered are exactly that rule set's. The settings' fields come from
+    ``games.game_settings`` (one field per setting; a phase length with its unit, the
+    day script's settings one by one).
     """
+
+    field_order = ("title", "ruleset", "setup", "method")  # then the settings, save_as
 
     title = forms.CharField(max_length=200)
     ruleset = forms.ChoiceField(choices=Ruleset.choices, widget=forms.HiddenInput)
     setup = forms.CharField(required=False, widget=forms.HiddenInput)
     method = forms.ChoiceField(label="Night resolution method")
-    vote_rule = forms.ChoiceField(choices=VoteRule.choices)
-    starts_with = forms.ChoiceField(choices=StartsWith.choices, label="The game starts with")
-    no_night_posting = forms.BooleanField(
-        required=False, initial=True, label="No posting in the game thread at night"
-    )
-    self_vote_allowed = forms.BooleanField(required=False, label="Players may vote for themselves")
-    skip_vote_allowed = forms.BooleanField(
-        required=False, initial=True, label='Players may vote "no elimination"'
-    )
-    day_length = forms.IntegerField(min_value=1, initial=24)
-    day_unit = forms.ChoiceField(choices=UNIT_CHOICES, initial="hours", label="Day length unit")
-    night_length = forms.IntegerField(min_value=1, initial=12)
-    night_unit = forms.ChoiceField(choices=UNIT_CHOICES, initial="hours", label="Night length unit")
-    player_cap = forms.IntegerField(
-        min_value=3,
-        max_value=MAX_PLAYER_CAP,
-        required=False,
-        help_text="Blank: as many players as there are roles.",
-    )
-    min_posts_per_day = forms.IntegerField(
-        min_value=0,
-        max_value=MAX_MIN_POSTS_PER_DAY,
-        initial=0,
-        label="Minimum posts per day",
-        help_text="0 turns the check off.",
-    )
-    inactivity_action = forms.ChoiceField(
-        choices=InactivityAction.choices, label="When a player is inactive"
-    )
-    turn_based = forms.BooleanField(
-        required=False,
-        initial=True,
-        label="Play the day turn by turn (the rule set's day script)",
-        help_text="Off: the day is a free forum thread.",
-    )
-    turn_seconds = forms.IntegerField(
-        min_value=10, max_value=86_400, initial=120, required=False, label="Seconds per turn"
-    )
-    vote_seconds = forms.IntegerField(
-        min_value=10,
-        max_value=86_400,
-        initial=120,
-        required=False,
-        label="Seconds for a table vote",
-    )
-    word_limit = forms.IntegerField(
-        min_value=1, initial=150, required=False, label="Hard word limit of a speech"
-    )
-    discussion_open_allowance = _discussion_field(
-        "discussion_open_allowance", "messages per living player on day 1", 100
-    )
-    discussion_open_growth = _discussion_field(
-        "discussion_open_growth", "added to that allowance each later day", 100
-    )
-    discussion_open_floor = _discussion_field(
-        "discussion_open_floor", "fewest messages a day", 10_000
-    )
-    discussion_open_cap = _discussion_field("discussion_open_cap", "most messages a day", 10_000)
-    openness = forms.ChoiceField(
-        required=False,
-        choices=Openness.choices,
-        initial="closed",
-        label="Setup",
-        help_text="Closed: the role list stays hidden until the end. Semi-open: the roles "
-        "that may be in the game are public. Open: the whole role list is public.",
-    )
-    vote_count_every = forms.IntegerField(
-        required=False,
-        min_value=1,
-        max_value=336,
-        label="Post a vote count every (hours)",
-        help_text="The site posts a numbered vote count (Vote count 2.3) this often by day. "
-        "Blank: only when you ask.",
-    )
     save_as = forms.CharField(
         required=False,
         max_length=100,
         label="Save this setup as",
         help_text="Keep the setup (roles, rules, timing) to start another game from it.",
-    )
-    vote_modifiers_public = forms.BooleanField(
-        required=False,
-        label="Vote modifiers are public",
-        help_text="The vote count names loved, hated and double voters and counts L-n with "
-        "them; otherwise it shows each wagon's weight only and the plain L-n.",
-    )
-    lynch_proof_ends_day = forms.BooleanField(
-        required=False,
-        label="A lynch-proof wagon at the threshold ends the day",
-        help_text="With a hammer: the day ends without an elimination. Unticked: the day goes on.",
     )
 
     def __init__(self, *args: Any, ruleset: str, **kwargs: Any) -> None:
@@ -303,25 +314,39 @@ class GameForm(SiteForm):
         self.fields["method"].initial = self.rules.methods[0]
         if len(self.rules.methods) == 1:
             self.fields["method"].widget = forms.HiddenInput()
-        if ruleset != Ruleset.FORUM:
-            self.fields["vote_rule"].choices = [(VoteRule.PLURALITY, VoteRule.PLURALITY.label)]
+        self.fields["vote_rule"].choices = [
+            (v, label) for v, label in VoteRule.choices if v in self.rules.vote_rules_allowed
+        ]
         for spec in shown_flags(self.rules):
             self.fields[flag_field_name(spec.name)] = _flag_field(spec)
-        if not any(m.kind == "vote" for m in self.rules.modifier_specs.values()):
-            del self.fields["vote_modifiers_public"]
-            del self.fields["lynch_proof_ends_day"]
-        if ruleset == Ruleset.FORUM:  # a forum day is always a thread
-            for name in TABLE_FIELDS:
-                del self.fields[name]
-        else:
-            if ruleset != Ruleset.CLASSIC:
-                del self.fields["word_limit"]
-            if ruleset != Ruleset.POWER:
-                for name in DISCUSSION_FIELDS:
+        for setting in SETTINGS:  # the settings this rule set has no use for
+            if not setting.applies(self.rules):
+                for name in field_names(setting):
                     del self.fields[name]
+        script = get_day_script(ruleset)
+        for name in game_settings.DAY_SETTING_FIELDS:
+            if name in self.fields and name not in script.host_settings:
+                del self.fields[name]
 
     def table_fields(self) -> list[forms.BoundField]:
-        return [self[name] for name in TABLE_FIELDS if name in self.fields]
+        """The table's own fields (turns, votes, the day script's settings), if any."""
+        return [
+            self[name]
+            for setting in SETTINGS
+            if setting.name == "turn_based" or setting.only_with == "turn_based"
+            for name in field_names(setting)
+            if name in self.fields
+        ]
+
+    def more_fields(self) -> list[forms.BoundField]:
+        """The settings the page does not place by name (``Entry.laid_out``), in order."""
+        return [
+            self[name]
+            for setting in SETTINGS
+            if not setting.form.laid_out
+            for name in field_names(setting)
+            if name in self.fields
+        ]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -353,7 +378,14 @@ class GameForm(SiteForm):
         return values
 
     def service_kwargs(self, role_list: list[dict[str, Any]]) -> dict[str, Any]:
+        """``create_game``'s keyword arguments: the settings on this form, by name."""
         data = self.cleaned_data
+        settings = {}
+        for setting in SETTINGS:
+            if any(name in self.fields for name in field_names(setting)):
+                value = _form_value(setting, data)
+                if value is not None:
+                    settings[setting.name] = value
         return {
             "title": data["title"],
             "ruleset": self.ruleset_name,
@@ -361,42 +393,8 @@ class GameForm(SiteForm):
             "method": data["method"],
             "flags": self.flags(),
             "role_list": role_list,
-            "vote_rule": data["vote_rule"],
-            "starts_with": data["starts_with"],
-            "no_night_posting": data["no_night_posting"],
-            "self_vote_allowed": data["self_vote_allowed"],
-            "skip_vote_allowed": data["skip_vote_allowed"],
-            "day_length": join_length(data["day_length"], data["day_unit"]),
-            "night_length": join_length(data["night_length"], data["night_unit"]),
-            "player_cap": data.get("player_cap"),
-            "min_posts_per_day": data["min_posts_per_day"],
-            "inactivity_action": data["inactivity_action"],
-            **self.table_kwargs(),
-            "vote_modifiers_public": data.get("vote_modifiers_public", False),
-            "lynch_proof_ends_day": data.get("lynch_proof_ends_day", False),
-            "openness": data.get("openness") or Openness.CLOSED,
-            "vote_count_every": timedelta(hours=data["vote_count_every"])
-            if data.get("vote_count_every")
-            else None,
+            **game_settings.given_settings(settings),
         }
-
-    def table_kwargs(self) -> dict[str, Any]:
-        data = self.cleaned_data
-        if not data.get("turn_based"):
-            return {}
-        kwargs: dict[str, Any] = {
-            "turn_based": True,
-            "turn_length": timedelta(seconds=data.get("turn_seconds") or 120),
-            "vote_length": timedelta(seconds=data.get("vote_seconds") or 120),
-        }
-        settings = {
-            name: data[name]
-            for name in ("word_limit", *DISCUSSION_FIELDS)
-            if data.get(name) is not None and name in self.fields
-        }
-        if settings:
-            kwargs["day_settings"] = settings
-        return kwargs
 
 
 class BaseRoleFormSet(forms.BaseFormSet):
@@ -438,7 +436,7 @@ def role_formset(ruleset: str) -> type[forms.BaseFormSet]:
                 for slug, spec in rules.roles.items()
             ],
         )
-        count = forms.IntegerField(min_value=1, max_value=50, required=False, initial=1)
+        count = forms.IntegerField(min_value=1, max_value=MAX_PLAYERS, required=False, initial=1)
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             initial = dict(kwargs.get("initial") or {})

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import NotFound
+from .errors import ErrorCode, NotFound
 from .models import Game, Phase, Slot
 
 
@@ -41,7 +41,7 @@ def lock_game(game_id: int) -> Game:
     try:
         return Game.objects.select_for_update().get(pk=game_id)
     except Game.DoesNotExist:
-        raise NotFound("There is no such game.", "no_game") from None
+        raise NotFound("There is no such game.", ErrorCode.NO_GAME) from None
 
 
 def lock_slots(game: Game) -> list[Slot]:

@@ -41,7 +41,6 @@ MIN_PHASE_LENGTH = timedelta(minutes=1)
 MAX_PHASE_LENGTH = timedelta(days=14)
 MAX_PHASE_MINUTES = int(MAX_PHASE_LENGTH.total_seconds() // 60)
 MAX_MIN_POSTS_PER_DAY = 1000
-MAX_PLAYER_CAP = 50
 
 
 class Ruleset(models.TextChoices):

@@ -28,6 +28,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template import loader
 
 from .api.django_errors import is_api, json_error
+from .errors import ErrorCode
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +85,7 @@ def answer_after_commit(read: Callable[[], T], fallback: Callable[[], T]) -> T:
 
 def outage_response(request: HttpRequest) -> HttpResponse:
     if is_api(request):
-        response: HttpResponse = json_error(503, MESSAGE, "service_unavailable")
+        response: HttpResponse = json_error(503, MESSAGE, ErrorCode.SERVICE_UNAVAILABLE)
     else:
         try:
             html = loader.render_to_string("503.html", {"message": MESSAGE})
@@ -116,7 +117,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
     if is_outage(sys.exc_info()[1]):
         return outage_response(request)
     if is_api(request):
-        return json_error(500, "Server error.", "server_error")
+        return json_error(500, "Server error.", ErrorCode.SERVER_ERROR)
     from django.views.defaults import server_error as default_server_error
 
     return default_server_error(request)

@@ -1,67 +1,68 @@
 """Ready-made setups a host starts from: the role list, rule set, flags and vote rule as data.
 
-Role slugs are the resolver's (see the rule set table in the resolver CLI contract).
+Role slugs are the resolver's (see the rule set table in the resolver CLI contract); a
+setup names only the settings it changes (``games.game_settings``).
 ``create_game(user, title=..., **SETUPS[slug].game_kwargs())`` makes a game from one;
 the host may change any field before creating it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import timedelta
+from collections.abc import Mapping
 from typing import Any
 
+from resolver.rulesets import get_ruleset
 
-@dataclass(frozen=True)
+from .game_settings import BY_NAME, defaults
+
+
 class Setup:
-    slug: str
-    name: str
-    description: str
-    ruleset: str
-    role_list: tuple[dict[str, Any], ...]
-    vote_rule: str
-    method: str = ""
-    flags: dict[str, Any] = field(default_factory=dict)
-    starts_with: str = "day"
-    day_length: timedelta = timedelta(hours=24)
-    night_length: timedelta = timedelta(hours=12)
-    no_night_posting: bool = True
-    self_vote_allowed: bool = False
-    skip_vote_allowed: bool = True
-    turn_based: bool = False  # the day runs turn by turn (the rule set's day script)
-    turn_length: timedelta = timedelta(minutes=2)
-    vote_length: timedelta = timedelta(minutes=2)
-    vote_modifiers_public: bool = False
-    lynch_proof_ends_day: bool = False
-    # closed: the role list stays hidden until the end; semi-open: the roles that may be in
-    # the game are public (not how many); open: the whole role list is public.
-    openness: str = "closed"
+    """A ready-made setup: its role list and rule set, and the game settings it changes
+    (by their ``games.game_settings`` names; the others keep their defaults)."""
+
+    def __init__(
+        self,
+        *,
+        slug: str,
+        name: str,
+        description: str,
+        ruleset: str,
+        role_list: tuple[dict[str, Any], ...],
+        method: str = "",
+        flags: Mapping[str, Any] | None = None,
+        **settings: Any,
+    ) -> None:
+        unknown = set(settings) - set(BY_NAME)
+        if unknown:
+            raise TypeError(f"Setup got an unknown setting {min(unknown)!r}")
+        self.slug, self.name, self.description = slug, name, description
+        self.ruleset, self.role_list, self.method = ruleset, role_list, method
+        self.flags = dict(flags or {})
+        self.settings = dict(settings)
+
+    def __getattr__(self, name: str) -> Any:
+        """A setting by name (``setup.openness``): the setup's own, else the default."""
+        if name in BY_NAME:
+            return self._settings()[name]
+        raise AttributeError(name)
+
+    def _settings(self) -> dict[str, Any]:
+        return {**defaults(get_ruleset(self.ruleset)), **self.settings}
 
     @property
     def player_count(self) -> int:
         return sum(entry.get("count", 1) for entry in self.role_list)
 
     def game_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for ``services.create_game`` (everything but the title)."""
+        """Keyword arguments for ``services.create_game`` (everything but the title): every
+        setting the host would otherwise choose (one whose default is None stays out)."""
         return {
             "setup": self.slug,
             "ruleset": self.ruleset,
             "method": self.method,
             "flags": dict(self.flags),
             "role_list": [dict(entry) for entry in self.role_list],
-            "vote_rule": self.vote_rule,
-            "starts_with": self.starts_with,
-            "day_length": self.day_length,
-            "night_length": self.night_length,
-            "no_night_posting": self.no_night_posting,
-            "self_vote_allowed": self.self_vote_allowed,
-            "skip_vote_allowed": self.skip_vote_allowed,
-            "turn_based": self.turn_based,
-            "turn_length": self.turn_length,
-            "vote_length": self.vote_length,
-            "vote_modifiers_public": self.vote_modifiers_public,
-            "lynch_proof_ends_day": self.lynch_proof_ends_day,
-            "openness": self.openness,
+            **{k: v for k, v in self._settings().items() if v is not None},
         }
 
 
@@ -75,9 +76,6 @@ def _part(role: str, count: int = 1, *modifiers: str) -> dict[str, Any]:
     if modifiers:
         entry["modifiers"] = list(modifiers)
     return entry
-
-
-OPENNESS = (("closed", "Closed"), ("semi-open", "Semi-open"), ("open", "Open"))
 
 
 SETUPS: dict[str, Setup] = {

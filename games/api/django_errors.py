@@ -17,6 +17,8 @@ from django.views import defaults
 from django.views.csrf import csrf_failure as django_csrf_failure
 from django.views.decorators.csrf import csrf_exempt
 
+from ..errors import ErrorCode
+
 API_PREFIX = "/api/"
 
 
@@ -24,7 +26,9 @@ def is_api(request: HttpRequest) -> bool:
     return request.path.startswith(API_PREFIX)
 
 
-def json_error(status: int, message: str, code: str, field: str | None = None) -> JsonResponse:
+def json_error(
+    status: int, message: str, code: ErrorCode, field: str | None = None
+) -> JsonResponse:
     return JsonResponse({"error": message, "code": code, "field": field}, status=status)
 
 
@@ -44,25 +48,25 @@ def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if request.method in ("GET", "HEAD"):
             return HttpResponsePermanentRedirect(request.get_full_path(force_append_slash=True))
         message = f"Not found; the endpoint is {request.path}/ (with the slash)."
-        return json_error(404, message, "not_found")
-    return json_error(404, "Not found.", "not_found")
+        return json_error(404, message, ErrorCode.NOT_FOUND)
+    return json_error(404, "Not found.", ErrorCode.NOT_FOUND)
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if is_api(request):
-        return json_error(404, "Not found.", "not_found")
+        return json_error(404, "Not found.", ErrorCode.NOT_FOUND)
     return defaults.page_not_found(request, exception)
 
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     if is_api(request):
-        return json_error(400, "Bad request.", "bad_request")
+        return json_error(400, "Bad request.", ErrorCode.BAD_REQUEST)
     return defaults.bad_request(request, exception)
 
 
 def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
     if is_api(request):
-        return json_error(403, "You may not do that.", "permission_denied")
+        return json_error(403, "You may not do that.", ErrorCode.PERMISSION_DENIED)
     return defaults.permission_denied(request, exception)
 
 
@@ -72,5 +76,5 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
             f"CSRF check failed: {reason} Send the page's CSRF token, or use an API token "
             "(Authorization: Token ...)."
         )
-        return json_error(403, message, "csrf_failed")
+        return json_error(403, message, ErrorCode.CSRF_FAILED)
     return django_csrf_failure(request, reason)

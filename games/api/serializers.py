@@ -16,16 +16,13 @@ from rest_framework import serializers
 from resolver.rulesets import NAMES as RULESET_NAMES
 from resolver.rulesets import get_ruleset
 
+from .. import game_settings
 from ..display import public_setup
+from ..game_settings import Kind, Setting
 from ..models import (
-    MAX_MIN_POSTS_PER_DAY,
     MAX_PHASE_MINUTES,
-    MAX_PLAYER_CAP,
-    InactivityAction,
     Ruleset,
-    StartsWith,
     Thread,
-    VoteRule,
 )
 from ..plain_text import use_plain_text
 from ..reads.access import Viewer
@@ -202,6 +199,23 @@ class RoleEntrySerializer(InputSerializer):
     alignment = serializers.CharField(required=False)
 
 
+def _setting_field(setting: Setting) -> serializers.Field:
+    """The API's field of one game setting, from its spec entry."""
+    help_text = setting.api_help or None
+    if setting.kind is Kind.BOOL:
+        return serializers.BooleanField(required=False, help_text=help_text)
+    if setting.kind is Kind.CHOICE:
+        return serializers.ChoiceField(
+            choices=list(setting.choices), required=False, help_text=help_text
+        )
+    if setting.kind is Kind.DAY_SETTINGS:
+        return serializers.DictField(required=False, help_text=help_text)
+    least, most = game_settings.bounds(setting, setting.api)
+    return serializers.IntegerField(
+        min_value=least, max_value=most, required=False, help_text=help_text
+    )
+
+
 class GameCreateSerializer(InputSerializer):
     """A new game. The setup is checked against the rule set by the resolver."""
 
@@ -216,46 +230,22 @@ class GameCreateSerializer(InputSerializer):
     method = serializers.CharField(required=False, allow_blank=True)
     role_list = serializers.ListField(child=RoleEntrySerializer(), required=False, min_length=1)
     flags = serializers.DictField(required=False)
-    vote_rule = serializers.ChoiceField(choices=VoteRule.choices, required=False)
-    starts_with = serializers.ChoiceField(choices=StartsWith.choices, required=False)
-    no_night_posting = serializers.BooleanField(required=False)
-    self_vote_allowed = serializers.BooleanField(required=False)
-    skip_vote_allowed = serializers.BooleanField(required=False)
-    day_length_minutes = serializers.IntegerField(
-        min_value=1, max_value=MAX_PHASE_MINUTES, required=False
-    )
-    night_length_minutes = serializers.IntegerField(
-        min_value=1, max_value=MAX_PHASE_MINUTES, required=False
-    )
-    player_cap = serializers.IntegerField(min_value=3, max_value=MAX_PLAYER_CAP, required=False)
-    min_posts_per_day = serializers.IntegerField(
-        min_value=0, max_value=MAX_MIN_POSTS_PER_DAY, required=False
-    )
-    inactivity_action = serializers.ChoiceField(choices=InactivityAction.choices, required=False)
-    turn_based = serializers.BooleanField(
-        required=False, help_text="City, classic, power: the day runs turn by turn."
-    )
-    turn_length_seconds = serializers.IntegerField(min_value=10, max_value=86_400, required=False)
-    vote_length_seconds = serializers.IntegerField(min_value=10, max_value=86_400, required=False)
-    day_settings = serializers.DictField(
-        required=False,
-        help_text="The day script's settings: classic word_limit; power discussion_open_*.",
-    )
-    vote_modifiers_public = serializers.BooleanField(
-        required=False, help_text="The public vote count names loved, hated, double voters."
-    )
-    lynch_proof_ends_day = serializers.BooleanField(
-        required=False,
-        help_text="A lynch-proof wagon at the hammer threshold ends the day without an "
-        "elimination (default: the day goes on).",
-    )
 
+    # Then one field per game setting the API takes (``games.game_settings``).
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if not any(all(name in attrs for name in group) for group in self.needs_one_of):
             raise serializers.ValidationError(
                 {"ruleset": "Give a ready-made setup, or a rule set and a role list."}
             )
         return attrs
+
+
+# The settings' fields come after the ones declared above, in the spec's order.
+GameCreateSerializer._declared_fields.update(
+    (setting.api.name, _setting_field(setting))
+    for setting in game_settings.SETTINGS
+    if setting.api.name is not None
+)
 
 
 # -- posts --------------------------------------------------------------------------------

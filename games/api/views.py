@@ -26,8 +26,8 @@ from rest_framework.views import APIView
 
 from resolver.rulesets import NAMES as RULESET_NAMES
 
-from .. import display, naming, ratelimit, services
-from ..errors import BadCredentials, InvalidInput
+from .. import display, game_settings, naming, ratelimit, services
+from ..errors import BadCredentials, ErrorCode, InvalidInput
 from ..inactivity import slots_needing_replacement
 from ..models import Game, GameStatus, NightAction, Slot, Thread
 from ..outage import answer_after_commit
@@ -125,7 +125,9 @@ class TokenView(GameAPIView):
         user = authenticate(request, username=username, password=data["password"])
         if user is None:
             ratelimit.login_failed(request, username)
-            raise BadCredentials("Wrong username or password.", "bad_credentials", "password")
+            raise BadCredentials(
+                "Wrong username or password.", ErrorCode.BAD_CREDENTIALS, "password"
+            )
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})
 
@@ -192,17 +194,10 @@ class GameListView(GameAPIView):
         slug = data.pop("setup", "")
         if slug:
             kwargs.update(SETUPS[slug].game_kwargs())
-        for unit in ("turn", "vote"):
-            seconds = data.pop(f"{unit}_length_seconds", None)
-            if seconds is not None:
-                kwargs[f"{unit}_length"] = timedelta(seconds=seconds)
-        for unit in ("day", "night"):
-            minutes = data.pop(f"{unit}_length_minutes", None)
-            if minutes is not None:
-                kwargs[f"{unit}_length"] = timedelta(minutes=minutes)
+        kwargs.update({k: data[k] for k in ("title", "ruleset", "method", "flags") if k in data})
         if "role_list" in data:
-            data["role_list"] = [dict(entry) for entry in data["role_list"]]
-        kwargs.update(data)
+            kwargs["role_list"] = [dict(entry) for entry in data["role_list"]]
+        kwargs.update(game_settings.from_api(data))  # API names and units -> settings
         game = services.create_game(request.user, **kwargs)
         return self.answer(
             game.pk,
@@ -688,7 +683,7 @@ class ReplaceView(_HostOp):
         new_user = get_user_model().objects.filter(username__iexact=data["username"]).first()
         if new_user is None:
             raise InvalidInput(
-                f"There is no user called {data['username']!r}.", "no_user", "username"
+                f"There is no user called {data['username']!r}.", ErrorCode.NO_USER, "username"
             )
         return services.replace_player(request.user, game_id, data["slot_id"], new_user)
 

@@ -13,7 +13,7 @@ from resolver.model import GameState
 from resolver.rulesets import get_ruleset
 
 from .. import naming
-from ..errors import GameRuleError, InvalidInput, NotAllowed
+from ..errors import ErrorCode, GameRuleError, InvalidInput, NotAllowed
 from ..models import Game, Phase, Slot
 
 SKIP = "skip"  # "no elimination" as a ballot's choice
@@ -142,27 +142,33 @@ class VoteOptions:
         """Why ``target`` (None: no elimination) is not on this voter's ballot (None: it is)."""
         if target is None:
             if not self.skip:
-                return InvalidInput('This game has no "no elimination" vote.', "no_skip", "target")
+                return InvalidInput(
+                    'This game has no "no elimination" vote.', ErrorCode.NO_SKIP, "target"
+                )
             return None
         if not target.alive:
             return InvalidInput(
-                f"{target.display_name} is dead and cannot be voted for.", "dead_target", "target"
+                f"{target.display_name} is dead and cannot be voted for.",
+                ErrorCode.DEAD_TARGET,
+                "target",
             )
         if self.voter is not None and target.pk == self.voter.pk and not self.self_vote:
-            return InvalidInput("You cannot vote for yourself in this game.", "self_vote", "target")
+            return InvalidInput(
+                "You cannot vote for yourself in this game.", ErrorCode.SELF_VOTE, "target"
+            )
         if self.revote is not None:
             if target.pk not in self.revote:
                 tied = ", ".join(self.names.get(i, "?") for i in self.revote)
                 return InvalidInput(
                     f"Only {tied} and no elimination are on the revote ballot.",
-                    "not_tied",
+                    ErrorCode.NOT_TIED,
                     "target",
                 )
         elif self.uses_nominations and target.pk not in self.nominated:
             return InvalidInput(
                 f"{target.display_name} has not been nominated today; only nominated "
                 "players can be voted for.",
-                "not_nominated",
+                ErrorCode.NOT_NOMINATED,
                 "target",
             )
         return None
@@ -170,9 +176,9 @@ class VoteOptions:
     def refusal(self, target: Slot | None) -> GameRuleError | None:
         """Why this voter's vote for ``target`` would be refused (None: it counts)."""
         if self.voter is None or not self.voter.alive:
-            return NotAllowed("Dead players cannot vote.", "dead")
+            return NotAllowed("Dead players cannot vote.", ErrorCode.DEAD)
         if self.locked:
-            return NotAllowed("Your vote is locked: it can no longer be changed.", "locked")
+            return NotAllowed("Your vote is locked: it can no longer be changed.", ErrorCode.LOCKED)
         return self.target_refusal(target)
 
     def votable(self, target: Slot | None) -> bool:
@@ -182,9 +188,11 @@ class VoteOptions:
     def unvote_refusal(self) -> GameRuleError | None:
         """Why this voter could not withdraw their vote (None: they can)."""
         if self.my_vote is None:
-            return InvalidInput("You are not voting for anyone.", "no_vote")
+            return InvalidInput("You are not voting for anyone.", ErrorCode.NO_VOTE)
         if self.locked:
-            return NotAllowed("Your vote is locked: it can no longer be withdrawn.", "locked")
+            return NotAllowed(
+                "Your vote is locked: it can no longer be withdrawn.", ErrorCode.LOCKED
+            )
         return None
 
     @property

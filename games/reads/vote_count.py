@@ -184,11 +184,10 @@ def counted(game: Game, ballots: dict[str, str], alive: list[str]) -> VoteCount:
 
 def count_weights(game: Game) -> dict[str, int]:
     """Resolver name -> how many votes their ballot counts, where not 1."""
-    if not game.resolver_state or game.ruleset != "forum":
+    rules = get_ruleset(game.ruleset)
+    if not game.resolver_state or not rules.weighted_votes:
         return {}
-    from resolver.rulesets.forum.day import vote_rules
-
-    return dict(vote_rules(GameState.from_dict(game.resolver_state)).weights)
+    return dict(rules.vote_weights(GameState.from_dict(game.resolver_state)))
 
 
 def target_modifiers(count: VoteCount, target: str) -> list[str]:

@@ -30,10 +30,11 @@ Inside the resolver a slot is ``P<seat>`` (``Slot.resolver_name``); text from th
 is stored in those names and rendered with ``games.naming`` for people.
 """
 
+from ..game_settings import MAX_PLAYERS
 from ..reads.options import day_action_options, night_options
 from ..reads.vote_count import SKIP_LABEL, day_count, vote_count
 from .absences import cancel_absence, mark_away
-from .common import MAX_PLAYERS, MAX_POST_LENGTH, PRODS_BEFORE_ACTION, role_pm
+from .common import MAX_POST_LENGTH, PRODS_BEFORE_ACTION, role_pm
 from .day_actions import use_day_action
 from .host import (
     cut_deadline_now,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from ..errors import InvalidInput, NotFound
+from ..errors import ErrorCode, InvalidInput, NotFound
 from ..models import Absence
 from ..naming import slot_ref
 from .ballots import emit_vote_count
@@ -29,14 +29,18 @@ def mark_away(
         require_running(tx.game)
         slot = require_player(tx, user)
         if not isinstance(starts, date) or not isinstance(ends, date):
-            raise InvalidInput("Give the first and last day away as dates.", "dates", "starts")
+            raise InvalidInput(
+                "Give the first and last day away as dates.", ErrorCode.DATES, "starts"
+            )
         if ends < starts:
-            raise InvalidInput("The last day away is before the first.", "dates", "ends")
+            raise InvalidInput("The last day away is before the first.", ErrorCode.DATES, "ends")
         if ends < tx.now.date():
-            raise InvalidInput("Those days are already over.", "dates", "ends")
+            raise InvalidInput("Those days are already over.", ErrorCode.DATES, "ends")
         if ends - starts > MAX_ABSENCE:
             raise InvalidInput(
-                "V/LA is for at most 30 days; ask the host for a replacement.", "dates", "ends"
+                "V/LA is for at most 30 days; ask the host for a replacement.",
+                ErrorCode.DATES,
+                "ends",
             )
         absence = Absence.objects.create(
             slot=slot, starts=starts, ends=ends, note=(note or "").strip()[:200]
@@ -57,6 +61,6 @@ def cancel_absence(
         slot = require_player(tx, user, alive=False)
         deleted, _ = Absence.objects.filter(pk=absence_id, slot=slot).delete()
         if not deleted:
-            raise NotFound("You have no such V/LA.", "no_absence", "absence")
+            raise NotFound("You have no such V/LA.", ErrorCode.NO_ABSENCE, "absence")
         emit(tx, "absence_cancelled", {**slot_ref(slot), "absence_id": absence_id})
         emit_vote_count(tx)

@@ -26,7 +26,7 @@ from resolver.rulesets import get_ruleset
 from resolver.rulesets.base import Ruleset as ResolverRuleset
 
 from .. import events, naming
-from ..errors import InvalidInput, NotAllowed, WrongPhase
+from ..errors import ErrorCode, InvalidInput, NotAllowed, WrongPhase
 from ..locks import Locked, lock_all
 from ..models import MAX_PHASE_LENGTH as _MAX_PHASE_LENGTH
 from ..models import MIN_PHASE_LENGTH as _MIN_PHASE_LENGTH
@@ -48,9 +48,6 @@ MAX_PHASE_LENGTH = _MAX_PHASE_LENGTH
 
 
 MAX_POST_LENGTH = 20_000
-
-
-MAX_PLAYERS = 50
 
 
 # A tied day's revote (classic, city) gets a quarter of the day, at least five minutes.
@@ -168,7 +165,8 @@ def rules_of(game: Game) -> ResolverRuleset:
         return get_ruleset(game.ruleset)
     except ImportError:  # a rule set module still being written
         raise InvalidInput(
-            f"The {game.ruleset} rule set is not available on this server yet.", "no_ruleset"
+            f"The {game.ruleset} rule set is not available on this server yet.",
+            ErrorCode.NO_RULESET,
         ) from None
 
 
@@ -187,41 +185,41 @@ def by_resolver_name(tx: Tx, name: str) -> Slot | None:
 
 def require_host(user: Any, game: Game) -> None:
     if not getattr(user, "is_authenticated", False) or user.pk != game.host_id:
-        raise NotAllowed("Only the host can do that.", "not_host")
+        raise NotAllowed("Only the host can do that.", ErrorCode.NOT_HOST)
 
 
 def require_running(game: Game) -> None:
     if game.status == GameStatus.SIGNUPS:
-        raise WrongPhase("The game has not started yet.", "not_started")
+        raise WrongPhase("The game has not started yet.", ErrorCode.NOT_STARTED)
     if game.status == GameStatus.FINISHED:
-        raise WrongPhase("The game is over.", "game_over")
+        raise WrongPhase("The game is over.", ErrorCode.GAME_OVER)
 
 
 def require_player(tx: Tx, user: Any, *, alive: bool = True) -> Slot:
     slot = tx.locked.slot_of_user(getattr(user, "pk", None))
     if slot is None:
-        raise NotAllowed("You are not playing in this game.", "not_player")
+        raise NotAllowed("You are not playing in this game.", ErrorCode.NOT_PLAYER)
     if alive and not slot.alive:
-        raise NotAllowed("You are dead: dead players take no further part.", "dead")
+        raise NotAllowed("You are dead: dead players take no further part.", ErrorCode.DEAD)
     return slot
 
 
 def require_open_phase(tx: Tx, kind: str) -> Phase:
     phase = tx.phase
     if phase is None or phase.resolved:
-        raise WrongPhase("There is no phase in progress.", "no_phase")
+        raise WrongPhase("There is no phase in progress.", ErrorCode.NO_PHASE)
     if phase.kind != kind:
         what = "during the day" if kind == PhaseKind.DAY else "at night"
         raise WrongPhase(f"That can only be done {what}.", f"not_{kind}")
     if phase.is_paused:
-        raise WrongPhase("The game is paused.", "paused")
+        raise WrongPhase("The game is paused.", ErrorCode.PAUSED)
     return phase
 
 
 def target_slot(tx: Tx, slot_id: Any) -> Slot:
     slot = tx.locked.slot(slot_id) if isinstance(slot_id, int) else None
     if slot is None:
-        raise InvalidInput("There is no such player in this game.", "no_player", "target")
+        raise InvalidInput("There is no such player in this game.", ErrorCode.NO_PLAYER, "target")
     return slot
 
 

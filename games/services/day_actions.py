@@ -11,7 +11,7 @@ from typing import Any
 import resolver
 
 from .. import naming
-from ..errors import InvalidInput, WrongPhase
+from ..errors import ErrorCode, InvalidInput, WrongPhase
 from ..models import DayAction, DeathCause, Game, PhaseKind, Slot
 from ..naming import slot_ref
 from . import announcements
@@ -47,10 +47,10 @@ def use_day_action(
         slot = require_player(tx, user)
         phase = tx.phase
         if phase is None or phase.resolved or not phase.is_day:
-            raise WrongPhase("Day actions are used by day, and it is night.", "not_day")
+            raise WrongPhase("Day actions are used by day, and it is night.", ErrorCode.NOT_DAY)
         require_open_phase(tx, PhaseKind.DAY)
         if ability is not None and not isinstance(ability, str):
-            raise InvalidInput("Say which day action to use.", "no_ability", "ability")
+            raise InvalidInput("Say which day action to use.", ErrorCode.NO_ABILITY, "ability")
         aim = target_slot(tx, target)
         state = state_of(tx.game)
         raw = {"actor": slot.resolver_name, "targets": [aim.resolver_name]}
@@ -59,7 +59,9 @@ def use_day_action(
         try:
             outcome = resolver.play_day_action(state, raw, phase="day")
         except resolver.InvalidScenario as exc:
-            raise InvalidInput(naming.render(exc.message, tx.names), "illegal_action") from None
+            raise InvalidInput(
+                naming.render(exc.message, tx.names), ErrorCode.ILLEGAL_ACTION
+            ) from None
         used = ability or _day_abilities(tx.game, slot)[0]
         return _apply(tx, slot, aim, used, outcome)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..errors import InvalidInput, WrongPhase
+from ..errors import ErrorCode, InvalidInput, WrongPhase
 from ..models import (
     Phase,
     Slot,
@@ -31,7 +31,9 @@ def extend_deadline(
     with game_tx(game_id, now) as tx:
         phase = _hosts_phase_in_progress(tx, user)
         if not timedelta(0) < by <= MAX_PHASE_LENGTH:
-            raise InvalidInput("Extend by a positive time of at most fourteen days.", "by", "by")
+            raise InvalidInput(
+                "Extend by a positive time of at most fourteen days.", ErrorCode.BY, "by"
+            )
         if phase.is_paused:
             phase.paused_remaining += by
         else:
@@ -46,7 +48,7 @@ def cut_deadline_now(user: Any, game_id: int, *, now: datetime | None = None) ->
     with game_tx(game_id, now) as tx:
         phase = _hosts_phase_in_progress(tx, user)
         if phase.is_paused:
-            raise WrongPhase("Resume the game before ending the phase.", "paused")
+            raise WrongPhase("Resume the game before ending the phase.", ErrorCode.PAUSED)
         return advance(tx, phase.number, force=True)
 
 
@@ -55,7 +57,7 @@ def pause_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phase
     with game_tx(game_id, now) as tx:
         phase = _hosts_phase_in_progress(tx, user)
         if phase.is_paused:
-            raise WrongPhase("The game is already paused.", "paused")
+            raise WrongPhase("The game is already paused.", ErrorCode.PAUSED)
         phase.paused_remaining = max(phase.deadline - tx.now, timedelta(0))
         phase.deadline = None
         phase.save(update_fields=["deadline", "paused_remaining"])
@@ -70,7 +72,7 @@ def resume_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phas
         require_running(tx.game)
         phase = tx.phase
         if phase is None or not phase.is_paused:
-            raise WrongPhase("The game is not paused.", "not_paused")
+            raise WrongPhase("The game is not paused.", ErrorCode.NOT_PAUSED)
         phase.deadline = tx.now + phase.paused_remaining
         phase.paused_remaining = None
         phase.save(update_fields=["deadline", "paused_remaining"])
@@ -84,7 +86,7 @@ def _hosts_phase_in_progress(tx: Tx, user: Any) -> Phase:
     require_running(tx.game)
     phase = tx.phase
     if phase is None or phase.resolved:
-        raise WrongPhase("There is no phase in progress.", "no_phase")
+        raise WrongPhase("There is no phase in progress.", ErrorCode.NO_PHASE)
     return phase
 
 
@@ -116,7 +118,7 @@ def modkill(
         require_running(tx.game)
         slot = target_slot(tx, slot_id)
         if not slot.alive:
-            raise InvalidInput(f"{slot.display_name} is already dead.", "dead_target")
+            raise InvalidInput(f"{slot.display_name} is already dead.", ErrorCode.DEAD_TARGET)
         do_modkill(tx, slot, reason)
         return slot
 
@@ -131,12 +133,14 @@ def replace_player(
         require_running(game)
         slot = target_slot(tx, slot_id)
         if new_user is None or not getattr(new_user, "pk", None):
-            raise InvalidInput("Choose the replacement player.", "no_user", "new_user")
+            raise InvalidInput("Choose the replacement player.", ErrorCode.NO_USER, "new_user")
         if new_user.pk == game.host_id:
-            raise InvalidInput("The host cannot play in their own game.", "host", "new_user")
+            raise InvalidInput(
+                "The host cannot play in their own game.", ErrorCode.HOST, "new_user"
+            )
         if tx.locked.slot_of_user(new_user.pk) is not None:
             raise InvalidInput(
-                f"{new_user.get_username()} already has a slot in this game.", "in_game"
+                f"{new_user.get_username()} already has a slot in this game.", ErrorCode.IN_GAME
             )
         do_replace(tx, slot, new_user)
         return slot

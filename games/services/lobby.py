@@ -15,30 +15,25 @@ from django.utils import timezone
 import resolver
 from resolver.days import DayRuleError, get_day_script
 from resolver.model import GameState
+from resolver.rulesets import get_ruleset
 
 from .. import naming
-from ..errors import InvalidInput, NotAllowed, WrongPhase
+from ..errors import ErrorCode, InvalidInput, NotAllowed, WrongPhase
+from ..game_settings import BY_NAME, MAX_PLAYERS, MIN_PLAYERS, Kind, check_settings
 from ..locks import Locked
 from ..models import (
-    MAX_MIN_POSTS_PER_DAY,
     Game,
     GameStatus,
-    InactivityAction,
-    Openness,
     Phase,
     Post,
     Ruleset,
     SavedSetup,
     Slot,
-    StartsWith,
     VoteRule,
     resolver_name,
 )
 from ..naming import slot_ref
 from .common import (
-    MAX_PHASE_LENGTH,
-    MAX_PLAYERS,
-    MIN_PHASE_LENGTH,
     Tx,
     by_resolver_name,
     emit,
@@ -62,85 +57,44 @@ def create_game(
     role_list: list[dict[str, Any]],
     method: str = "",
     flags: Mapping[str, Any] | None = None,
-    day_length: timedelta = timedelta(hours=24),
-    night_length: timedelta = timedelta(hours=12),
-    player_cap: int | None = None,
-    starts_with: str = StartsWith.DAY,
-    vote_rule: str | None = None,
-    no_night_posting: bool = True,
-    self_vote_allowed: bool = False,
-    skip_vote_allowed: bool = True,
-    min_posts_per_day: int = 0,
-    inactivity_action: str = InactivityAction.REPLACE,
-    vote_modifiers_public: bool = False,
-    lynch_proof_ends_day: bool = False,
-    openness: str = Openness.CLOSED,
-    vote_count_every: timedelta | None = None,
     setup: str = "",
     seed: int | None = None,
-    turn_based: bool = False,
-    turn_length: timedelta = timedelta(minutes=2),
-    vote_length: timedelta = timedelta(minutes=2),
-    day_settings: Mapping[str, Any] | None = None,
+    **settings: Any,
 ) -> Game:
-    """A new game in sign-ups, hosted by ``user``; the setup is checked by the resolver."""
+    """A new game in sign-ups, hosted by ``user``; the setup is checked by the resolver.
+
+    ``settings``: any of ``games.game_settings.SETTINGS`` by name (the rest get their
+    defaults); each is checked by its spec entry, the table's together here.
+    """
     if not getattr(user, "is_authenticated", False):
-        raise NotAllowed("Log in to host a game.", "login")
+        raise NotAllowed("Log in to host a game.", ErrorCode.LOGIN)
     title = (title or "").strip()
     if not title or len(title) > 200:
-        raise InvalidInput("Give the game a title (at most 200 characters).", "title", "title")
+        raise InvalidInput(
+            "Give the game a title (at most 200 characters).", ErrorCode.TITLE, "title"
+        )
     if ruleset not in Ruleset.values:
         raise InvalidInput(
             f"Unknown rule set {ruleset!r}; use one of {', '.join(Ruleset.values)}.",
+            ErrorCode.RULESET,
             "ruleset",
-            "ruleset",
         )
-    if vote_rule is None:
-        vote_rule = VoteRule.MAJORITY_HAMMER if ruleset == Ruleset.FORUM else VoteRule.PLURALITY
-    if vote_rule not in VoteRule.values:
-        raise InvalidInput(f"Unknown vote rule {vote_rule!r}.", "vote_rule", "vote_rule")
-    if ruleset != Ruleset.FORUM and vote_rule != VoteRule.PLURALITY:
-        raise InvalidInput(
-            f"The {ruleset} rule set decides the day by plurality at the deadline.",
-            "vote_rule",
-            "vote_rule",
-        )
-    if starts_with not in StartsWith.values:
-        raise InvalidInput("A game starts with day or night.", "starts_with", "starts_with")
-    if inactivity_action not in InactivityAction.values:
-        raise InvalidInput("Inactivity means replace or modkill.", "inactivity_action")
-    for name, length in (("day_length", day_length), ("night_length", night_length)):
-        if not MIN_PHASE_LENGTH <= length <= MAX_PHASE_LENGTH:
-            raise InvalidInput(
-                "A phase lasts between one minute and fourteen days.", "phase_length", name
-            )
-    day_settings = _check_table(ruleset, turn_based, turn_length, vote_length, day_settings)
-    if not 0 <= min_posts_per_day <= MAX_MIN_POSTS_PER_DAY:
-        raise InvalidInput(
-            f"The posting minimum is between 0 and {MAX_MIN_POSTS_PER_DAY}.",
-            "min_posts",
-            "min_posts",
-        )
-    if openness not in Openness.values:
-        raise InvalidInput("A setup is closed, semi-open or open.", "openness", "openness")
-    if vote_count_every is not None and not MIN_COUNT_EVERY <= vote_count_every <= MAX_PHASE_LENGTH:
-        raise InvalidInput(
-            "Scheduled vote counts come at most every 15 minutes.",
-            "vote_count_every",
-            "vote_count_every",
-        )
+    values = check_settings(get_ruleset(ruleset), settings)
+    values["day_settings"] = _check_table(ruleset, values)
     entries = normalize_role_list(role_list)
     count = sum(e["count"] for e in entries)
-    if not 3 <= count <= MAX_PLAYERS:
+    if not MIN_PLAYERS <= count <= MAX_PLAYERS:
         raise InvalidInput(
-            f"A game needs between 3 and {MAX_PLAYERS} roles.", "role_count", "role_list"
+            f"A game needs between {MIN_PLAYERS} and {MAX_PLAYERS} roles.",
+            ErrorCode.ROLE_COUNT,
+            "role_list",
         )
-    if player_cap is None:
-        player_cap = count
-    if player_cap != count:
+    if values["player_cap"] is None:
+        values["player_cap"] = count
+    if values["player_cap"] != count:
         raise InvalidInput(
             f"The role list has {count} roles, so the game takes exactly {count} players.",
-            "player_cap",
+            ErrorCode.PLAYER_CAP,
             "player_cap",
         )
     game = Game(
@@ -151,24 +105,7 @@ def create_game(
         method=method or "",
         flags=dict(flags or {}),
         role_list=entries,
-        day_length=day_length,
-        night_length=night_length,
-        player_cap=player_cap,
-        starts_with=starts_with,
-        vote_rule=vote_rule,
-        no_night_posting=no_night_posting,
-        self_vote_allowed=self_vote_allowed,
-        skip_vote_allowed=skip_vote_allowed,
-        min_posts_per_day=min_posts_per_day,
-        inactivity_action=inactivity_action,
-        turn_based=turn_based,
-        turn_length=turn_length,
-        vote_length=vote_length,
-        day_settings=day_settings,
-        vote_modifiers_public=bool(vote_modifiers_public),
-        lynch_proof_ends_day=bool(lynch_proof_ends_day),
-        openness=openness,
-        vote_count_every=vote_count_every,
+        **values,
     )
     if seed is not None:
         game.seed = seed
@@ -183,52 +120,43 @@ def create_game(
     return game
 
 
-MIN_TURN_LENGTH, MAX_TURN_LENGTH = timedelta(seconds=10), timedelta(days=1)
-
-
-def _check_table(
-    ruleset: str,
-    turn_based: bool,
-    turn_length: timedelta,
-    vote_length: timedelta,
-    day_settings: Mapping[str, Any] | None,
-) -> dict[str, Any]:
+def _check_table(ruleset: str, values: Mapping[str, Any]) -> dict[str, Any]:
     """A table game's clock and day settings, checked by its day script."""
-    if not turn_based:
+    if not values["turn_based"]:
         return {}
     script = get_day_script(ruleset)
     if script is None:
         raise InvalidInput(
             "Forum games play their day as a free thread: they have no turns.",
-            "turn_based",
+            ErrorCode.TURN_BASED,
             "turn_based",
         )
-    for name, length in (("turn_length", turn_length), ("vote_length", vote_length)):
-        if not isinstance(length, timedelta) or not MIN_TURN_LENGTH <= length <= MAX_TURN_LENGTH:
+    for name in ("turn_length", "vote_length"):
+        length, spec = values[name], BY_NAME[name]
+        if not isinstance(length, timedelta) or not spec.least <= length <= spec.most:
             raise InvalidInput(
-                "A turn or a table vote lasts between ten seconds and a day.", "turn_length", name
+                "A turn or a table vote lasts between ten seconds and a day.",
+                ErrorCode.TURN_LENGTH,
+                name,
             )
-    settings = dict(day_settings or {})
-    if script.name == "city":
-        settings.pop("vote_immune", None)  # the night decides it, not the host
+    settings = dict(values["day_settings"] or {})
+    for name in script.game_decided:  # the game decides these, not the host (city)
+        settings.pop(name, None)
     try:
         script.check_settings(settings, (), set())
     except DayRuleError as exc:
-        raise InvalidInput(exc.reason, "day_settings", "day_settings") from None
+        raise InvalidInput(exc.reason, ErrorCode.DAY_SETTINGS, "day_settings") from None
     return settings
-
-
-MIN_COUNT_EVERY = timedelta(minutes=15)
 
 
 def save_setup(user: Any, name: str, game_kwargs: Mapping[str, Any]) -> SavedSetup:
     """Keep a host's setup (``create_game``'s keyword arguments, title aside) for reuse;
     it is checked like a game's, so a saved setup always deals."""
     if not getattr(user, "is_authenticated", False):
-        raise NotAllowed("Log in to save a setup.", "login")
+        raise NotAllowed("Log in to save a setup.", ErrorCode.LOGIN)
     name = (name or "").strip()
     if not name or len(name) > 100:
-        raise InvalidInput("Name the setup (at most 100 characters).", "name", "save_as")
+        raise InvalidInput("Name the setup (at most 100 characters).", ErrorCode.NAME, "save_as")
     kwargs = {k: v for k, v in game_kwargs.items() if k not in {"title", "seed"}}
     # Proves the setup legal without saving a game.
     probe = dict(kwargs)
@@ -244,10 +172,13 @@ def save_setup(user: Any, name: str, game_kwargs: Mapping[str, Any]) -> SavedSet
     return SavedSetup.objects.create(owner=user, name=name, ruleset=kwargs["ruleset"], data=data)
 
 
+DURATIONS = tuple(s.name for s in BY_NAME.values() if s.kind is Kind.DURATION)
+
+
 def saved_setup_kwargs(saved: SavedSetup) -> dict[str, Any]:
     """``create_game`` keyword arguments of a saved setup (lengths back to durations)."""
     data = dict(saved.data)
-    for key in ("day_length", "night_length", "turn_length", "vote_length", "vote_count_every"):
+    for key in DURATIONS:
         if data.get(key) is not None:
             data[key] = timedelta(seconds=data[key])
     return data
@@ -256,34 +187,38 @@ def saved_setup_kwargs(saved: SavedSetup) -> dict[str, Any]:
 def normalize_role_list(role_list: Any) -> list[dict[str, Any]]:
     """Check the shape of a role list and fill in defaults (count 1, no modifiers)."""
     if not isinstance(role_list, list) or not role_list:
-        raise InvalidInput("The role list must name at least one role.", "role_list", "role_list")
+        raise InvalidInput(
+            "The role list must name at least one role.", ErrorCode.ROLE_LIST, "role_list"
+        )
     entries = []
     for i, raw in enumerate(role_list):
         where = f"role_list[{i}]"
         if not isinstance(raw, dict) or not isinstance(raw.get("role"), str):
-            raise InvalidInput("Each role list entry needs a role.", "role_list", where)
+            raise InvalidInput("Each role list entry needs a role.", ErrorCode.ROLE_LIST, where)
         count = raw.get("count", 1)
         if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_PLAYERS:
             raise InvalidInput(
-                f"{raw['role']}: count must be a whole number from 1.", "count", where
+                f"{raw['role']}: count must be a whole number from 1.", ErrorCode.COUNT, where
             )
         entry: dict[str, Any] = {"role": raw["role"], "count": count}
         modifiers = raw.get("modifiers", [])
         if not isinstance(modifiers, list) or not all(isinstance(m, str) for m in modifiers):
-            raise InvalidInput(f"{raw['role']}: modifiers must be a list.", "modifiers", where)
+            raise InvalidInput(
+                f"{raw['role']}: modifiers must be a list.", ErrorCode.MODIFIERS, where
+            )
         if modifiers:
             entry["modifiers"] = list(modifiers)
         for key in ("alignment", "sanity"):
             if raw.get(key) is not None:
                 if not isinstance(raw[key], str):
-                    raise InvalidInput(f"{raw['role']}: {key} must be text.", key, where)
+                    raise InvalidInput(f"{raw['role']}: {key} must be text.", ErrorCode(key), where)
                 entry[key] = raw[key]
         if raw.get("immune"):
             entry["immune"] = True
         unknown = set(raw) - {"role", "count", "modifiers", "alignment", "sanity", "immune"}
         if unknown:
             raise InvalidInput(
-                f"Unknown role list field {sorted(unknown)[0]!r}.", "role_list", where
+                f"Unknown role list field {sorted(unknown)[0]!r}.", ErrorCode.ROLE_LIST, where
             )
         entries.append(entry)
     return entries
@@ -342,23 +277,25 @@ def _build_state(game: Game, players: list[dict[str, Any]]) -> GameState:
     except resolver.InvalidScenario as exc:
         # The message names seats ("P3"): say it about the setup instead.
         message = naming.RESOLVER_NAME.sub("a player", exc.message)
-        raise InvalidInput(f"This setup is not legal: {message}", "setup", "role_list") from None
+        raise InvalidInput(
+            f"This setup is not legal: {message}", ErrorCode.SETUP, "role_list"
+        ) from None
 
 
 def join_game(user: Any, game_id: int) -> Slot:
     """Sign ``user`` up for the game."""
     if not getattr(user, "is_authenticated", False):
-        raise NotAllowed("Log in to join a game.", "login")
+        raise NotAllowed("Log in to join a game.", ErrorCode.LOGIN)
     with game_tx(game_id) as tx:
         game = tx.game
         if not game.is_signups:
-            raise WrongPhase("Sign-ups are closed.", "signups_closed")
+            raise WrongPhase("Sign-ups are closed.", ErrorCode.SIGNUPS_CLOSED)
         if user.pk == game.host_id:
-            raise NotAllowed("The host cannot play in their own game.", "host")
+            raise NotAllowed("The host cannot play in their own game.", ErrorCode.HOST)
         if tx.locked.slot_of_user(user.pk) is not None:
-            raise InvalidInput("You have already joined this game.", "already_joined")
+            raise InvalidInput("You have already joined this game.", ErrorCode.ALREADY_JOINED)
         if len(tx.slots) >= game.player_cap:
-            raise WrongPhase("The game is full.", "full")
+            raise WrongPhase("The game is full.", ErrorCode.FULL)
         seat = max((s.seat for s in tx.slots), default=0) + 1
         slot = Slot.objects.create(game=game, seat=seat, user=user)
         tx.slots.append(slot)
@@ -371,7 +308,7 @@ def leave_game(user: Any, game_id: int) -> None:
     with game_tx(game_id) as tx:
         if not tx.game.is_signups:
             raise WrongPhase(
-                "The game has started: ask the host for a replacement.", "signups_closed"
+                "The game has started: ask the host for a replacement.", ErrorCode.SIGNUPS_CLOSED
             )
         slot = require_player(tx, user, alive=False)
         _remove_signup(tx, slot)
@@ -382,7 +319,9 @@ def remove_signup(user: Any, game_id: int, slot_id: int) -> None:
     with game_tx(game_id) as tx:
         require_host(user, tx.game)
         if not tx.game.is_signups:
-            raise WrongPhase("The game has started: use replace or modkill.", "signups_closed")
+            raise WrongPhase(
+                "The game has started: use replace or modkill.", ErrorCode.SIGNUPS_CLOSED
+            )
         _remove_signup(tx, target_slot(tx, slot_id))
 
 
@@ -400,11 +339,11 @@ def start_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phase
         game = tx.game
         require_host(user, game)
         if not game.is_signups:
-            raise WrongPhase("The game has already started.", "started")
+            raise WrongPhase("The game has already started.", ErrorCode.STARTED)
         if len(tx.slots) != game.role_count:
             raise WrongPhase(
                 f"The setup needs {game.role_count} players; {len(tx.slots)} have joined.",
-                "not_enough_players",
+                ErrorCode.NOT_ENOUGH_PLAYERS,
             )
         _renumber_seats(tx)
         players = _deal(game, [s.seat for s in tx.slots])

@@ -11,7 +11,7 @@ from typing import Any
 import resolver
 
 from .. import naming
-from ..errors import InvalidInput, NotFound, WrongPhase
+from ..errors import ErrorCode, InvalidInput, NotFound, WrongPhase
 from ..models import NightAction, Phase, PhaseKind, PrivateResult, Slot
 from ..naming import slot_ref
 from ..plain_text import is_plain_text
@@ -49,9 +49,11 @@ def submit_night_action(
         slot = require_player(tx, user, alive=not rules.dead_may_act)
         phase = require_open_phase(tx, PhaseKind.NIGHT)
         if phase.night_zero:
-            raise WrongPhase(NIGHT_ZERO, "night_zero")
+            raise WrongPhase(NIGHT_ZERO, ErrorCode.NIGHT_ZERO)
         if not isinstance(targets, list) or not targets:
-            raise InvalidInput("Choose a target (or withdraw the action).", "no_target", "targets")
+            raise InvalidInput(
+                "Choose a target (or withdraw the action).", ErrorCode.NO_TARGET, "targets"
+            )
         target_slots = [target_slot(tx, t) for t in targets]
         extra = dict(extra or {})
         _check_night_action(tx, slot, ability, target_slots, extra)
@@ -85,10 +87,10 @@ def withdraw_night_action(
         slot = require_player(tx, user, alive=not rules_of(tx.game).dead_may_act)
         phase = require_open_phase(tx, PhaseKind.NIGHT)
         if not is_ability_name(ability):
-            raise NotFound("You have no such action tonight.", "no_action", "ability")
+            raise NotFound("You have no such action tonight.", ErrorCode.NO_ACTION, "ability")
         deleted, _ = NightAction.objects.filter(phase=phase, actor=slot, ability=ability).delete()
         if not deleted:
-            raise NotFound(f"You have no {ability} action tonight.", "no_action", "ability")
+            raise NotFound(f"You have no {ability} action tonight.", ErrorCode.NO_ACTION, "ability")
         payload = {"actor": slot_ref(slot), "ability": ability}
         emit(tx, "night_action_withdrawn", payload, f"slot:{slot.pk}")
         emit(tx, "night_action_withdrawn", payload, "host")
@@ -108,7 +110,7 @@ def _check_night_action(
 ) -> None:
     """The resolver's own validation, so the site and the resolver agree on legality."""
     if not isinstance(ability, str) or not ability:
-        raise InvalidInput("Say which ability to use.", "no_ability", "ability")
+        raise InvalidInput("Say which ability to use.", ErrorCode.NO_ABILITY, "ability")
     rules = rules_of(tx.game)
     state = state_of(tx.game)
     declared: tuple[str, ...] = ()
@@ -120,15 +122,17 @@ def _check_night_action(
     # extra is stored and pushed to the host and the team.
     for key, value in extra.items():
         if key not in declared:
-            raise InvalidInput(f"The action takes no field {key!r}.", "extra", "extra")
+            raise InvalidInput(f"The action takes no field {key!r}.", ErrorCode.EXTRA, "extra")
         if not is_plain_text(value, MAX_EXTRA_LENGTH):
             raise InvalidInput(
-                f"{key} must be text of at most {MAX_EXTRA_LENGTH} characters.", "extra", "extra"
+                f"{key} must be text of at most {MAX_EXTRA_LENGTH} characters.",
+                ErrorCode.EXTRA,
+                "extra",
             )
     try:
         rules.parse_action(state, raw_action(actor, ability, targets, extra), "$", 0)
     except resolver.InvalidScenario as exc:
-        raise InvalidInput(naming.render(exc.message, tx.names), "illegal_action") from None
+        raise InvalidInput(naming.render(exc.message, tx.names), ErrorCode.ILLEGAL_ACTION) from None
 
 
 _RESULT_WORDS = {

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from .. import bold_votes
-from ..errors import GameRuleError, NotAllowed, NotFound, WrongPhase
+from ..errors import ErrorCode, GameRuleError, NotAllowed, NotFound, WrongPhase
 from ..models import (
     TEAM_THREADS,
     Post,
@@ -70,7 +70,7 @@ def host_post(
 
 def _do_host_post(tx: Tx, user: Any, body: str, thread: str) -> Post:
     if thread not in Thread.values or not _thread_exists(tx, thread):
-        raise NotFound("There is no such thread.", "no_thread", "thread")
+        raise NotFound("There is no such thread.", ErrorCode.NO_THREAD, "thread")
     return do_post(tx, user, None, body, thread, is_host=True)
 
 
@@ -91,34 +91,38 @@ def _check_can_post(tx: Tx, user: Any, thread: str) -> Slot:
     """The poster's slot, or the reason they may not post in this thread now."""
     game = tx.game
     if not getattr(user, "is_authenticated", False):
-        raise NotAllowed("Log in to post.", "login")
+        raise NotAllowed("Log in to post.", ErrorCode.LOGIN)
     if thread not in Thread.values:
-        raise NotFound("There is no such thread.", "no_thread", "thread")
+        raise NotFound("There is no such thread.", ErrorCode.NO_THREAD, "thread")
     slot = tx.locked.slot_of_user(user.pk)
     if slot is None:
-        raise NotAllowed("Only the players and the host post in this game.", "not_player")
+        raise NotAllowed("Only the players and the host post in this game.", ErrorCode.NOT_PLAYER)
     if game.is_signups:
         if thread != Thread.PUBLIC:
-            raise WrongPhase("Only the game thread is open during sign-ups.", "signups")
+            raise WrongPhase("Only the game thread is open during sign-ups.", ErrorCode.SIGNUPS)
         return slot
     if game.is_finished:
         if thread != Thread.PUBLIC:
-            raise WrongPhase("The game is over: its private threads are closed.", "game_over")
+            raise WrongPhase(
+                "The game is over: its private threads are closed.", ErrorCode.GAME_OVER
+            )
         return slot
     if thread == Thread.PUBLIC:
         if not slot.alive:
             raise NotAllowed(
-                "Dead players cannot post in the game thread; use the dead thread.", "dead"
+                "Dead players cannot post in the game thread; use the dead thread.", ErrorCode.DEAD
             )
         phase = tx.phase
         if game.no_night_posting and phase is not None and phase.is_night:
-            raise WrongPhase("Nobody but the host posts in the game thread at night.", "night")
+            raise WrongPhase(
+                "Nobody but the host posts in the game thread at night.", ErrorCode.NIGHT
+            )
     elif thread == Thread.MAFIA:
         if not (slot.alive and slot.is_mafia):
-            raise NotAllowed("You cannot post in the mafia chat.", "not_mafia")
+            raise NotAllowed("You cannot post in the mafia chat.", ErrorCode.NOT_MAFIA)
     elif thread == Thread.DEAD:
         if slot.alive:
-            raise NotAllowed("Only dead players post in the dead thread.", "not_dead")
+            raise NotAllowed("Only dead players post in the dead thread.", ErrorCode.NOT_DEAD)
     elif thread in TEAM_THREADS and not (slot.alive and slot.private_thread == thread):
         raise NotAllowed(f"You cannot post in the {thread}' thread.", f"not_{thread[:-1]}")
     return slot

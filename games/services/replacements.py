@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ..errors import InvalidInput, NotAllowed, WrongPhase
+from ..errors import ErrorCode, InvalidInput, NotAllowed, WrongPhase
 from ..models import GameStatus, ReplacementSignup, Slot
 from .common import emit, game_tx, require_host, target_slot
 from .swap import replace_from_queue
@@ -17,16 +17,18 @@ from .swap import replace_from_queue
 def join_queue(user: Any, game_id: int, *, now: datetime | None = None) -> ReplacementSignup:
     """Sign up to replace in this game."""
     if not getattr(user, "is_authenticated", False):
-        raise NotAllowed("Log in to sign up as a replacement.", "login")
+        raise NotAllowed("Log in to sign up as a replacement.", ErrorCode.LOGIN)
     with game_tx(game_id, now) as tx:
         if tx.game.status == GameStatus.FINISHED:
-            raise WrongPhase("The game is over.", "game_over")
+            raise WrongPhase("The game is over.", ErrorCode.GAME_OVER)
         if user.pk == tx.game.host_id:
-            raise NotAllowed("The host cannot replace in their own game.", "host")
+            raise NotAllowed("The host cannot replace in their own game.", ErrorCode.HOST)
         if tx.locked.slot_of_user(user.pk) is not None:
-            raise InvalidInput("You already have a slot in this game.", "in_game")
+            raise InvalidInput("You already have a slot in this game.", ErrorCode.IN_GAME)
         if ReplacementSignup.objects.filter(game=tx.game, user=user).exists():
-            raise InvalidInput("You are already in the replacement queue.", "already_queued")
+            raise InvalidInput(
+                "You are already in the replacement queue.", ErrorCode.ALREADY_QUEUED
+            )
         signup = ReplacementSignup.objects.create(game=tx.game, user=user)
         emit(tx, "replacement_queue", {"joined": user.get_username()})
         return signup
@@ -36,7 +38,7 @@ def leave_queue(user: Any, game_id: int, *, now: datetime | None = None) -> None
     with game_tx(game_id, now) as tx:
         deleted, _ = ReplacementSignup.objects.filter(game=tx.game, user=user).delete()
         if not deleted:
-            raise InvalidInput("You are not in the replacement queue.", "not_queued")
+            raise InvalidInput("You are not in the replacement queue.", ErrorCode.NOT_QUEUED)
         emit(tx, "replacement_queue", {"left": user.get_username()})
 
 
@@ -48,5 +50,5 @@ def replace_with_next(
         require_host(user, tx.game)
         slot = target_slot(tx, slot_id)
         if not replace_from_queue(tx, slot):
-            raise InvalidInput("Nobody is in the replacement queue.", "queue_empty")
+            raise InvalidInput("Nobody is in the replacement queue.", ErrorCode.QUEUE_EMPTY)
         return slot

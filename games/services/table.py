@@ -18,10 +18,9 @@ from datetime import timedelta
 from typing import Any
 
 from resolver.days import DayRuleError, DayScript, DayState, Notice, attempt, get_day_script
-from resolver.days import city as city_day
 from resolver.model import SKIP
 
-from ..errors import InvalidInput
+from ..errors import ErrorCode, InvalidInput
 from ..models import Game, Nomination, Phase, PhaseKind, Vote, VoteKind
 from ..naming import slot_ref
 from ..reads.table import turn_view
@@ -56,8 +55,8 @@ def load(phase: Phase) -> DayState:
 def day_settings(game: Game, script: DayScript) -> dict[str, Any]:
     """The host's settings the script knows, plus what the game state decides (city)."""
     settings = {k: v for k, v in (game.day_settings or {}).items() if k in script.defaults}
-    if script.name == "city":
-        settings.update(city_day.settings_for(state_of(game)))
+    if script.game_decided:
+        settings.update(script.settings_from_game(state_of(game)))
     return settings
 
 
@@ -93,7 +92,7 @@ def apply(tx: Tx, event: Mapping[str, Any], *, timer: bool = False) -> str | Non
         else:
             after, notices, reason = attempt(script, before, event)
     except DayRuleError as exc:
-        raise InvalidInput(render(tx, exc.reason), "turn_refused") from None
+        raise InvalidInput(render(tx, exc.reason), ErrorCode.TURN_REFUSED) from None
     new_turn = _turn_key(after) != _turn_key(before)
     _store(tx, after, new_turn=new_turn)
     if _record(tx, before, after):

@@ -10,7 +10,7 @@ from typing import Any
 from django.db.models import Max
 
 from .. import markup
-from ..errors import InvalidInput
+from ..errors import ErrorCode, InvalidInput
 from ..models import (
     Post,
     Slot,
@@ -42,9 +42,11 @@ def do_post(
 ) -> Post:
     body = (body or "").strip()
     if not body:
-        raise InvalidInput("The post is empty.", "empty", "body")
+        raise InvalidInput("The post is empty.", ErrorCode.EMPTY, "body")
     if len(body) > MAX_POST_LENGTH:
-        raise InvalidInput(f"Posts are at most {MAX_POST_LENGTH} characters.", "too_long", "body")
+        raise InvalidInput(
+            f"Posts are at most {MAX_POST_LENGTH} characters.", ErrorCode.TOO_LONG, "body"
+        )
     last = Post.objects.filter(game=tx.game, thread=thread).aggregate(n=Max("number"))["n"]
     post = Post.objects.create(
         game=tx.game,

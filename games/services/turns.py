@@ -13,10 +13,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from resolver.days import power as power_day
 from resolver.model import SKIP
 
-from ..errors import GameRuleError, InvalidInput, NotAllowed, WrongPhase
+from ..errors import ErrorCode, GameRuleError, InvalidInput, NotAllowed, WrongPhase
 from ..models import Slot, Thread
 from . import table
 from .common import (
@@ -49,11 +48,10 @@ def table_post(
     raise after the commit, if any.
     """
     if tx.phase.is_paused:
-        raise WrongPhase("The game is paused.", "paused")
+        raise WrongPhase("The game is paused.", ErrorCode.PAUSED)
     player = slot.resolver_name
-    tokens: tuple[str, ...] = ()
-    if tx.game.ruleset == "power":
-        body, tokens = power_day.strip_tokens(body or "")
+    script = table.script_of(tx.game)
+    body, tokens = script.split_post(body or "")
     refused: GameRuleError | None = None
     post = None
     if (body or "").strip():
@@ -62,17 +60,17 @@ def table_post(
             event["target"] = target_slot(tx, to).resolver_name if to is not None else None
         reason = table.apply(tx, event)
         if reason:
-            refused = NotAllowed(reason, "not_your_turn")
+            refused = NotAllowed(reason, ErrorCode.NOT_YOUR_TURN)
         else:
             post = do_post(tx, user, slot, body, Thread.PUBLIC)
     elif not tokens:
-        raise InvalidInput("The post is empty.", "empty", "body")
+        raise InvalidInput("The post is empty.", ErrorCode.EMPTY, "body")
     if refused is None and tokens:
         state = table.load(tx.phase)
-        for event in power_day.token_events(state, player, tokens):
+        for event in script.token_events(state, player, tokens):
             reason = table.apply(tx, event)
             if reason:
-                refused = InvalidInput(reason, "turn_refused")
+                refused = InvalidInput(reason, ErrorCode.TURN_REFUSED)
     _end_if_done(tx)
     return (PostResult(post) if post is not None else None), refused
 
@@ -89,7 +87,7 @@ def table_nominate(tx: Tx, slot: Slot, target_slot_id: int | None) -> GameRuleEr
     target = SKIP if target_slot_id is None else target_slot(tx, target_slot_id).resolver_name
     reason = table.apply(tx, {"kind": "nominate", "player": slot.resolver_name, "target": target})
     _end_if_done(tx)
-    return InvalidInput(reason, "turn_refused", "target") if reason else None
+    return InvalidInput(reason, ErrorCode.TURN_REFUSED, "target") if reason else None
 
 
 def table_vote(tx: Tx, slot: Slot, target_slot_id: int | None) -> GameRuleError | None:
@@ -97,7 +95,7 @@ def table_vote(tx: Tx, slot: Slot, target_slot_id: int | None) -> GameRuleError 
     target = SKIP if target_slot_id is None else target_slot(tx, target_slot_id).resolver_name
     reason = table.apply(tx, {"kind": "vote", "player": slot.resolver_name, "target": target})
     _end_if_done(tx)
-    return InvalidInput(reason, "turn_refused", "target") if reason else None
+    return InvalidInput(reason, ErrorCode.TURN_REFUSED, "target") if reason else None
 
 
 def skip_speaker(user: Any, game_id: int, *, now: datetime | None = None) -> None:
@@ -106,7 +104,9 @@ def skip_speaker(user: Any, game_id: int, *, now: datetime | None = None) -> Non
         require_host(user, tx.game)
         require_running(tx.game)
         if not in_table_day(tx):
-            raise WrongPhase("There is no turn to skip: this is not a table day.", "no_turn")
+            raise WrongPhase(
+                "There is no turn to skip: this is not a table day.", ErrorCode.NO_TURN
+            )
         table.apply(tx, {"kind": "timeout"}, timer=True)
         _end_if_done(tx)
 
@@ -117,11 +117,13 @@ def _player_event(user: Any, game_id: int, make: Any, *, now: datetime | None) -
         slot = require_player(tx, user)
         require_open_phase(tx, "day")
         if not in_table_day(tx):
-            raise WrongPhase("This game's day is a free thread: there are no turns.", "no_turn")
+            raise WrongPhase(
+                "This game's day is a free thread: there are no turns.", ErrorCode.NO_TURN
+            )
         reason = table.apply(tx, make(tx, slot))
         _end_if_done(tx)
     if reason:
-        raise NotAllowed(reason, "not_your_turn")
+        raise NotAllowed(reason, ErrorCode.NOT_YOUR_TURN)
 
 
 def _end_if_done(tx: Tx) -> None:

@@ -11,7 +11,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from .. import markup
-from ..errors import WrongPhase
+from ..errors import ErrorCode, WrongPhase
 from ..models import Game, GameStatus, PhaseKind, Thread, Vote, VoteCountPost
 from ..reads.vote_count import vote_count
 from .ballots import standing_votes
@@ -49,10 +49,10 @@ def _post(tx: Any) -> VoteCountPost:
     try:
         phase = require_open_phase(tx, PhaseKind.DAY)
     except WrongPhase as exc:
-        if exc.code == "paused":
+        if exc.code == ErrorCode.PAUSED:
             phase = tx.phase  # a paused day may still get its count
         else:
-            raise WrongPhase("Vote counts are posted by day.", "not_day") from None
+            raise WrongPhase("Vote counts are posted by day.", ErrorCode.NOT_DAY) from None
     data = vote_count(phase, slots=tx.slots, votes=standing_votes(tx))
     day = tx.game.phases.filter(kind=PhaseKind.DAY, number__lte=phase.number).count()
     number = (phase.count_posts.aggregate(n=Max("number"))["n"] or 0) + 1

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from .. import markup
-from ..errors import InvalidInput, WrongPhase
+from ..errors import ErrorCode, InvalidInput, WrongPhase
 from ..models import (
     Nomination,
     PhaseKind,
@@ -79,7 +79,7 @@ def unvote(user: Any, game_id: int, *, now: datetime | None = None) -> PostResul
         if turns.in_table_day(tx):
             raise WrongPhase(
                 "At the table a vote can be changed until the vote closes, not withdrawn.",
-                "table_vote",
+                ErrorCode.TABLE_VOTE,
             )
         _check_unvote(tx, slot)
         post = do_post(tx, user, slot, "**Unvote**", Thread.PUBLIC)
@@ -238,21 +238,23 @@ def nominate(
 
 def _nominate(tx: Tx, user: Any, slot: Slot, target_slot_id: int | None) -> Nomination:
     if not rules_of(tx.game).uses_nominations:
-        raise InvalidInput("This game has no nominations.", "no_nominations")
+        raise InvalidInput("This game has no nominations.", ErrorCode.NO_NOMINATIONS)
     phase = require_open_phase(tx, PhaseKind.DAY)
     if phase.in_revote:
-        raise WrongPhase("Nominations are closed during the revote.", "revote")
+        raise WrongPhase("Nominations are closed during the revote.", ErrorCode.REVOTE)
     if Nomination.objects.filter(phase=phase, nominator=slot).exists():
-        raise InvalidInput("You have already nominated today.", "already_nominated")
+        raise InvalidInput("You have already nominated today.", ErrorCode.ALREADY_NOMINATED)
     target = None if target_slot_id is None else target_slot(tx, target_slot_id)
     if target is None:
         if state_of(tx.game).night_number != 0:
-            raise InvalidInput('Nominating "skip" is only allowed on day 1.', "skip_nomination")
+            raise InvalidInput(
+                'Nominating "skip" is only allowed on day 1.', ErrorCode.SKIP_NOMINATION
+            )
         name = "skip"
     else:
         if not target.alive:
             raise InvalidInput(
-                f"{target.display_name} is dead and cannot be nominated.", "dead_target"
+                f"{target.display_name} is dead and cannot be nominated.", ErrorCode.DEAD_TARGET
             )
         name = markup.escape_markdown(target.display_name)
     post = do_post(tx, user, slot, f"**Nominate: {name}**", Thread.PUBLIC)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 from django.contrib import messages
@@ -16,7 +15,7 @@ from resolver.rulesets import get_ruleset
 
 from .. import display, services
 from ..errors import GameRuleError
-from ..forms import GameForm, apply_service_error, flag_field_name, role_formset, split_length
+from ..forms import GameForm, apply_service_error, flag_field_name, form_initial, role_formset
 from ..models import Game, GameStatus, Ruleset, SavedSetup
 from ..setups import SETUPS
 
@@ -49,39 +48,14 @@ def _initial(
         kwargs, name, slug = setup.game_kwargs(), setup.name, setup.slug
     else:
         return {"ruleset": ruleset, "title": ""}, []
-    kwargs.setdefault("day_length", timedelta(hours=24))
-    kwargs.setdefault("night_length", timedelta(hours=12))
-    day, day_unit = split_length(kwargs["day_length"])
-    night, night_unit = split_length(kwargs["night_length"])
+    rules = get_ruleset(kwargs["ruleset"])
     initial = {
         "title": name,
         "ruleset": kwargs["ruleset"],
         "setup": slug,
-        "method": kwargs.get("method") or get_ruleset(kwargs["ruleset"]).methods[0],
-        "vote_rule": kwargs.get("vote_rule"),
-        "starts_with": kwargs.get("starts_with", "day"),
-        "no_night_posting": kwargs.get("no_night_posting", True),
-        "self_vote_allowed": kwargs.get("self_vote_allowed", False),
-        "skip_vote_allowed": kwargs.get("skip_vote_allowed", True),
-        "min_posts_per_day": kwargs.get("min_posts_per_day", 0),
-        "inactivity_action": kwargs.get("inactivity_action", "replace"),
-        "day_length": day,
-        "day_unit": day_unit,
-        "night_length": night,
-        "night_unit": night_unit,
-        # A saved forum setup has no table settings (its form has none).
-        "turn_based": kwargs.get("turn_based", False),
-        "turn_seconds": int(kwargs.get("turn_length", timedelta(minutes=2)).total_seconds()),
-        "vote_seconds": int(kwargs.get("vote_length", timedelta(minutes=2)).total_seconds()),
-        "vote_modifiers_public": kwargs.get("vote_modifiers_public", False),
-        "lynch_proof_ends_day": kwargs.get("lynch_proof_ends_day", False),
-        "openness": kwargs.get("openness", "closed"),
-        # A table game's word limit or discussion budget (the form shows the rule set's).
-        **(kwargs.get("day_settings") or {}),
+        "method": kwargs.get("method") or rules.methods[0],
+        **form_initial(rules, kwargs),
     }
-    every = kwargs.get("vote_count_every")
-    if every:
-        initial["vote_count_every"] = int(every.total_seconds() // 3600) or 1
     for name, value in (kwargs.get("flags") or {}).items():
         initial[flag_field_name(name)] = value if isinstance(value, bool) else str(value)
     roles = [

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import importlib
 
+from ..rulesets import NAMES as RULESET_NAMES
+from ..rulesets import get_ruleset
 from .base import (
     DONE,
     DayRuleError,
@@ -35,15 +37,15 @@ _MODULES = {
     "city": "resolver.days.city",
     "power": "resolver.days.power",
 }
-FREE_THREAD = ("forum",)  # rule sets whose day is a free forum thread, not a script
 
 
 def get_day_script(ruleset: str) -> DayScript | None:
-    """The day script of ``ruleset``, or None when its day is a free thread (forum)."""
-    if ruleset in FREE_THREAD:
+    """The day script of ``ruleset``, or None when its day is a free thread (the rule set's
+    ``day_shape`` says so: forum)."""
+    if ruleset in RULESET_NAMES and get_ruleset(ruleset).day_shape == "thread":
         return None
     if ruleset not in _MODULES:
-        known = ", ".join((*_MODULES, *FREE_THREAD))
+        known = ", ".join((*_MODULES, *(n for n in RULESET_NAMES if n not in _MODULES)))
         raise DayRuleError(f"Unknown rule set {ruleset!r}; use one of {known}.")
     return importlib.import_module(_MODULES[ruleset]).SCRIPT
 

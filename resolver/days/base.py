@@ -263,6 +263,31 @@ class DayScript:
     missing_vote: ClassVar[str | None] = None  # a ballot not cast counts as this (None: abstain)
     first_phase: ClassVar[str | None] = None  # "day" / "night" where the rules say
     night_zero: ClassVar[bool] = False  # a night before day 1 with no night actions
+    # Settings the game itself decides each day, not the host (city: who is vote-immune).
+    game_decided: ClassVar[frozenset[str]] = frozenset()
+    # How a host's setting is asked for (a whole number): its label, least and most.
+    setting_fields: ClassVar[Mapping[str, tuple[str, int, int | None]]] = {}
+
+    # -- what the site asks the script instead of branching on its name ------------------
+    @property
+    def host_settings(self) -> tuple[str, ...]:
+        """The settings a host chooses when creating the game, in ``defaults`` order."""
+        return tuple(k for k in self.defaults if k not in self.game_decided)
+
+    def settings_from_game(self, game: GameState) -> dict[str, Any]:
+        """Today's ``game_decided`` settings, read from the game's state; default: none."""
+        return {}
+
+    def split_post(self, body: str) -> tuple[str, tuple[str, ...]]:
+        """A post's text for the thread and the tokens it carries (power: skip-discussion
+        lines); default: the whole text, no tokens."""
+        return body, ()
+
+    def token_events(
+        self, state: DayState, player: str, tokens: Sequence[str]
+    ) -> list[dict[str, str]]:
+        """The events a post's tokens send now; default: none."""
+        return []
 
     # -- public API ----------------------------------------------------------------------
     def start_day(

@@ -41,7 +41,11 @@ from .base import (
 class CityDay(DayScript):
     name = "city"
     defaults = {"vote_immune": ()}  # living players who cannot be voted out today
+    game_decided = frozenset({"vote_immune"})  # the night decides it, not the host
     first_phase = "day"
+
+    def settings_from_game(self, game: GameState) -> dict[str, Any]:
+        return settings_for(game)
 
     def check_settings(
         self, raw: Mapping[str, Any], seats: Sequence[str], alive: set[str]

@@ -56,6 +56,7 @@ NIGHT_ABILITIES = frozenset({"kill", "investigate", "protect"})
 class ClassicDay(DayScript):
     name = "classic"
     defaults = {"word_limit": 150}  # the host's hard limit on a speech, defense or last words
+    setting_fields = {"word_limit": ("Hard word limit of a speech", 1, None)}
     max_attempts = 3
     missing_vote = SKIP
     first_phase = "night"  # night zero comes before day 1

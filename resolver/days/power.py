@@ -66,6 +66,20 @@ class PowerDay(DayScript):
         "discussion_open_floor": 6,
         "discussion_open_cap": 40,
     }
+    setting_fields = {
+        "discussion_open_allowance": (
+            "Open discussion: messages per living player on day 1",
+            0,
+            100,
+        ),
+        "discussion_open_growth": (
+            "Open discussion: added to that allowance each later day",
+            0,
+            100,
+        ),
+        "discussion_open_floor": ("Open discussion: fewest messages a day", 0, 10_000),
+        "discussion_open_cap": ("Open discussion: most messages a day", 0, 10_000),
+    }
 
     def check_settings(
         self, raw: Mapping[str, Any], seats: Sequence[str], alive: set[str]
@@ -74,6 +88,14 @@ class PowerDay(DayScript):
         if settings["discussion_open_floor"] > settings["discussion_open_cap"]:
             raise DayRuleError("The discussion floor cannot be above its cap.")
         return settings
+
+    def split_post(self, body: str) -> tuple[str, tuple[str, ...]]:
+        return strip_tokens(body)
+
+    def token_events(
+        self, state: DayState, player: str, tokens: Sequence[str]
+    ) -> list[dict[str, str]]:
+        return token_events(state, player, tokens)
 
     # -- steps -----------------------------------------------------------------------
     def first_step(self, state: DayState, out: Out) -> DayState:

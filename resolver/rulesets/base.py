@@ -173,6 +173,24 @@ class Ruleset:
     uses_nominations: ClassVar[bool] = False
     uses_immunity_card: ClassVar[bool] = False
     uses_executioner_target: ClassVar[bool] = False
+    # -- what the site asks the rule set instead of branching on its name ---------------
+    # How the day is played: "thread" (a free forum thread) or "table" (its day script,
+    # ``resolver.days.get_day_script``).
+    day_shape: ClassVar[str] = "table"
+    # The site's vote rules the day may use, and the one a new game gets.
+    vote_rules_allowed: ClassVar[tuple[str, ...]] = ("plurality",)
+    default_vote_rule: ClassVar[str] = "plurality"
+    # Some ballots count more than once (``vote_weights``).
+    weighted_votes: ClassVar[bool] = False
+
+    @property
+    def has_vote_modifiers(self) -> bool:
+        """Does any modifier change the day vote (loved, hated, lynch-proof...)?"""
+        return any(m.kind == "vote" for m in self.modifier_specs.values())
+
+    def vote_weights(self, state: GameState) -> Mapping[str, int]:
+        """Player -> how many votes their ballot counts, where not 1 (``weighted_votes``)."""
+        return {}
 
     @property
     def modifiers(self) -> Mapping[str, str]:

@@ -82,6 +82,10 @@ FLAGS = {
 class ForumRuleset(Ruleset):
     name = "forum"
     methods = ("rar", "nar")
+    day_shape = "thread"
+    vote_rules_allowed = ("majority_hammer", "majority_lock", "plurality")
+    default_vote_rule = "majority_hammer"
+    weighted_votes = True
     roles = ROLES
     modifier_specs = MODIFIERS
     flags = FLAGS
@@ -249,6 +253,9 @@ class ForumRuleset(Ruleset):
 
     def count_votes(self, state: GameState, votes: Mapping[str, str]) -> VoteCount:
         return forum_day.count_votes(state, votes)
+
+    def vote_weights(self, state: GameState) -> Mapping[str, int]:
+        return forum_day.vote_rules(state).weights
 
     # -- win -----------------------------------------------------------------------
     def check_winner(self, state: GameState) -> Verdict:

@@ -1,0 +1,423 @@
+"""The one list of a game's settings: what each is, its default, its bounds and words.
+
+Each ``Setting`` is one keyword of ``services.create_game`` and one column of ``Game``.
+Everything else is derived from this list: the service fills defaults and checks values
+with ``check_settings``; the create-game form (``games.forms.GameForm``) and the API's
+``GameCreateSerializer`` build their fields from it; a ready-made setup
+(``games.setups``) gives only the settings it changes. Whether a setting applies to a
+rule set is asked of the rule set (``applies``), never decided by its name.
+
+A new setting is one entry here (and its rule where it acts, e.g. ``services.votes``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from enum import StrEnum
+from typing import Any
+
+from resolver.days import get_day_script
+from resolver.rulesets import NAMES as RULESET_NAMES
+from resolver.rulesets.base import Ruleset as Rules
+
+from .errors import ErrorCode, InvalidInput
+from .models import (
+    MAX_MIN_POSTS_PER_DAY,
+    MAX_PHASE_LENGTH,
+    MIN_PHASE_LENGTH,
+    InactivityAction,
+    Openness,
+    StartsWith,
+    VoteRule,
+)
+
+MIN_PLAYERS, MAX_PLAYERS = 3, 50
+MIN_TURN_LENGTH, MAX_TURN_LENGTH = timedelta(seconds=10), timedelta(days=1)
+MIN_COUNT_EVERY = timedelta(minutes=15)
+
+
+class Kind(StrEnum):
+    """What a setting's value is; the form and the serializer pick their field by it."""
+
+    BOOL = "bool"
+    INT = "int"
+    CHOICE = "choice"
+    DURATION = "duration"  # a timedelta; the form and the API give a number of ``unit``
+    DAY_SETTINGS = "day_settings"  # the day script's own settings (a mapping)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """The error a value out of bounds gets: its message, code and field."""
+
+    message: str
+    code: ErrorCode
+    field: str | None = None
+
+    def error(self) -> InvalidInput:
+        return InvalidInput(self.message, self.code, self.field)
+
+
+def _everywhere(rules: Rules) -> bool:
+    return True
+
+
+def _table_days(rules: Rules) -> bool:
+    return rules.day_shape == "table"
+
+
+def _vote_modifiers(rules: Rules) -> bool:
+    return rules.has_vote_modifiers
+
+
+@dataclass(frozen=True)
+class Entry:
+    """Where a setting appears outside the service: its field name there (None: not
+    there), what the field's number counts (durations), its bounds in that unit when
+    they are not the setting's, and the form's preset when it is not the default."""
+
+    name: str | None
+    unit: timedelta | None = None
+    least: int | None = None
+    most: int | None = None
+    initial: Any = None
+    required: bool = False
+    # Placed by name in the create page's template (or with the table's fields); otherwise
+    # the page lists it with the game's other settings (``GameForm.more_fields``), so a
+    # new setting needs no template.
+    laid_out: bool = False
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    kind: Kind
+    default: Any
+    label: str = ""  # the form's label ("": Django's, from the field name)
+    help: str = ""  # the form's help text
+    api_help: str = ""  # the API's help text
+    choices: tuple[tuple[str, str], ...] = ()
+    least: Any = None  # smallest legal value (durations: a timedelta)
+    most: Any = None
+    refusal: Refusal | None = None  # None: checked with other settings (see create_game)
+    form: Entry = Entry(None)
+    api: Entry = Entry(None)
+    applies: Callable[[Rules], bool] = _everywhere
+    optional: bool = False  # None is a legal value ("none"/"as many as roles")
+    rule: Callable[[Rules, Any], None] | None = None  # what the rule set says of a value
+    only_with: str | None = None  # given only when this other (boolean) setting is on
+
+    def default_for(self, rules: Rules) -> Any:
+        """The default of this setting in a game of ``rules``."""
+        return self.default(rules) if callable(self.default) else self.default
+
+    def check(self, value: Any, rules: Rules) -> Any:
+        """``value`` if legal in a game of ``rules``, else an InvalidInput."""
+        if self.rule is not None:
+            self.rule(rules, value)
+        if self.kind is Kind.BOOL:
+            return bool(value)
+        if self.refusal is None or (value is None and self.optional):
+            return value
+        if self.kind is Kind.CHOICE:
+            ok = value in {c for c, _ in self.choices}
+        else:
+            ok = (self.least is None or self.least <= value) and (
+                self.most is None or value <= self.most
+            )
+        if not ok:
+            raise self.refusal.error()
+        return value
+
+
+def _phase_length(name: str, hours: int, api_name: str) -> Setting:
+    return Setting(
+        name,
+        Kind.DURATION,
+        timedelta(hours=hours),
+        least=MIN_PHASE_LENGTH,
+        most=MAX_PHASE_LENGTH,
+        refusal=Refusal(
+            "A phase lasts between one minute and fourteen days.", ErrorCode.PHASE_LENGTH, name
+        ),
+        # The form pairs the number with a unit field of its own (``GameForm``).
+        form=Entry(name, initial=hours, least=1, required=True, laid_out=True),
+        api=Entry(api_name, unit=timedelta(minutes=1)),
+    )
+
+
+def _table_length(name: str, label: str, form_name: str, api_name: str) -> Setting:
+    return Setting(
+        name,
+        Kind.DURATION,
+        timedelta(minutes=2),
+        label=label,
+        least=MIN_TURN_LENGTH,
+        most=MAX_TURN_LENGTH,
+        form=Entry(form_name, unit=timedelta(seconds=1), initial=120, laid_out=True),
+        api=Entry(api_name, unit=timedelta(seconds=1)),
+        applies=_table_days,
+        only_with="turn_based",
+    )
+
+
+def _vote_rule(rules: Rules, value: Any) -> None:
+    """A known vote rule, and one the rule set allows (a table decides by plurality)."""
+    if value not in VoteRule.values:
+        raise InvalidInput(f"Unknown vote rule {value!r}.", ErrorCode.VOTE_RULE, "vote_rule")
+    if value not in rules.vote_rules_allowed:
+        raise InvalidInput(
+            f"The {rules.name} rule set decides the day by plurality at the deadline.",
+            ErrorCode.VOTE_RULE,
+            "vote_rule",
+        )
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "vote_rule",
+        Kind.CHOICE,
+        lambda rules: rules.default_vote_rule,
+        choices=tuple(VoteRule.choices),
+        rule=_vote_rule,
+        form=Entry("vote_rule", required=True, laid_out=True),
+        api=Entry("vote_rule"),
+    ),
+    Setting(
+        "starts_with",
+        Kind.CHOICE,
+        StartsWith.DAY,
+        label="The game starts with",
+        choices=tuple(StartsWith.choices),
+        refusal=Refusal("A game starts with day or night.", ErrorCode.STARTS_WITH, "starts_with"),
+        form=Entry("starts_with", required=True, laid_out=True),
+        api=Entry("starts_with"),
+    ),
+    Setting(
+        "no_night_posting",
+        Kind.BOOL,
+        True,
+        label="No posting in the game thread at night",
+        form=Entry("no_night_posting", laid_out=True),
+        api=Entry("no_night_posting"),
+    ),
+    Setting(
+        "self_vote_allowed",
+        Kind.BOOL,
+        False,
+        label="Players may vote for themselves",
+        form=Entry("self_vote_allowed", laid_out=True),
+        api=Entry("self_vote_allowed"),
+    ),
+    Setting(
+        "skip_vote_allowed",
+        Kind.BOOL,
+        True,
+        label='Players may vote "no elimination"',
+        form=Entry("skip_vote_allowed", laid_out=True),
+        api=Entry("skip_vote_allowed"),
+    ),
+    _phase_length("day_length", 24, "day_length_minutes"),
+    _phase_length("night_length", 12, "night_length_minutes"),
+    Setting(
+        "player_cap",
+        Kind.INT,
+        None,
+        help="Blank: as many players as there are roles.",
+        least=MIN_PLAYERS,
+        most=MAX_PLAYERS,
+        optional=True,  # checked against the role list by create_game
+        form=Entry("player_cap", laid_out=True),
+        api=Entry("player_cap"),
+    ),
+    Setting(
+        "min_posts_per_day",
+        Kind.INT,
+        0,
+        label="Minimum posts per day",
+        help="0 turns the check off.",
+        least=0,
+        most=MAX_MIN_POSTS_PER_DAY,
+        refusal=Refusal(
+            f"The posting minimum is between 0 and {MAX_MIN_POSTS_PER_DAY}.",
+            ErrorCode.MIN_POSTS,
+            "min_posts",
+        ),
+        form=Entry("min_posts_per_day", initial=0, required=True, laid_out=True),
+        api=Entry("min_posts_per_day"),
+    ),
+    Setting(
+        "inactivity_action",
+        Kind.CHOICE,
+        InactivityAction.REPLACE,
+        label="When a player is inactive",
+        choices=tuple(InactivityAction.choices),
+        refusal=Refusal("Inactivity means replace or modkill.", ErrorCode.INACTIVITY_ACTION),
+        form=Entry("inactivity_action", required=True, laid_out=True),
+        api=Entry("inactivity_action"),
+    ),
+    # The table's settings are checked together (services.lobby's table check).
+    Setting(
+        "turn_based",
+        Kind.BOOL,
+        False,
+        label="Play the day turn by turn (the rule set's day script)",
+        help="Off: the day is a free forum thread.",
+        api_help="City, classic, power: the day runs turn by turn.",
+        form=Entry("turn_based", initial=True, laid_out=True),
+        api=Entry("turn_based"),
+        applies=_table_days,
+    ),
+    _table_length("turn_length", "Seconds per turn", "turn_seconds", "turn_length_seconds"),
+    _table_length("vote_length", "Seconds for a table vote", "vote_seconds", "vote_length_seconds"),
+    Setting(
+        "day_settings",
+        Kind.DAY_SETTINGS,
+        None,
+        api_help="The day script's settings: classic word_limit; power discussion_open_*.",
+        optional=True,
+        # The form has one field per setting the rule set's day script takes (day_fields).
+        form=Entry("day_settings", laid_out=True),
+        api=Entry("day_settings"),
+        applies=_table_days,
+        only_with="turn_based",
+    ),
+    Setting(
+        "openness",
+        Kind.CHOICE,
+        Openness.CLOSED,
+        label="Setup",
+        help="Closed: the role list stays hidden until the end. Semi-open: the roles "
+        "that may be in the game are public. Open: the whole role list is public.",
+        choices=tuple(Openness.choices),
+        refusal=Refusal("A setup is closed, semi-open or open.", ErrorCode.OPENNESS, "openness"),
+        form=Entry("openness", initial="closed", laid_out=True),
+    ),
+    Setting(
+        "vote_count_every",
+        Kind.DURATION,
+        None,
+        label="Post a vote count every (hours)",
+        help="The site posts a numbered vote count (Vote count 2.3) this often by day. "
+        "Blank: only when you ask.",
+        least=MIN_COUNT_EVERY,
+        most=MAX_PHASE_LENGTH,
+        optional=True,
+        refusal=Refusal(
+            "Scheduled vote counts come at most every 15 minutes.",
+            ErrorCode.VOTE_COUNT_EVERY,
+            "vote_count_every",
+        ),
+        form=Entry("vote_count_every", unit=timedelta(hours=1), least=1, most=336, laid_out=True),
+    ),
+    Setting(
+        "vote_modifiers_public",
+        Kind.BOOL,
+        False,
+        label="Vote modifiers are public",
+        help="The vote count names loved, hated and double voters and counts L-n with "
+        "them; otherwise it shows each wagon's weight only and the plain L-n.",
+        api_help="The public vote count names loved, hated, double voters.",
+        form=Entry("vote_modifiers_public"),
+        api=Entry("vote_modifiers_public"),
+        applies=_vote_modifiers,
+    ),
+    Setting(
+        "lynch_proof_ends_day",
+        Kind.BOOL,
+        False,
+        label="A lynch-proof wagon at the threshold ends the day",
+        help="With a hammer: the day ends without an elimination. Unticked: the day goes on.",
+        api_help="A lynch-proof wagon at the hammer threshold ends the day without an "
+        "elimination (default: the day goes on).",
+        form=Entry("lynch_proof_ends_day"),
+        api=Entry("lynch_proof_ends_day"),
+        applies=_vote_modifiers,
+    ),
+)
+BY_NAME: Mapping[str, Setting] = {s.name: s for s in SETTINGS}
+
+
+def defaults(rules: Rules) -> dict[str, Any]:
+    """Every setting's default in a game of ``rules``."""
+    return {s.name: s.default_for(rules) for s in SETTINGS}
+
+
+def check_settings(rules: Rules, given: Mapping[str, Any]) -> dict[str, Any]:
+    """Every setting of a new game: ``given`` checked one by one (bounds, choices and
+    what the rule set says: ``Setting.rule``), defaults for the rest. None means "not
+    given" except for an ``optional`` setting.
+
+    Checks that need several settings (the table's clock and day settings, the player cap
+    against the role list) are create_game's.
+    """
+    unknown = set(given) - set(BY_NAME)
+    if unknown:
+        raise TypeError(f"create_game() got an unexpected keyword argument {min(unknown)!r}")
+    values = defaults(rules)
+    for setting in SETTINGS:
+        value = given.get(setting.name)
+        if value is not None or (setting.optional and setting.name in given):
+            values[setting.name] = setting.check(value, rules)
+    return values
+
+
+@dataclass(frozen=True)
+class DayField:
+    """A day-script setting a host chooses on the create form: a whole number field of
+    its own, as the script describes it (``DayScript.setting_fields``, ``defaults``)."""
+
+    label: str
+    least: int
+    most: int | None
+    default: int
+
+
+def _day_fields() -> dict[str, DayField]:
+    fields: dict[str, DayField] = {}
+    for ruleset in RULESET_NAMES:
+        script = get_day_script(ruleset)
+        if script is not None:
+            for name, (label, least, most) in script.setting_fields.items():
+                fields[name] = DayField(label, least, most, script.defaults[name])
+    return fields
+
+
+# Every rule set's day-script settings, in rule-set order (the script checks them again).
+DAY_SETTING_FIELDS: Mapping[str, DayField] = _day_fields()
+
+
+def bounds(setting: Setting, entry: Entry) -> tuple[int | None, int | None]:
+    """A field's least and most, as numbers of its unit (durations) or as they are."""
+    least, most = entry.least, entry.most
+    if setting.kind is Kind.DURATION:
+        if least is None and entry.unit is not None and setting.least is not None:
+            least = int(setting.least / entry.unit)
+        if most is None and entry.unit is not None and setting.most is not None:
+            most = int(setting.most / entry.unit)
+    elif setting.kind is Kind.INT:
+        least = setting.least if least is None else least
+        most = setting.most if most is None else most
+    return least, most
+
+
+def given_settings(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` (settings by name) without those whose switch (``only_with``) is off."""
+    return {
+        name: value
+        for name, value in values.items()
+        if BY_NAME[name].only_with is None or values.get(BY_NAME[name].only_with)
+    }
+
+
+def from_api(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A create request's settings (API field names and units) by setting name."""
+    values: dict[str, Any] = {}
+    for setting in SETTINGS:
+        name, unit = setting.api.name, setting.api.unit
+        if name is not None and name in data:
+            value = data[name]
+            values[setting.name] = value * unit if unit is not None else value
+    return values
