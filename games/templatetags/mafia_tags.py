@@ -90,6 +90,16 @@ def vote_count_data(context: Any) -> dict[str, Any] | None:
     return context.get("vc") or context.get("count")
 
 
+@register.simple_tag
+def live_kinds() -> str:
+    """The event-kind registry's kind -> page parts map, for ``live.js`` (as JSON)."""
+    from django.utils.html import json_script
+
+    from ..event_kinds import kinds_for_pages
+
+    return json_script(kinds_for_pages(), "live-kinds")
+
+
 @register.simple_tag(takes_context=True)
 def live_positions(context: Any, game: Any) -> str:
     """The viewer's positions in their live feeds, for ``live.js`` to resume from.
@@ -97,7 +107,7 @@ def live_positions(context: Any, game: Any) -> str:
     Pages never print the game-wide event seq: its jumps would count hidden events (night
     actions, private results) between public ones.
     """
-    from ..live import page_positions
+    from ..live.numbering import page_positions
 
     request = context.get("request")
     # ``live_slots``: all the game's slots, read after its game (the thread page has them),
