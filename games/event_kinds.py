@@ -20,8 +20,6 @@ The live layer derives its sets from here (``games.live``), and the pages get th
 kind -> parts map as JSON (``kinds_for_pages``) for ``static/js/live.js``.
 """
 
-from __future__ import annotations
-
 import types
 import typing
 from dataclasses import dataclass
@@ -289,17 +287,22 @@ class PrivateResultPayload(TypedDict):
     result: dict[str, Any]
 
 
-class PhaseReportPayload(TypedDict, total=False):
-    """The resolver's phase report (``Outcome.to_report``) plus the site's notes; its
-    inner shape belongs to the resolver."""
+class PhaseReportPayload(TypedDict):
+    """A phase's report for the host: the resolver's ``to_report`` (night or day), rendered
+    with the seats' names, plus the site's notes."""
 
-    phase: int
     kind: str
-    eliminated: Any
-    deaths: list[Any]
-    explanation: list[Any]
-    results: list[Any]
-    site_notes: list[Any]
+    number: int
+    explanation: list[str]
+    site_notes: list[str]
+    reveals: dict[str, str]
+    # a night's
+    dead: NotRequired[list[str]]
+    results: NotRequired[dict[str, list[dict[str, Any]]]]
+    vote_immunity: NotRequired[list[str]]
+    # a day's
+    eliminated: NotRequired[str | None]
+    revote: NotRequired[list[str] | None]
 
 
 class ReplacementQueuePayload(TypedDict, total=False):
