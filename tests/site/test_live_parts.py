@@ -92,9 +92,9 @@ def test_the_payload_checker_catches_a_missing_an_extra_and_a_wrong_key():
 
 
 def test_the_live_sets_derive_from_the_registry():
-    assert live_kinds.STATE_KINDS == {"vote_count"}
-    assert live_kinds.POST_EVENT_KINDS == {"post", "vote_refused"}
-    assert live_kinds.YOU_KINDS == {"private_result", "vote_refused", "prod", "your_turn"}
+    assert {"vote_count"} == live_kinds.STATE_KINDS
+    assert {"post", "vote_refused"} == live_kinds.POST_EVENT_KINDS
+    assert {"private_result", "vote_refused", "prod", "your_turn"} == live_kinds.YOU_KINDS
     assert {"modkill", "replaced", "day_shot"} <= live_kinds.ACCESS_KINDS
     for name, kind in KINDS.items():
         assert (name in live_kinds.PLAYER_KINDS) == ("players" in kind.parts)
