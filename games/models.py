@@ -543,8 +543,10 @@ KIND_CHOICES = [(name, name.replace("_", " ")) for name in sorted(KINDS)]
 class GameEvent(models.Model):
     """The game's event log: every state change appends here in its own transaction.
 
-    ``audience`` says who may see it: "public", "host", "slot:<id>", "mafia", "dead",
-    "masons". The host may see every audience; after the game ends everyone may.
+    ``kind`` is declared in ``games.event_kinds`` (with its payload's schema and the
+    audiences it may have). ``audience`` says who may see it: "public", "host",
+    "slot:<id>", "mafia", "dead", "masons". The host may see every audience; after the
+    game ends everyone may.
     """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
