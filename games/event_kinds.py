@@ -410,7 +410,7 @@ KINDS: dict[str, EventKind] = {
         _kind("turn", TurnPayload, "turn-panel"),
         _kind("turn_notice", TurnNoticePayload, audiences=frozenset({"public", "slot", "host"})),
         _kind("your_turn", YourTurnPayload, audiences=SLOT, to_you=True),
-        _kind("day_action", DayActionPayload),
+        _kind("day_action", DayActionPayload, audiences=HOST),
         _kind(
             "day_shot",
             DayShotPayload,

@@ -9,6 +9,7 @@ anonymous; a signed-in page fetches its own copy of the other parts an event red
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from datetime import timedelta
@@ -60,6 +61,26 @@ def test_every_kind_the_services_emit_is_declared_and_every_declared_kind_is_emi
     emitted = set(re.findall(r'emit\(\s*tx,\s*"(\w+)"', source))
     emitted |= set(re.findall(r'_emit_deadline\(tx, "(\w+)"\)', source))
     assert emitted == set(KINDS)
+
+
+def test_every_emit_in_the_services_is_addressed_to_an_audience_its_kind_allows():
+    """Read from the source: each ``emit(tx, "kind", payload, audience)`` call whose
+    audience is written out ("host", f"slot:{...}"; the default is "public")."""
+    checked = 0
+    for path in (ROOT / "games" / "services").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "emit"):
+                continue
+            kind = node.args[1]
+            if not isinstance(kind, ast.Constant):
+                continue  # the clock's three kinds, checked by the flows that emit them
+            audience = node.args[3] if len(node.args) > 3 else ast.Constant("public")
+            if isinstance(audience, ast.JoinedStr):
+                audience = ast.Constant(ast.unparse(audience)[2:-1].replace("{", "").strip())
+            if isinstance(audience, ast.Constant):
+                check_emit(kind.value, audience.value)
+                checked += 1
+    assert checked > 40
 
 
 def test_emit_refuses_an_undeclared_kind_or_audience():
