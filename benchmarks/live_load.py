@@ -86,17 +86,18 @@ def drive_votes(
     from django.contrib.auth import get_user_model
     from django.db import connection
 
-    from games import events, services
+    from games import services
+    from games.live import publisher
     from games.models import Slot
 
     local = threading.local()
-    original = events.publish_events
+    original = publisher.publish_events
 
     def timed_publish(gid: int, from_seq: int) -> None:
         local.commit, local.from_seq = time.monotonic(), from_seq
         original(gid, from_seq)
 
-    events.publish_events = timed_publish  # services looks it up at each commit
+    publisher.publish_events = timed_publish  # services looks it up at each commit
 
     all_ids = [pk for _gid, ids in games for pk in ids]
     users = {u.pk: u for u in get_user_model().objects.filter(pk__in=all_ids)}
@@ -147,7 +148,7 @@ def drive_votes(
         worker.start()
     for worker in workers:
         worker.join()
-    events.wait_until_published(30)
+    publisher.wait_until_published(30)
     records.sort(key=lambda r: (r[0], r[4]))
     out.send((records, n))
     out.close()

@@ -28,13 +28,13 @@ class NaiveGameConsumer(AsyncWebsocketConsumer):
     group = ""
 
     async def connect(self) -> None:
-        from games import live  # here: importing the models needs Django set up first
+        from games.live import wire  # here: importing the models needs Django set up first
 
         game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
-        self.group = live.group_name(game_id, "public")
+        self.group = wire.group_name(game_id, "public")
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        await self.send(text_data=live.dumps({"type": "hello", "game": game_id}))
+        await self.send(text_data=wire.dumps({"type": "hello", "game": game_id}))
 
     async def disconnect(self, code: int) -> None:
         if self.group:

@@ -123,6 +123,7 @@ class ErrorCode(StrEnum):
     SERVICE_UNAVAILABLE = "service_unavailable"
     SERVER_ERROR = "server_error"
     BAD_POSITIONS = "bad_positions"
+    TOO_MANY_FIELDS = "too_many_fields"
 
 
 class GameRuleError(Exception):

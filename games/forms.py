@@ -23,7 +23,7 @@ from resolver.rulesets.base import Ruleset as ResolverRuleset
 from . import display, game_settings
 from .confusables import confusable_with
 from .errors import GameRuleError
-from .game_settings import MAX_PLAYERS, SETTINGS, Kind, Setting
+from .game_settings import MAX_PLAYERS, SETTINGS, UNITS, Kind, Setting, split_length
 from .models import (
     MAX_PHASE_LENGTH,
     MAX_PHASE_MINUTES,
@@ -34,7 +34,6 @@ from .models import (
 )
 from .plain_text import use_plain_text
 
-UNITS = {"minutes": timedelta(minutes=1), "hours": timedelta(hours=1), "days": timedelta(days=1)}
 UNIT_CHOICES = [(u, u) for u in UNITS]
 # Flags the site sets from its own fields (vote rule, self-vote, skip vote): not shown twice.
 SITE_FLAGS = {"dayVote", "selfVote", "noEliminationVote"}
@@ -106,15 +105,6 @@ class SignUpForm(PlainTextForm, UserCreationForm):
         # The name is checked above (spaces allowed); the model's validator would refuse
         # spaces.
         return {*super()._get_validation_exclusions(), "username"}
-
-
-def split_length(length: timedelta) -> tuple[int, str]:
-    """The largest unit that expresses ``length`` exactly: (amount, unit)."""
-    for unit in ("days", "hours", "minutes"):
-        amount, rest = divmod(length, UNITS[unit])
-        if not rest and amount:
-            return int(amount), unit
-    return max(int(length / UNITS["minutes"]), 1), "minutes"
 
 
 def join_length(amount: int, unit: str) -> timedelta:

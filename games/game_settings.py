@@ -37,6 +37,18 @@ MIN_PLAYERS, MAX_PLAYERS = 3, 50
 MIN_TURN_LENGTH, MAX_TURN_LENGTH = timedelta(seconds=10), timedelta(days=1)
 MIN_COUNT_EVERY = timedelta(minutes=15)
 
+# The units a phase length is given in (the create form, the host's deadline controls).
+UNITS = {"minutes": timedelta(minutes=1), "hours": timedelta(hours=1), "days": timedelta(days=1)}
+
+
+def split_length(length: timedelta) -> tuple[int, str]:
+    """The largest unit that expresses ``length`` exactly: (amount, unit)."""
+    for unit in ("days", "hours", "minutes"):
+        amount, rest = divmod(length, UNITS[unit])
+        if not rest and amount:
+            return int(amount), unit
+    return max(int(length / UNITS["minutes"]), 1), "minutes"
+
 
 class Kind(StrEnum):
     """What a setting's value is; the form and the serializer pick their field by it."""

@@ -19,6 +19,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.functional import cached_property
 
+from .event_kinds import KINDS
 from .lru import ProcessLRU
 
 # (phase id, its start) -> "Day 2": see Phase.label.
@@ -534,16 +535,22 @@ class PrivateResult(models.Model):
         ordering = ["phase", "id"]
 
 
+# The declared kinds (``games.event_kinds``): adding one there changes only these choices.
+KIND_CHOICES = [(name, name.replace("_", " ")) for name in sorted(KINDS)]
+
+
 class GameEvent(models.Model):
     """The game's event log: every state change appends here in its own transaction.
 
-    ``audience`` says who may see it: "public", "host", "slot:<id>", "mafia", "dead",
-    "masons". The host may see every audience; after the game ends everyone may.
+    ``kind`` is declared in ``games.event_kinds`` (with its payload's schema and the
+    audiences it may have). ``audience`` says who may see it: "public", "host",
+    "slot:<id>", "mafia", "dead", "masons". The host may see every audience; after the
+    game ends everyone may.
     """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
     seq = models.PositiveBigIntegerField()
-    kind = models.CharField(max_length=40)
+    kind = models.CharField(max_length=40, choices=KIND_CHOICES)
     audience = models.CharField(max_length=30, default="public")
     payload = models.JSONField(default=dict)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -27,8 +27,8 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.template import loader
 
-from .api.django_errors import is_api, json_error
 from .errors import ErrorCode
+from .json_answers import is_api, json_error
 
 log = logging.getLogger(__name__)
 

@@ -18,14 +18,15 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from games import deadlines, events  # noqa: E402
-from games.routing import websocket_urlpatterns  # noqa: E402
+from games import deadlines  # noqa: E402
+from games.live import publisher  # noqa: E402
+from games.live.routing import websocket_urlpatterns  # noqa: E402
 from mafia_site.origin import SameOriginValidator  # noqa: E402
 from mafia_site.socket_limits import SocketsPerClient  # noqa: E402
 
 # In the web server a commit hands its live push to a publisher thread: the request that
-# voted does not wait for it (games.events.publish_events).
-events.BACKGROUND_DEFAULT = True
+# voted does not wait for it (games.live.publisher.publish_events).
+publisher.BACKGROUND_DEFAULT = True
 
 
 async def lifespan(scope: dict, receive, send) -> None:

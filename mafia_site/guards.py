@@ -13,7 +13,8 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from games.api.django_errors import is_api, json_error
+from games.errors import ErrorCode
+from games.json_answers import is_api, json_error
 
 
 def _too_many_fields(query: str) -> bool:
@@ -29,6 +30,6 @@ class RequestLimitsMiddleware:
         if _too_many_fields(request.META.get("QUERY_STRING", "")):
             message = "Too many query parameters."
             if is_api(request):
-                return json_error(400, message, "too_many_fields")
+                return json_error(400, message, ErrorCode.TOO_MANY_FIELDS)
             return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
         return self.get_response(request)

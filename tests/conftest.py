@@ -50,6 +50,30 @@ def _no_rate_limits(settings: Any) -> None:
     settings.RATE_LIMITS_ENABLED = False
 
 
+@pytest.fixture(autouse=True)
+def _event_payloads_match_their_kinds() -> Any:
+    """Every event a test's flow emits has a payload valid for its kind
+    (``games.event_kinds``), as Zulip's test_events.py checks event_types.py: a service
+    that adds, drops or retypes a payload key fails the test that emitted it."""
+    from django.db.models.signals import post_save
+
+    from games.event_kinds import check_payload
+    from games.models import GameEvent
+
+    errors: list[str] = []
+
+    def check(sender: Any, instance: GameEvent, created: bool, **kwargs: Any) -> None:
+        if created:
+            errors.extend(check_payload(instance.kind, instance.payload))
+
+    post_save.connect(check, sender=GameEvent, weak=False)
+    try:
+        yield
+    finally:
+        post_save.disconnect(check, sender=GameEvent)
+    assert not errors, f"event payloads that do not match their kind: {errors[:10]}"
+
+
 @pytest.fixture
 def host(db: Any) -> Any:
     return UserFactory(username="host")

@@ -11,25 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.urls import Resolver404, resolve
 from django.views import defaults
 from django.views.csrf import csrf_failure as django_csrf_failure
 from django.views.decorators.csrf import csrf_exempt
 
 from ..errors import ErrorCode
-
-API_PREFIX = "/api/"
-
-
-def is_api(request: HttpRequest) -> bool:
-    return request.path.startswith(API_PREFIX)
-
-
-def json_error(
-    status: int, message: str, code: ErrorCode, field: str | None = None
-) -> JsonResponse:
-    return JsonResponse({"error": message, "code": code, "field": field}, status=status)
+from ..json_answers import is_api, json_error
 
 
 def _is_endpoint(path: str) -> bool:

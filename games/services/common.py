@@ -25,8 +25,10 @@ from resolver.model import GameState
 from resolver.rulesets import get_ruleset
 from resolver.rulesets.base import Ruleset as ResolverRuleset
 
-from .. import events, naming
+from .. import naming
 from ..errors import ErrorCode, InvalidInput, NotAllowed, WrongPhase
+from ..event_kinds import check_emit
+from ..live import publisher
 from ..locks import Locked, lock_all
 from ..models import MAX_PHASE_LENGTH as _MAX_PHASE_LENGTH
 from ..models import MIN_PHASE_LENGTH as _MIN_PHASE_LENGTH
@@ -121,7 +123,7 @@ def game_tx(game_id: int, now: datetime | None = None) -> Iterator[Tx]:
         outermost = not connection.in_atomic_block
         if not (committing and outermost and tx is not None and _committed_after_all(tx)):
             raise
-        events.publish_events(game_id, tx.first_seq)  # its on_commit hook never ran
+        publisher.publish_events(game_id, tx.first_seq)  # its on_commit hook never ran
 
 
 def _committed_after_all(tx: Tx) -> bool:
@@ -136,18 +138,18 @@ def _committed_after_all(tx: Tx) -> bool:
 
 
 def notify(game_id: int, from_seq: int) -> None:
-    transaction.on_commit(partial(events.publish_events, game_id, from_seq))
-
-
-# What a plain post writes: the post, and (on the poster's own feed) a vote in it refused.
-POST_EVENT_KINDS = frozenset({"post", "vote_refused"})
+    transaction.on_commit(partial(publisher.publish_events, game_id, from_seq))
 
 
 def emit(tx: Tx, kind: str, payload: dict[str, Any], audience: str = "public") -> GameEvent:
-    """Append one event to the game's log (the caller holds the game row lock)."""
+    """Append one event to the game's log (the caller holds the game row lock).
+
+    ``kind`` must be declared in ``games.event_kinds`` for ``audience``: anything else is
+    a programming error (``UndeclaredEvent``), raised before anything is written."""
+    declared = check_emit(kind, audience)
     game = tx.game
     game.event_seq += 1
-    if kind not in POST_EVENT_KINDS:
+    if declared.changes_game:
         tx.state_changed = True
     if not tx.defer_seq:
         game.state_seq = game.event_seq

@@ -9,7 +9,7 @@ from django import template
 from django.utils.dateparse import parse_datetime
 from django.utils.timezone import template_localtime
 
-from ..forms import split_length
+from ..game_settings import split_length
 
 register = template.Library()
 
@@ -88,21 +88,6 @@ def phase_banner(context: Any, game: Any) -> dict[str, Any]:
 def vote_count_data(context: Any) -> dict[str, Any] | None:
     """The vote count in the context, as ``vc`` (the pages) or ``count`` (the live layer)."""
     return context.get("vc") or context.get("count")
-
-
-@register.simple_tag(takes_context=True)
-def live_positions(context: Any, game: Any) -> str:
-    """The viewer's positions in their live feeds, for ``live.js`` to resume from.
-
-    Pages never print the game-wide event seq: its jumps would count hidden events (night
-    actions, private results) between public ones.
-    """
-    from ..live import page_positions
-
-    request = context.get("request")
-    # ``live_slots``: all the game's slots, read after its game (the thread page has them),
-    # so the audiences need no further query.
-    return page_positions(game, getattr(request, "user", None), context.get("live_slots"))
 
 
 # -- display names (the resolver's, never the slugs) ----------------------------------------

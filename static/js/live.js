@@ -3,11 +3,17 @@
 // The server renders every fragment (posts, vote count, phase banner, players); this file
 // only puts them in place. Items are numbered per audience ("public", "mafia", "slot:12"...:
 // 1, 2, 3... with no gaps; vote counts have their own numbers), so a missed item is noticed
-// and asked for again ({"type": "resume", "positions": ...}). The page's own seq is only
-// used once, to catch up from the moment the page was rendered. On a network drop it
-// reconnects with backoff and resumes from where it was; when the server says the page is
-// too far behind (or that new threads opened to this viewer) it reloads.
+// and asked for again ({"type": "resume", "positions": ...}). The page prints the viewer's
+// numbers at render time (data-live-positions), so it catches up from that moment. On a
+// network drop it reconnects with backoff and resumes from where it was; when the server
+// says the page is too far behind (or that new threads opened to this viewer) it reloads.
 // The deadline countdown runs on server time (offset learned from the socket).
+//
+// Which parts of the page an event redraws comes from the server (games.event_kinds,
+// rendered into <script id="live-kinds">): every live part is an element with an id and
+// data-live-part="<part> ...". A part is replaced from the pushed HTML only where that is
+// what a reload would show (parts the same for everyone; any part on an anonymous page);
+// a signed-in viewer's page fetches its own copy of the other parts (coalesced).
 (function () {
   "use strict";
 
@@ -18,14 +24,24 @@
   var pageThread = body.getAttribute("data-thread") || "public";
   var onNewestPage = body.getAttribute("data-last-page") === "1";
   var last = {}; // audience (or "~vote_count") -> number of the last item applied
-  // The page's numbers per audience (games.live.page_positions): pages never carry the
-  // game-wide seq, whose jumps would count hidden events. Without them: from the start.
-  var pageSeq = 0;
+  // The page's numbers per audience (games.live.numbering.page_positions): pages never
+  // carry the game-wide seq, whose jumps would count hidden events. A page without them
+  // asks for everything from the start (since=0).
   (body.getAttribute("data-live-positions") || "").split(",").forEach(function (pair) {
     var cut = pair.lastIndexOf(".");
     if (cut > 0) last[pair.slice(0, cut)] = parseInt(pair.slice(cut + 1), 10);
   });
-  var personal = body.hasAttribute("data-slot-id") || pageThread === "host";
+  // Signed in: the page may differ from a spectator's (vote buttons, role labels, the
+  // host's controls), so it fetches its own copy of such parts.
+  var signedIn = body.hasAttribute("data-user");
+
+  // The registry, as the server rendered it: {kinds: {kind: {parts, own, state?, you?}},
+  // shared: parts the same for every viewer, appended: parts only ever added to}.
+  var registry = { kinds: {}, shared: [], appended: [] };
+  try {
+    var script = document.getElementById("live-kinds");
+    if (script) registry = JSON.parse(script.textContent);
+  } catch (e) { /* no map: nothing but posts and counts is redrawn */ }
 
   var audiences = [];
   var resyncing = {}; // audiences waiting for a replay after a gap
@@ -47,7 +63,7 @@
   function connect() {
     var scheme = location.protocol === "https:" ? "wss:" : "ws:";
     // Catch up from the numbers we hold (the page's, then the frames').
-    var from = known() ? "positions=" + encodeURIComponent(positionsQuery()) : "since=" + pageSeq;
+    var from = known() ? "positions=" + encodeURIComponent(positionsQuery()) : "since=0";
     var url = scheme + "//" + location.host + "/ws/games/" + encodeURIComponent(gameId) +
       "/?" + from;
     status("connecting");
@@ -78,7 +94,7 @@
 
   function askResume() {
     if (known()) send({ type: "resume", positions: last });
-    else send({ type: "resume", since: pageSeq });
+    else send({ type: "resume", since: 0 });
   }
 
   // The server's newest seq per audience: anything newer than ours was lost on the way
@@ -153,8 +169,7 @@
       // State: a newer count replaces the shown one; skipped ones are not missed.
       if (!("~vote_count" in last) || item.n > last["~vote_count"]) {
         last["~vote_count"] = item.n;
-        replace("vote-count", item.html);
-        wantParts(item.kind);
+        redraw(item);
       }
       return;
     }
@@ -172,32 +187,12 @@
     show(item);
   }
 
-  // Which parts of a page an event may change: elements marked data-live-part="phase
-  // actions" are fetched again (for this viewer) after an event of a listed group.
-  var PART_GROUPS = {
-    phase: ["phase_started", "day_ended", "night_ended", "revote_started", "deadline_changed",
-      "paused", "resumed", "hammer", "game_finished", "modkill", "replaced", "wagon_locked"],
-    signups: ["signup_joined", "signup_left"],
-    actions: ["night_action", "night_action_withdrawn", "private_result", "prod",
-      "replacement_needed", "phase_report"],
-    chores: ["replacement_queue", "replaced", "absence", "absence_cancelled"],
-    activity: ["post", "vote_count", "absence", "absence_cancelled", "day_ended",
-      "night_ended", "modkill", "replaced", "day_shot"]
-  };
-  var canRefresh = personal || body.hasAttribute("data-user");
-
-  function groupsOf(kind) {
-    return Object.keys(PART_GROUPS).filter(function (g) {
-      return PART_GROUPS[g].indexOf(kind) >= 0;
-    });
-  }
-
   // Items on one player's own feed ("slot:<id>") that speak to "you": the host follows
   // every feed, so on the host's pages they are someone else's and stay quiet.
   var mySlot = body.getAttribute("data-slot-id");
-  var YOU_KINDS = ["private_result", "vote_refused", "prod", "your_turn"];
   function forSomeoneElse(item) {
-    return YOU_KINDS.indexOf(item.kind) >= 0 && typeof item.aud === "string" &&
+    var kind = registry.kinds[item.kind];
+    return !!(kind && kind.you) && typeof item.aud === "string" &&
       item.aud.indexOf("slot:") === 0 && item.aud !== "slot:" + mySlot;
   }
 
@@ -226,35 +221,40 @@
       notice("Night actions updated.", false); // one quiet line, however many come in
     }
     if (item.kind === "your_turn" && !others) yourTurn();
-    if (item.turn) {
-      // The pushed table is the spectators' one; a player's page has their own buttons.
-      // The reply box too: a power question's addressee selector comes with the turn.
-      if (personal) refreshFromPage(["turn-panel", "reply"]);
-      else replace("turn-panel", item.turn);
-    }
-    if (item.banner) replace("phase-banner", item.banner);
-    if (item.players) {
-      // The pushed list is the spectators' one; a player's own page has their vote
-      // buttons in it, so that page fetches its own copy instead.
-      if (personal) wanted["players"] = true;
-      else replace("players", item.players);
-    }
-    wantParts(item.kind);
+    redraw(item);
     if (item.kind === "game_finished") notice("The game is over.", true);
     tickCountdowns();
   }
 
-  // Mark the page's parts an event of this kind may change, and fetch them soon.
-  function wantParts(kind) {
-    if (canRefresh) {
-      groupsOf(kind).forEach(function (group) {
-        var parts = document.querySelectorAll("[data-live-part]");
-        for (var i = 0; i < parts.length; i++) {
-          var groups = parts[i].getAttribute("data-live-part").split(/\s+/);
-          if (groups.indexOf(group) >= 0 && parts[i].id) wanted[parts[i].id] = true;
-        }
-      });
+  // The HTML the server pushed with an item for a part: the spectators' rendering.
+  function pushedHtml(item, part) {
+    switch (part) {
+      case "vote-count": return item.kind === "vote_count" ? item.html : item.vote_count;
+      case "phase-banner": return item.banner;
+      case "players": return item.players;
+      case "turn-panel": return item.turn;
+      default: return null;
     }
+  }
+
+  // Redraw the parts of this page that an item's kind changes (the registry's map): from
+  // the pushed HTML where a reload would show the same, else by fetching the page.
+  function redraw(item) {
+    var kind = registry.kinds[item.kind];
+    if (!kind) return;
+    var parts = kind.parts.concat(signedIn ? kind.own : []);
+    var elements = document.querySelectorAll("[data-live-part]");
+    parts.forEach(function (part) {
+      if (registry.appended.indexOf(part) >= 0) return; // posts: added, never redrawn
+      var html = pushedHtml(item, part);
+      var usable = html && (!signedIn || registry.shared.indexOf(part) >= 0);
+      for (var i = 0; i < elements.length; i++) {
+        var el = elements[i];
+        if (!el.id || el.getAttribute("data-live-part").split(/\s+/).indexOf(part) < 0) continue;
+        if (usable && el.id === part) replace(part, html);
+        else if (signedIn) wanted[el.id] = true;
+      }
+    });
     if (Object.keys(wanted).length) scheduleRefresh();
   }
 

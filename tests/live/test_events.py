@@ -1,4 +1,4 @@
-"""The publisher (games.events) and the per-socket outbox (games.live.Outbox).
+"""The publisher (games.live.publisher) and the per-socket outbox (games.live.outbox).
 
 Publishing tests listen on the real Redis channel layer with a channel of their own added
 to the game's groups, as a server process's hub does.
@@ -15,8 +15,11 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.db import connections
 
-from games import events, live, services
-from games.live import group_name
+from games import services
+from games.live import publisher
+from games.live.audiences import access_meta, viewer_audiences
+from games.live.outbox import Outbox
+from games.live.wire import group_name
 from games.models import GameEvent, Slot
 from tests.live.ws_support import redis_layers
 
@@ -61,13 +64,13 @@ async def test_late_callbacks_publish_each_event_once_in_order(layer, make_game,
     slots = await db(_slots)(game)
     channel = await listen(layer, game.pk, "public")
     calls: list[tuple[int, int]] = []
-    monkeypatch.setattr(events, "publish_events", lambda g, s: calls.append((g, s)))
+    monkeypatch.setattr(publisher, "publish_events", lambda g, s: calls.append((g, s)))
     await db(services.cast_vote)(slots[0].user, game.pk, slots[1].pk)
     await db(services.host_post)(host, game.pk, body="second commit")
     assert len(calls) == 2
     # The second commit's callback runs first (another process was faster).
-    await db(events._publish_safely)(*calls[1])
-    await db(events._publish_safely)(*calls[0])
+    await db(publisher._publish_safely)(*calls[1])
+    await db(publisher._publish_safely)(*calls[0])
     items = await received(layer, channel)
     rows = await db(
         lambda: list(
@@ -88,10 +91,10 @@ async def test_a_pile_of_commits_sends_only_the_newest_vote_count(
     slots = await db(_slots)(game)
     channel = await listen(layer, game.pk, "public")
     calls: list[tuple[int, int]] = []
-    monkeypatch.setattr(events, "publish_events", lambda g, s: calls.append((g, s)))
+    monkeypatch.setattr(publisher, "publish_events", lambda g, s: calls.append((g, s)))
     for voter, target in ((0, 1), (2, 1), (3, 4)):
         await db(services.cast_vote)(slots[voter].user, game.pk, slots[target].pk)
-    await db(events._publish_safely)(*calls[0])  # publishes all three commits at once
+    await db(publisher._publish_safely)(*calls[0])  # publishes all three commits at once
     items = await received(layer, channel)
     counts = [i for i in items if i["kind"] == "vote_count"]
     total = await db(lambda: GameEvent.objects.filter(game=game, kind="vote_count").count())()
@@ -130,7 +133,7 @@ async def test_numbers_are_per_audience(layer, make_game, host):
 async def test_a_cursor_beyond_the_log_is_recovered(layer, make_game, host):
     game = await db(make_game)("forum-vanilla")
     channel = await listen(layer, game.pk, "public")
-    store = events.get_store()
+    store = publisher.get_store()
     await db(lambda: store.advance(game.pk, 10**6, {}))()  # e.g. the database was reset
     await db(services.host_post)(host, game.pk, body="still delivered")
     items = await received(layer, channel)
@@ -142,10 +145,10 @@ async def test_a_cursor_beyond_the_log_is_recovered(layer, make_game, host):
 async def test_background_publisher_delivers_after_commit(layer, make_game, host, settings):
     settings.LIVE_PUBLISH_IN_BACKGROUND = True
     game = await db(make_game)("forum-vanilla")
-    assert await asyncio.to_thread(events.wait_until_published, 10)
+    assert await asyncio.to_thread(publisher.wait_until_published, 10)
     channel = await listen(layer, game.pk, "public")
     await db(services.host_post)(host, game.pk, body="from the publisher thread")
-    assert await asyncio.to_thread(events.wait_until_published, 10)
+    assert await asyncio.to_thread(publisher.wait_until_published, 10)
     items = await received(layer, channel)
     assert "from the publisher thread" in items[0]["html"]
 
@@ -156,8 +159,8 @@ def test_death_events_carry_who_loses_access(make_game, host):
     slots = _slots(game)
     services.modkill(host, game.pk, slots[2].pk)
     event = GameEvent.objects.filter(game=game, kind="modkill").get()
-    assert live.access_meta(event) == {"kind": "modkill", "dead": [slots[2].pk]}
-    assert live.access_meta(GameEvent.objects.filter(game=game, kind="role_pm").first()) is None
+    assert access_meta(event) == {"kind": "modkill", "dead": [slots[2].pk]}
+    assert access_meta(GameEvent.objects.filter(game=game, kind="role_pm").first()) is None
 
 
 @pytest.mark.django_db
@@ -168,14 +171,25 @@ def test_viewer_audiences_follow_the_rules(make_game, host):
     slots = _slots(game)
     goon = next(s for s in slots if s.is_mafia)
     townie = next(s for s in slots if not s.is_mafia)
-    assert live.viewer_audiences(game.pk, AnonymousUser())[0] == {"public"}
-    assert live.viewer_audiences(game.pk, goon.user)[0] == {"public", f"slot:{goon.pk}", "mafia"}
-    assert live.viewer_audiences(game.pk, townie.user)[0] == {"public", f"slot:{townie.pk}"}
-    host_view = live.viewer_audiences(game.pk, game.host)[0]
+    assert viewer_audiences(game.pk, AnonymousUser())[0] == {"public"}
+    assert viewer_audiences(game.pk, goon.user)[0] == {
+        "public",
+        f"slot:{goon.pk}",
+        "mafia",
+    }
+    assert viewer_audiences(game.pk, townie.user)[0] == {
+        "public",
+        f"slot:{townie.pk}",
+    }
+    host_view = viewer_audiences(game.pk, game.host)[0]
     assert {"host", "mafia", "dead", "masons", f"slot:{townie.pk}"} <= host_view
     services.modkill(host, game.pk, goon.pk)
-    assert live.viewer_audiences(game.pk, goon.user)[0] == {"public", f"slot:{goon.pk}", "dead"}
-    assert live.viewer_audiences(10**9, goon.user) is None
+    assert viewer_audiences(game.pk, goon.user)[0] == {
+        "public",
+        f"slot:{goon.pk}",
+        "dead",
+    }
+    assert viewer_audiences(10**9, goon.user) is None
 
 
 # -- the outbox ----------------------------------------------------------------------------
@@ -200,7 +214,7 @@ def post(seq: int) -> list[tuple[int, str]]:
 @pytest.mark.asyncio
 async def test_outbox_sends_the_latest_count_and_every_post_to_a_slow_socket():
     socket = SlowSocket()
-    outbox = live.Outbox(socket.send)
+    outbox = Outbox(socket.send)
     outbox.push(post(1), count(2))  # goes out at once, then waits on the slow client
     await asyncio.sleep(0)
     for seq in range(3, 40, 2):
@@ -218,7 +232,7 @@ async def test_outbox_sends_the_latest_count_and_every_post_to_a_slow_socket():
 async def test_outbox_never_sends_an_older_count_after_a_newer_one():
     socket = SlowSocket()
     socket.gate.set()
-    outbox = live.Outbox(socket.send)
+    outbox = Outbox(socket.send)
     outbox.push([], count(10))
     await asyncio.sleep(0.01)
     outbox.push([], count(8))
@@ -230,7 +244,7 @@ async def test_outbox_never_sends_an_older_count_after_a_newer_one():
 async def test_outbox_backlog_overflow_asks_the_client_to_resume(settings):
     settings.LIVE_OUTBOX_LIMIT = 5
     socket = SlowSocket()
-    outbox = live.Outbox(socket.send)
+    outbox = Outbox(socket.send)
     outbox.push(post(1), {})
     await asyncio.sleep(0)  # in flight: the client is not reading
     for seq in range(2, 10):
@@ -250,7 +264,7 @@ async def test_outbox_backlog_overflow_asks_the_client_to_resume(settings):
 async def test_outbox_release_puts_the_replay_before_live_frames_and_drops_covered_ones():
     socket = SlowSocket()
     socket.gate.set()
-    outbox = live.Outbox(socket.send)
+    outbox = Outbox(socket.send)
     outbox.hold()
     outbox.push(post(5) + post(7), {})  # live, while the replay is read
     outbox.release(6, [(None, json.dumps({"type": "replay", "floor": 6})), *post(5)])

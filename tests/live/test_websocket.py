@@ -19,7 +19,8 @@ import pytest_asyncio
 from channels.db import database_sync_to_async
 from django.db import connections, transaction
 
-from games import events, services
+from games import services
+from games.live import publisher
 from games.models import GameEvent, Slot
 from tests.live.ws_support import open_socket, redis_layers
 
@@ -39,7 +40,7 @@ async def live_layer(request, settings):
     settings.CHANNEL_LAYERS = redis_layers()
     settings.LIVE_PUBLISH_IN_BACKGROUND = request.param == "background"
     yield
-    assert await asyncio.to_thread(events.wait_until_published, 10)
+    assert await asyncio.to_thread(publisher.wait_until_published, 10)
     await db(connections.close_all)()
 
 
@@ -289,10 +290,10 @@ async def test_reconnect_replays_exactly_the_missed_visible_events(make_game, ho
 
 async def test_too_far_behind_is_told_to_reload(make_game, host, settings):
     settings.LIVE_REPLAY_LIMIT = 3
-    from games import live
+    from games.live import numbering
 
     game = await db(make_game)("forum-vanilla")
-    held = await db(live.page_positions)(game, None)  # what a page rendered now holds
+    held = await db(numbering.page_positions)(game, None)  # what a page rendered now holds
     for n in range(5):
         await db(services.host_post)(host, game.pk, body=f"post {n}")
     socket, _ = (await open_socket(game.pk, query=f"positions={held}"))[:2]
@@ -409,7 +410,7 @@ async def test_resume_with_positions_replays_each_audience_from_its_own(make_gam
 async def test_ping_reveals_a_lost_frame_and_resume_recovers_it(make_game, host, monkeypatch):
     game = await db(make_game)("forum-vanilla")
     spectator, _ = (await open_socket(game.pk, since=game.event_seq))[:2]
-    monkeypatch.setattr(events, "publish_events", lambda *args: None)  # the push is lost
+    monkeypatch.setattr(publisher, "publish_events", lambda *args: None)  # the push is lost
     await db(services.host_post)(host, game.pk, body="lost on the way")
     monkeypatch.undo()
     await spectator.send({"type": "ping"})
@@ -470,11 +471,11 @@ async def test_in_memory_layer_delivers_too(make_game, host, settings):
 
 
 async def test_page_positions_replace_the_page_seq(make_game, host):
-    from games import live
+    from games.live import numbering
 
     game = await db(make_game)("forum-vanilla")
     mafia, _town = _mafia_and_town(await slots_of(game))
-    rendered = await db(live.page_positions)(game, mafia[0].user)
+    rendered = await db(numbering.page_positions)(game, mafia[0].user)
     assert str(game.event_seq) not in rendered.split(",")[0]  # numbers, not the seq
     held = dict(pair.rsplit(".", 1) for pair in rendered.split(","))
     assert set(held) == {"public", "mafia", f"slot:{mafia[0].pk}", "~vote_count"}

@@ -13,7 +13,8 @@ import pytest_asyncio
 from channels.db import database_sync_to_async
 from django.db import connections
 
-from games import events, services
+from games import services
+from games.live import publisher
 from games.models import Game, Slot
 from tests.live.ws_support import open_socket, redis_layers
 
@@ -31,7 +32,7 @@ async def live_layer(settings):
     settings.CHANNEL_LAYERS = redis_layers()
     settings.LIVE_PUBLISH_IN_BACKGROUND = False
     yield
-    assert await asyncio.to_thread(events.wait_until_published, 10)
+    assert await asyncio.to_thread(publisher.wait_until_published, 10)
     await db(connections.close_all)()
 
 

@@ -109,13 +109,13 @@ async def open_socket(
     query: str = "",
 ) -> tuple[Socket, bool, Any]:
     """Open ``ws/games/<id>/`` as ``user`` (None: anonymous). Returns (socket, ok, code)."""
-    from games import events
+    from games.live import publisher
     from mafia_site.asgi import application
 
     # Importing the ASGI app turns background publishing on for this whole process; the
     # websocket tests choose it per test (``LIVE_PUBLISH_IN_BACKGROUND``), other tests
     # keep publishing in the committing thread.
-    events.BACKGROUND_DEFAULT = False
+    publisher.BACKGROUND_DEFAULT = False
 
     headers = [(b"origin", origin), (b"host", b"testserver")]
     if user is not None:

@@ -910,7 +910,7 @@ async def test_the_socket_audiences_table(make_game, host, settings):
     from channels.db import database_sync_to_async as db
     from django.db import connections
 
-    from games import events
+    from games.live import publisher
     from tests.live.ws_support import open_socket, redis_layers
 
     settings.CHANNEL_LAYERS = redis_layers()
@@ -944,6 +944,6 @@ async def test_the_socket_audiences_table(make_game, host, settings):
     await check("during the game")
     await db(_over)(Ctx("night", game, users, slots, None), host)
     await check("over")
-    assert await asyncio.to_thread(events.wait_until_published, 10)
+    assert await asyncio.to_thread(publisher.wait_until_published, 10)
     await db(connections.close_all)()
     assert not wrong, "\n".join(wrong)

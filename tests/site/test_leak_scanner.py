@@ -9,9 +9,9 @@ People: anonymous, a logged-in spectator, a town investigator (cop / sheriff / d
 a mafia member, a dead player (a plain townie modkilled on day 1) and the host. At each
 capture each person fetches every page and API read of the game (thread, private threads,
 role PM, host page, archive; the game, posts of every thread, vote count, turn, role PM,
-host view, archive) and the frames a socket of theirs gets: ``live.viewer_audiences`` and
-``live.replay`` from the positions of the previous capture (exactly what the game socket
-sends a reconnecting page), plus the ping answer (``live.heads``).
+host view, archive) and the frames a socket of theirs gets: ``live.audiences.viewer_audiences`` and
+``live.replay.replay`` from the positions of the previous capture (exactly what the game socket
+sends a reconnecting page), plus the ping answer (``live.numbering.heads``).
 
 What each person may know is worked out from the rules, not from the site's access code:
 their own slot; their team (mafia know the mafia, masons the masons); roles revealed by
@@ -56,8 +56,11 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from games import live, naming, services
+from games import naming, services
 from games.errors import GameRuleError
+from games.live import audiences as live_audiences
+from games.live import kinds, numbering
+from games.live import replay as live_replay
 from games.models import Game, NightAction, PrivateResult, Slot
 from games.reads.table import turn_view
 from games.setups import SETUPS
@@ -195,15 +198,15 @@ def capture(game: Game, person: Person) -> dict[str, Any]:
         assert response.status_code in (200, 302, 401, 403, 404), (url, response.status_code)
         text = response.content.decode()
         bodies[url] = json.loads(text) if url.startswith("/api/") else text
-    audiences, _seq = live.viewer_audiences(game.pk, person.user)
+    audiences, _seq = live_audiences.viewer_audiences(game.pk, person.user)
     since = 0 if not person.started else None
-    result = live.replay(game.pk, audiences, since, dict(person.positions) or None)
+    result = live_replay.replay(game.pk, audiences, since, dict(person.positions) or None)
     assert not result.reload, person.name
     frames = [json.loads(text) for _seq, text in result.items]
     bodies["socket: audiences"] = sorted(audiences)
     bodies["socket: replay"] = frames
     bodies["socket: positions"] = result.positions
-    bodies["socket: ping"] = live.heads(game.pk, audiences)
+    bodies["socket: ping"] = numbering.heads(game.pk, audiences)
     check_numbering(person, frames, result.positions)
     person.positions = dict(result.positions)
     person.started = True
@@ -216,7 +219,7 @@ def check_numbering(person: Person, frames: list[dict], positions: dict[str, int
     last = dict(person.positions)
     for item in frames:
         audience = item["aud"]
-        key = f"~{item['kind']}" if item["kind"] in live.STATE_KINDS else audience
+        key = f"~{item['kind']}" if item["kind"] in kinds.STATE_KINDS else audience
         if key.startswith("~"):
             assert item["n"] > last.get(key, 0), (person.name, item["kind"])
         elif audience in last:

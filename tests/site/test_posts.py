@@ -147,7 +147,7 @@ def test_events_are_published_after_commit(
 ):
     game = make_game()
     calls = []
-    monkeypatch.setattr("games.events.publish_events", lambda g, s: calls.append((g, s)))
+    monkeypatch.setattr("games.live.publisher.publish_events", lambda g, s: calls.append((g, s)))
     townie = slot_of(game, "vanilla_townie")
     with django_capture_on_commit_callbacks(execute=True):
         services.submit_post(townie.user, game.pk, body="hello")

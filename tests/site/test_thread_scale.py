@@ -11,7 +11,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import fragments, live, services
+from games import fragments, services
+from games.live import numbering
 from games.models import GameEvent, Post
 from games.reads import thread as thread_read
 
@@ -207,16 +208,16 @@ def test_live_positions_kept_incrementally_equal_a_recount(voting_game):
 
     game.refresh_from_db()
     early = game.event_seq
-    assert live.positions_at(game.pk, audiences, early) == recount(early)
+    assert numbering.positions_at(game.pk, audiences, early) == recount(early)
     add_posts(game, 40)
     slots = list(game.slots.order_by("seat").select_related("user"))
     services.cast_vote(slots[4].user, game.pk, slots[1].pk)
     game.refresh_from_db()
-    assert live.positions_at(game.pk, audiences, game.event_seq) == recount(game.event_seq)
+    assert numbering.positions_at(game.pk, audiences, game.event_seq) == recount(game.event_seq)
     # An older floor (a request that read the game before the newest events) still counts
     # only what was there then.
-    assert live.positions_at(game.pk, audiences, early) == recount(early)
-    assert live.positions_at(game.pk, audiences, early + 3) == recount(early + 3)
+    assert numbering.positions_at(game.pk, audiences, early) == recount(early)
+    assert numbering.positions_at(game.pk, audiences, early + 3) == recount(early + 3)
 
 
 def test_pagination_links_around_the_page():

@@ -8,15 +8,15 @@ The ``GameEvent`` rows are the outbox: a change is committed to PostgreSQL first
 and publishing never decides whether a write succeeds. A push that fails (Redis down or
 restarting) is handed to this process's publisher thread, which retries it with a growing
 pause until Redis answers, from the first event that did not go out; sockets that missed
-frames meanwhile resume from the database anyway (``live.replay``).
+frames meanwhile resume from the database anyway (``games.live.replay``).
 
 Publishing is ordered per game. Two commits of one game can run their on-commit callbacks
 in different processes in either order, so a per-game publish lock and a "published up to"
 cursor live next to the channel layer (Redis, or this process when the layer is in memory):
 whoever holds the lock publishes every committed event above the cursor, in seq order, and
 a late callback finds nothing left to do. Each event is rendered ONCE for its audience
-(``live.render_event``) and sent as pre-serialized JSON text to that audience's group; the
-per-process hub (``live.Hub``) fans it out to the local sockets.
+(``games.live.render.Renderer``) and sent as pre-serialized JSON text to that audience's group; the
+per-process hub (``games.live.hub.Hub``) fans it out to the local sockets.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import Any
 from channels.layers import get_channel_layer
 from django.conf import settings
 
-from .layer_config import layer_config, layer_redis_url
+from ..layer_config import layer_config, layer_redis_url
 
 log = logging.getLogger(__name__)
 
@@ -180,7 +180,7 @@ def publish_events(game_id: int, from_seq: int) -> None:
 
 def _publish_safely(game_id: int, from_seq: int) -> bool:
     """True if the events went out (or there was nothing to send)."""
-    from .outage import is_outage
+    from ..outage import is_outage
 
     try:
         _publish(game_id, from_seq)
@@ -327,8 +327,8 @@ def wait_until_published(timeout: float = 10.0) -> bool:
 
 
 def _publish(game_id: int, from_seq: int) -> None:
-    from . import live
-    from .models import GameEvent
+    from ..models import GameEvent
+    from .numbering import build_messages
 
     store = get_store()
     with store.lock(game_id):
@@ -350,13 +350,13 @@ def _publish(game_id: int, from_seq: int) -> None:
             heads = {}
         if not events:
             return
-        messages, new_heads = live.build_messages(game_id, events, heads)
+        messages, new_heads = build_messages(game_id, events, heads)
         _send(messages)
         store.advance(game_id, events[-1].seq, new_heads)
 
 
 def _stale(game_id: int, cursor: int) -> bool:
-    from .models import Game
+    from ..models import Game
 
     seq = Game.objects.filter(pk=game_id).values_list("event_seq", flat=True).first()
     return seq is not None and seq < cursor
@@ -403,7 +403,7 @@ def _send(messages: list[tuple[str, dict[str, Any]]]) -> None:
     if _in_memory_layer():
         # Its queues live in the server's event loop: send there (from a request thread,
         # a deadline thread or a bot alike). No loop with a hub: nobody is listening.
-        from .live import hub_loops
+        from .hub import hub_loops
 
         for loop in hub_loops():
             asyncio.run_coroutine_threadsafe(send_all(), loop).result(SEND_TIMEOUT)

@@ -1,17 +1,18 @@
-"""One websocket per open game page: ``ws/games/<id>/?since=<seq>``.
+"""One websocket per open game page: ``ws/games/<id>/?positions=public.12,slot:5.3``.
 
 On connect the socket's audiences are computed from the database (public always; the
 player's own slot; mafia / masons / dead when the rules give access; everything for the
 host and, after the game, for everyone) and the socket joins those audiences at the
-process's ``live.Hub``, which is the member of the channel-layer groups. The socket then
-catches up from the event log (``since``) before any live frame goes out, so the client
-sees every visible event exactly once and in order; a client too far behind is told to
-reload.
+process's ``hub.Hub``, which is the member of the channel-layer groups. The socket then
+catches up from the event log (from the client's ``positions``: its number per audience, as
+the page printed them; ``since=0``: from the start) before any live frame goes out, so the
+client sees every visible event exactly once and in order; a client too far behind is
+told to reload.
 
 Client -> server messages: ``{"type": "resume", "positions": {audience: n}}`` (after a
-gap; ``"since": <page seq>`` also works) and ``{"type": "ping"}``. Clients never see the
+gap; ``"since": 0`` asks for everything) and ``{"type": "ping"}``. Clients never see the
 game-wide seq (its jumps would count hidden events): items are numbered per audience.
-Server -> client frames are JSON arrays of items (see ``live``) and
+Server -> client frames are JSON arrays of items (see ``render``) and
 control messages: ``hello``, ``replay``, ``access``, ``resync``, ``reload``, ``pong``,
 ``live`` (``"state": "paused"`` while the channel layer's Redis is away, ``"live"`` when it
 is back: the client then resumes) and ``error`` (``{"code", "error"}``: positions that are
@@ -29,8 +30,14 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from . import live
-from .models import Slot
+from ..errors import ErrorCode
+from ..models import Slot
+from .audiences import viewer_audiences
+from .hub import Hub, get_hub
+from .numbering import heads
+from .outbox import Outbox
+from .replay import replay
+from .wire import dumps, layer_state, server_time
 
 log = logging.getLogger(__name__)
 
@@ -47,14 +54,14 @@ class GameConsumer(AsyncWebsocketConsumer):
     game_id: int
     user_id: int | None = None
     slot_id: int | None = None
-    hub: live.Hub | None = None
-    outbox: live.Outbox
+    hub: Hub | None = None
+    outbox: Outbox
 
     async def connect(self) -> None:
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         user = self.scope.get("user")
         self.user_id = user.pk if getattr(user, "is_authenticated", False) else None
-        access = await database_sync_to_async(live.viewer_audiences)(self.game_id, user)
+        access = await database_sync_to_async(viewer_audiences)(self.game_id, user)
         if access is None:
             await self.close(code=4404)
             return
@@ -63,7 +70,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             positions = _positions(query.get("positions", [""])[0])
         except BadPositions as exc:
             await self.accept()
-            await self.send(text_data=live.dumps([exc.control]))
+            await self.send(text_data=dumps([exc.control]))
             await self.close(code=4400)
             return
         audiences, seq = access
@@ -71,22 +78,22 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.slot_id = await database_sync_to_async(_slot_id)(self.game_id, self.user_id)
         self._rechecks: set[asyncio.Task] = set()
         await self.accept()
-        self.outbox = live.Outbox(self._send_text)
+        self.outbox = Outbox(self._send_text)
         self.outbox.hold()  # live frames wait until the replay is out
-        self.hub = live.get_hub()
+        self.hub = get_hub()
         await self.hub.attach(self, audiences)
         if not self.hub.layer_ok:
-            self.outbox.control(live.layer_state(False))
+            self.outbox.control(layer_state(False))
         self.outbox.items.insert(
             0,
             (
                 None,
-                live.dumps(
+                dumps(
                     {
                         "type": "hello",
                         "game": self.game_id,
                         "audiences": sorted(audiences),
-                        "server_time": live.server_time(),
+                        "server_time": server_time(),
                     }
                 ),
             ),
@@ -132,8 +139,8 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self._replay(since if isinstance(since, int) else None, positions)
         elif message.get("type") == "ping":
             audiences = self.hub.audiences(self)
-            heads = await database_sync_to_async(live.heads)(self.game_id, audiences)
-            self.outbox.control({"type": "pong", "server_time": live.server_time(), "heads": heads})
+            newest = await database_sync_to_async(heads)(self.game_id, audiences)
+            self.outbox.control({"type": "pong", "server_time": server_time(), "heads": newest})
 
     async def _send_text(self, text: str) -> None:
         await self.send(text_data=text)
@@ -141,23 +148,21 @@ class GameConsumer(AsyncWebsocketConsumer):
     _replaying = False
 
     async def _replay(self, since: int | None, positions: dict[str, int] | None = None) -> None:
-        """Send what the client missed, then let live frames through (see ``live.replay``)."""
+        """Send what the client missed, then let live frames through (see ``replay.replay``)."""
         self._replaying = True
         self.outbox.hold()
         try:
             audiences = self.hub.audiences(self)
-            result = await database_sync_to_async(live.replay)(
-                self.game_id, audiences, since, positions
-            )
+            result = await database_sync_to_async(replay)(self.game_id, audiences, since, positions)
         finally:
             self._replaying = False
         if result.reload:
             head = {"type": "reload", "reason": "too far behind"}
-            replayed: list[tuple[int | None, str]] = [(None, live.dumps(head))]
+            replayed: list[tuple[int | None, str]] = [(None, dumps(head))]
         else:
             # The items follow; afterwards the client holds ``positions``.
             head = {"type": "replay", "positions": result.positions}
-            replayed = [(None, live.dumps(head)), *result.items]
+            replayed = [(None, dumps(head)), *result.items]
             for seq, text in result.items:
                 if '"kind":"vote_count"' in text:
                     self.outbox.seen_state("vote_count", seq)
@@ -181,7 +186,7 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def _recheck(self) -> None:
         user = self.scope.get("user")
-        access = await database_sync_to_async(live.viewer_audiences)(self.game_id, user)
+        access = await database_sync_to_async(viewer_audiences)(self.game_id, user)
         if access is None or self.hub is None:
             return
         audiences, read_seq = access
@@ -213,7 +218,7 @@ class BadPositions(ValueError):
 
     control = {
         "type": "error",
-        "code": "bad_positions",
+        "code": ErrorCode.BAD_POSITIONS,
         "error": "Positions are whole numbers of 0 or more, one per audience "
         '(positions=public.12,mafia.3 or {"public": 12, "mafia": 3}).',
     }
@@ -230,7 +235,7 @@ def _position(value: Any) -> int:
 def _positions(value: Any) -> dict[str, int] | None:
     """A client's numbers per audience: a dict, or the query form ``public.12,mafia.9``;
     ``BadPositions`` if one is not a whole number of 0 or more (too large ones are
-    answered with a reload, see ``live.replay``)."""
+    answered with a reload, see ``replay.replay``)."""
     if isinstance(value, str):
         pairs = (part.rpartition(".") for part in value.split(",") if part)
         value = {aud: number for aud, _, number in pairs}

@@ -1,0 +1,59 @@
+"""Who hears what. Every ``GameEvent`` is addressed to one audience: "public", "host",
+"slot:<id>", "mafia", "dead" or a team thread ("masons"...).
+
+A socket's audiences are computed from the database (``viewer_audiences``, the policy of
+``games.reads.access``, as ``Viewer``'s): public always, the player's own slot, the mafia chat /
+team thread while alive in the team, the dead thread once dead; the host and, after the
+game, everyone: every audience.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..models import TEAM_THREADS, Game, GameEvent, Slot
+from ..reads import access
+from .kinds import ACCESS_KINDS
+
+TEAM_AUDIENCES = frozenset({"mafia", *TEAM_THREADS})
+
+
+def everything(game_id: int, slot_ids: Iterable[int] | None = None) -> frozenset[str]:
+    if slot_ids is None:
+        slot_ids = Slot.objects.filter(game_id=game_id).values_list("pk", flat=True)
+    return access.every_audience(slot_ids)
+
+
+def audiences_of(game: Game, user: Any, slots: Iterable[Slot]) -> frozenset[str]:
+    """What ``user`` may follow of ``game``, from rows already read (the game and all its
+    slots): ``games.reads.access.audiences``."""
+    return access.audiences(game, user, slots)
+
+
+def viewer_audiences(game_id: int, user: Any) -> tuple[frozenset[str], int] | None:
+    """(audiences, the game's event seq when read), or None if there is no such game.
+
+    The seq is read first, so the audiences reflect at least that point of the game.
+    """
+    game = Game.objects.filter(pk=game_id).only("pk", "status", "host_id", "event_seq").first()
+    if game is None:
+        return None
+    return access.user_audiences(game, user), game.event_seq
+
+
+def access_meta(event: GameEvent) -> dict[str, Any] | None:
+    """What an access-changing event means for sockets, read from its payload."""
+    if event.kind not in ACCESS_KINDS:
+        return None
+    payload = event.payload or {}
+    meta: dict[str, Any] = {"kind": event.kind}
+    if event.kind == "day_ended" and payload.get("eliminated"):
+        meta["dead"] = [payload["eliminated"]["slot_id"]]
+    elif event.kind in ("night_ended", "day_shot"):
+        meta["dead"] = [d["slot_id"] for d in payload.get("deaths", [])]
+    elif event.kind == "modkill":
+        meta["dead"] = [payload.get("slot_id")]
+    elif event.kind == "replaced":
+        meta["replaced"] = {"slot_id": payload.get("slot_id"), "old": payload.get("old_user_id")}
+    return meta

@@ -1,0 +1,155 @@
+"""Rendering: an event is rendered ONCE for its audience into a client item.
+
+``Renderer`` renders the HTML of a post via ``_post.html``, the vote count via
+``_vote_count.html``, and for kinds that redraw them (``games.event_kinds``) the phase
+banner, the table and the players list as a spectator sees them: the same templates the
+pages render. A signed-in viewer's page fetches its own copy of the parts that differ per
+viewer (``static/js/live.js``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.db.models import Q
+from django.template.loader import render_to_string
+from django.utils.functional import SimpleLazyObject
+from django.utils.html import format_html
+
+from .. import fragments
+from ..models import Game, GameEvent, Post
+from .kinds import BANNER_KINDS, COUNT_KINDS, PLAYER_KINDS, TURN_KINDS
+
+
+class Renderer:
+    """Renders the items of one publish (or replay) call, sharing look-ups between them."""
+
+    def __init__(self, game_id: int) -> None:
+        self.game_id = game_id
+        self._game: Game | None = None
+        self._posts: dict[int, Post] = {}
+        self._banner: dict[str, Any] | None = None
+        self._players: str | None = None
+        self._turn: str | None = None
+        self._count: str | None = None
+
+    @property
+    def game(self) -> Game:
+        if self._game is None:
+            self._game = Game.objects.select_related("host").get(pk=self.game_id)
+        return self._game
+
+    def prefetch_posts(self, events: Iterable[GameEvent]) -> None:
+        keys = {_post_key(e.payload) for e in events if e.kind == "post"}
+        numbers = Q()
+        for thread, number in keys:
+            numbers |= Q(thread=thread, number=number)
+        if keys:
+            rows = Post.objects.filter(numbers, game_id=self.game_id)
+            rows = rows.select_related("author", "slot", "phase")
+            self._posts.update({(p.thread, p.number): p for p in rows})
+
+    def item(self, event: GameEvent, number: int) -> dict[str, Any]:
+        """What a client gets for ``event``: ``n`` is its number in its audience (see
+        ``build_messages``), never the game-wide seq."""
+        item: dict[str, Any] = {"n": number, "kind": event.kind, "aud": event.audience}
+        payload = event.payload or {}
+        if event.kind == "post":
+            item.update(
+                thread=payload.get("thread"),
+                number=payload.get("number"),
+                html=self.post_html(payload),
+            )
+        elif event.kind == "vote_count":
+            item.update(
+                html=self.vote_count_html(payload),
+                phase=payload.get("phase"),
+                deadline=payload.get("deadline"),
+                paused_remaining=payload.get("paused_remaining"),
+            )
+        else:
+            item["data"] = without_site_ids(payload)
+        if event.kind in TURN_KINDS:
+            item["turn"] = self.turn_html()
+        if event.kind in BANNER_KINDS:
+            item.update(self.banner())
+        if event.kind in PLAYER_KINDS:
+            item["players"] = self.players_html()
+        if event.kind in COUNT_KINDS:
+            item["vote_count"] = self.current_vote_count_html()
+        return item
+
+    # -- partials: the same templates the pages render, for an anonymous viewer ----------
+    def post_html(self, payload: dict[str, Any]) -> str:
+        key = _post_key(payload)
+        post = self._posts.get(key)
+        if post is None:
+            post = (
+                Post.objects.filter(game_id=self.game_id, thread=key[0], number=key[1])
+                .select_related("author", "slot", "phase")
+                .first()
+            )
+        if post is None:  # deleted with its game; the payload has what the thread shows
+            return format_html('<article class="post">{}</article>', payload.get("author", ""))
+        return fragments.render_post(post)
+
+    def vote_count_html(self, count: dict[str, Any]) -> str:
+        # The count as of this event (not as of now): a newer one follows if it changed.
+        game = self.game
+        phase = SimpleLazyObject(lambda: game.phases.filter(number=count.get("phase")).first())
+        return render_to_string(
+            "games/_vote_count.html", {"count": count, "game": game, "phase": phase}
+        )
+
+    def current_vote_count_html(self) -> str:
+        """The vote count as the page shows it now (its deadline moved, paused, resumed)."""
+        if self._count is None:
+            self._count = fragments.render_vote_count(self.game)
+        return self._count
+
+    def banner(self) -> dict[str, Any]:
+        """The phase banner and the deadline, from the game as it is now."""
+        if self._banner is None:
+            game = self.game
+            phase = game.current_phase()
+            self._banner = {
+                "banner": fragments.render_phase_banner(game),
+                "deadline": phase.deadline.isoformat() if phase and phase.deadline else None,
+                "paused": bool(phase and phase.is_paused),
+                "status": game.status,
+            }
+        return self._banner
+
+    def turn_html(self) -> str:
+        """The table as everyone sees it now (a player's page fetches its own buttons)."""
+        if not self.game.turn_based:
+            return ""
+        if self._turn is None:
+            self._turn = fragments.render_turn(self.game)
+        return self._turn
+
+    def players_html(self) -> str:
+        if self._players is None:
+            self._players = fragments.render_players(self.game)
+        return self._players
+
+
+def _post_key(payload: dict[str, Any]) -> tuple[str, int]:
+    return str(payload.get("thread") or "public"), int(payload.get("number") or 0)
+
+
+# Site-wide ids no client gets: post ids (events stored before posts were referred to by
+# number carry them; their gaps would count other audiences' posts) and the user id a
+# ``replaced`` event keeps for the server (``access_meta``: the hub takes the old player's
+# sockets off the slot).
+SITE_ID_KEYS = frozenset({"id", "post_id", "old_user_id"})
+
+
+def without_site_ids(value: Any) -> Any:
+    """``value`` minus the site-wide ids of ``SITE_ID_KEYS``."""
+    if isinstance(value, dict):
+        return {k: without_site_ids(v) for k, v in value.items() if k not in SITE_ID_KEYS}
+    if isinstance(value, list):
+        return [without_site_ids(v) for v in value]
+    return value
