@@ -34,7 +34,7 @@ QUIET_MS = 800
 FRESH_AT_ONCE = 10
 SETTLE_TIMEOUT_S = 20.0
 
-HOOK = """
+HOOK = r"""
 (() => {
   const state = { last: Date.now(), inflight: 0, status: null };
   window.__e2eLive = state;
@@ -55,7 +55,10 @@ HOOK = """
   window.WebSocket = class extends RealSocket {
     constructor(url, protocols) {
       super(url, protocols);
-      this.addEventListener("message", () => mark("frame"));
+      // The keep-alive's pong (every 30 s on every page) is not the page changing.
+      this.addEventListener("message", (e) => {
+        if (!/^\[?\{"type":"pong"/.test(String(e.data))) mark("frame");
+      });
     }
   };
   // Countdowns tick every second and notices come and go: neither is the page changing.
@@ -124,6 +127,7 @@ class OpenPage:
     label: str
     url: str
     page: Page
+    fresh: Page | None = None  # the tab the fresh loads are made in (blank in between)
 
 
 def _state(page: Page) -> tuple[bool, Any]:
@@ -189,10 +193,11 @@ def compare(open_pages: list[OpenPage]) -> list[Mismatch]:
 def _compare_batch(everyone: list[OpenPage], batch: list[OpenPage]) -> list[Mismatch]:
     fresh: list[tuple[OpenPage, Page]] = []
     for o in batch:
-        p = o.page.context.new_page()
-        watch_console(p, f"parity-{o.viewer}-fresh")
-        p.goto(o.url, wait_until="commit")  # the tabs load side by side
-        fresh.append((o, p))
+        if o.fresh is None:
+            o.fresh = o.page.context.new_page()
+            watch_console(o.fresh, f"parity-{o.viewer}-fresh")
+        o.fresh.goto(o.url, wait_until="commit")  # the tabs load side by side
+        fresh.append((o, o.fresh))
     try:
         settle([p for _, p in fresh] + [o.page for o in everyone])
         found: list[Mismatch] = []
@@ -209,8 +214,9 @@ def _compare_batch(everyone: list[OpenPage], batch: list[OpenPage]) -> list[Mism
                     )
         return found
     finally:
+        # Blank until the next comparison: no socket held (WEBSOCKETS_PER_CLIENT).
         for _, p in fresh:
-            p.close()
+            p.goto("about:blank", wait_until="commit")
 
 
 def open_page(context: Any, viewer: str, label: str, url: str) -> OpenPage:

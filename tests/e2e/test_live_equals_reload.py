@@ -18,7 +18,10 @@ The scenarios play four games through the JSON API (``scripts/reference_bot.py``
 Which kinds each scenario emitted is read from the game's event log (PostgreSQL), so a kind
 counts as covered only where it really happened. A kind with no scenario fails
 ``test_every_kind_has_a_scenario``; each (kind, viewer) is its own test case, and a failure
-names the kind, the viewer, the page and the part.
+names the kind, the viewer, the page and the part. Every checkpoint (what its game logged,
+what differed, how long the comparison took) is written to
+``screenshots/e2e/logs/live-equals-reload.txt``; ``PARITY_GAMES=forum_game,...`` plays only
+the named games (for whoever debugs one).
 """
 
 from __future__ import annotations
@@ -228,8 +231,10 @@ class Game:
 
     def close(self) -> None:
         for o in self.pages:
-            with contextlib.suppress(Exception):
-                o.page.close()
+            for page in (o.page, o.fresh):
+                with contextlib.suppress(Exception):
+                    if page is not None:
+                        page.close()
         self.pages = []
 
 
@@ -243,12 +248,16 @@ def new_game(run: Run, label: str, body: dict[str, Any], players: tuple[str, ...
 
 
 def start(game: Game, viewers: Callable[[Game], dict[str, str]], *, table: bool = False) -> None:
-    """Start, read who is who, open every viewer's pages."""
+    """Start, read who is who, remove the dead viewer (the modkill scenario is the forum
+    game's), then open every viewer's pages."""
     game.call(HOST, "POST", "start/")
     game.read_roles()
     game.cast = viewers(game)
-    game.seq = event_position(game.run, game.game_id)
+    dead = game.cast["dead"]
+    game.call(HOST, "POST", "host/modkill/", {"slot_id": game.slots[dead], "reason": "parity"})
     open_viewers(game, table=table)
+    game.open("dead", "dead thread", "t/dead/")
+    game.seq = event_position(game.run, game.game_id)
 
 
 def open_viewers(game: Game, *, table: bool = False) -> None:
@@ -324,7 +333,7 @@ def forum_game(run: Run) -> None:
     game.call(PLAYERS[8], "POST", "join/")
     game.checkpoint("signups")
     game.call(HOST, "POST", "start/")
-    game.checkpoint("opened")
+    game.checkpoint("start")
     game.close()
 
     game.read_roles()
@@ -336,9 +345,6 @@ def forum_game(run: Run) -> None:
     x, y = [n for n in c["others"].split(",") if game.roles[n] == "vanilla_townie"][:2]
     open_viewers(game)
     game.seq = event_position(run, game.game_id)
-    game.checkpoint("opened")  # the pages opened on the running game
-    if os.environ.get("PARITY_STOP"):
-        raise RuntimeError("stop")
 
     actor, town, mafia = c["actor"], c["town"], c["mafia"]
     game.call(actor, "POST", "vote/", {"target": game.slots[x]})
@@ -410,8 +416,6 @@ def locked_wagon_game(run: Run) -> None:
         PLAYERS[:8],
     )
     start(game, pick)
-    game.checkpoint("opened")
-    modkill_dead_viewer(game)
     # Seven alive: majority 4, one more (5) locks the wagon.
     target = game.cast["others"].split(",")[0]
     voters = [n for n in game.roles if n not in (target, game.cast["dead"])][:5]
@@ -436,8 +440,6 @@ def classic_thread_game(run: Run) -> None:
         PLAYERS,
     )
     start(game, pick)
-    game.checkpoint("opened")
-    modkill_dead_viewer(game)
     others = game.cast["others"].split(",")
     a, b = others[0], others[1]
     game.call(game.cast["actor"], "POST", "nominate/", {"target": game.slots[a]})
@@ -462,8 +464,6 @@ def table_game(run: Run) -> None:
         PLAYERS,
     )
     start(game, pick, table=True)
-    game.checkpoint("opened")
-    modkill_dead_viewer(game)
     game.call(HOST, "POST", "host/cut/")  # night zero ends: day 1's speeches
     game.checkpoint("table")
     # Every speech is skipped by the host (a random nomination each): then the vote.
