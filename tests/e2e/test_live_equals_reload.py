@@ -1,0 +1,553 @@
+"""Live equals reload, for every event kind: an open page shows what a fresh load shows.
+
+For every kind in ``games.event_kinds.KINDS`` a scenario emits it while pages are open for
+six viewers: an anonymous spectator, a town player, the acting player (their open tab; they
+act through the API, as from another tab), a mafia player, a dead player and the host. After
+each scenario, once live delivery has settled, every live part of every open page must equal
+the same part of a fresh load of that page in the same browser context
+(``tests/e2e/live_parity.py``). A page found drifted is reloaded after its checkpoint, so
+each scenario is judged on its own.
+
+The scenarios play four games through the JSON API (``scripts/reference_bot.py``'s client):
+
+* a forum game (sign-ups, start, votes, the host's clock, chores, a modkill, a day shot, a
+  replacement, a hammer, a night, the dawn, the end with prods);
+* a forum game with locking wagons;
+* a classic game played in the thread (nominations, a tied vote that goes to a revote);
+* a classic table (the turn panel: turns, notices, a vote that closes).
+
+Which kinds each scenario emitted is read from the game's event log (PostgreSQL), so a kind
+counts as covered only where it really happened. A kind with no scenario fails
+``test_every_kind_has_a_scenario``; each (kind, viewer) is its own test case, and a failure
+names the kind, the viewer, the page and the part. Every checkpoint (what its game logged,
+what differed, how long the comparison took) is written to
+``screenshots/e2e/logs/live-equals-reload.txt``; ``PARITY_GAMES=forum_game,...`` plays only
+the named games (for whoever debugs one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import subprocess
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from games.event_kinds import KINDS
+
+from . import story as story_module
+from .conftest import LOGS, ROOT, chromium_watchdog
+from .live_parity import HOOK, Mismatch, OpenPage, compare, open_page
+
+pytestmark = pytest.mark.e2e
+
+PASSWORD = "Live-equals-reload-9"
+HOST = "parityhost"
+PLAYERS = tuple(f"par{i}" for i in range(10))
+QUEUER = "parsub"
+VIEWERS = ("spectator", "town", "actor", "mafia", "dead", "host")
+LONG = 600  # minutes: no deadline passes during a scenario
+
+# Which scenario emits each kind. The test checks the game's event log agrees.
+SCENARIOS: dict[str, tuple[str, ...]] = {
+    "signups": ("game_created", "signup_joined", "signup_left"),
+    "start": ("game_started", "role_pm", "roles", "phase_started"),
+    "votes": ("vote", "unvote", "vote_count", "post", "vote_refused"),
+    "pause": ("paused",),
+    "resume": ("resumed",),
+    "extend": ("deadline_changed",),
+    "chores": ("absence", "absence_cancelled", "replacement_queue"),
+    "modkill": ("modkill",),
+    "day shot": ("day_action", "day_shot"),
+    "replacement": ("replaced",),
+    "hammer": ("hammer", "day_ended", "phase_report", "prod"),
+    "night": ("night_action", "night_action_withdrawn"),
+    "dawn": ("night_ended", "private_result"),
+    "the end": ("replacement_needed", "game_finished"),
+    "locked wagon": ("wagon_locked",),
+    "revote": ("nomination", "revote_started"),
+    "table": ("turn", "your_turn"),
+    "table vote": ("table_vote_closed", "turn_notice"),
+}
+
+
+def _bot_module() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "reference_bot", ROOT / "scripts" / "reference_bot.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bots = _bot_module()
+
+
+@dataclass
+class Checkpoint:
+    """One scenario's outcome: the kinds its game logged, and what differed."""
+
+    game: str
+    scenario: str
+    kinds: set[str]
+    mismatches: list[Mismatch]
+    seconds: float = 0.0
+
+
+@dataclass
+class Run:
+    base_url: str
+    env: dict[str, str]
+    browser: Any
+    contexts: dict[str, Any] = field(default_factory=dict)
+    apis: dict[str, Any] = field(default_factory=dict)
+    checkpoints: list[Checkpoint] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+# -- people, pages and the event log -----------------------------------------------------
+def _create_users(env: dict[str, str], names: list[str]) -> None:
+    code = (
+        "from django.contrib.auth import get_user_model\n"
+        "U = get_user_model()\n"
+        f"for n in {names!r}:\n"
+        "    u = U.objects.filter(username=n).first() or U(username=n)\n"
+        f"    u.set_password({PASSWORD!r})\n"
+        "    u.save()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def context_of(run: Run, name: str) -> Any:
+    """One browser context per person (own cookies), logged in once; "spectator" is anonymous."""
+    if name in run.contexts:
+        return run.contexts[name]
+    context = run.browser.new_context(
+        base_url=run.base_url, viewport={"width": 1280, "height": 900}
+    )
+    context.set_default_timeout(15_000)
+    context.add_init_script(HOOK)
+    if name != "spectator":
+        page = context.new_page()
+        page.goto("/accounts/login/")
+        page.fill("#id_username", name)
+        page.fill("#id_password", PASSWORD)
+        page.get_by_role("button", name="Log in").click()
+        expect(page.locator(".site-nav .who")).to_have_text(name)
+        page.close()
+    run.contexts[name] = context
+    return context
+
+
+def event_position(run: Run, game_id: int) -> int:
+    return int(
+        _sql(run, "SELECT coalesce(max(seq), 0) FROM games_gameevent WHERE game_id = %s", game_id)[
+            0
+        ][0]
+    )
+
+
+def kinds_since(run: Run, game_id: int, seq: int) -> set[str]:
+    rows = _sql(
+        run, "SELECT kind FROM games_gameevent WHERE game_id = %s AND seq > %s", game_id, seq
+    )
+    return {kind for (kind,) in rows}
+
+
+def _sql(run: Run, query: str, *args: Any) -> list[tuple[Any, ...]]:
+    import psycopg
+
+    url = run.env["DATABASE_URL"].replace("postgres://", "postgresql://", 1)
+    with psycopg.connect(url, autocommit=True) as conn:
+        return conn.execute(query, args).fetchall()
+
+
+@dataclass
+class Game:
+    """One game being played, with its viewers' open pages."""
+
+    run: Run
+    label: str
+    game_id: int = 0
+    pages: list[OpenPage] = field(default_factory=list)
+    seq: int = 0
+    roles: dict[str, str] = field(default_factory=dict)  # name -> role
+    teams: dict[str, str] = field(default_factory=dict)  # name -> alignment
+    slots: dict[str, int] = field(default_factory=dict)  # name -> slot id
+    cast: dict[str, str] = field(default_factory=dict)  # viewer -> name
+
+    def url(self, suffix: str = "") -> str:
+        return f"/games/{self.game_id}/{suffix}"
+
+    def api(self, name: str) -> Any:
+        return self.run.apis[name]
+
+    def call(self, name: str, method: str, suffix: str, data: dict[str, Any] | None = None) -> Any:
+        path = f"games/{self.game_id}/{suffix}"
+        api = self.api(name)
+        if method == "GET":
+            return api.get(path)
+        if method == "DELETE":
+            return api._call("DELETE", path, None)
+        return api.post(path, data)
+
+    def open(self, viewer: str, label: str, suffix: str = "") -> None:
+        name = {"spectator": "spectator", "host": HOST}.get(viewer) or self.cast[viewer]
+        page = open_page(context_of(self.run, name), viewer, label, self.url(suffix))
+        self.pages.append(page)
+
+    def read_roles(self) -> None:
+        slots = self.call(HOST, "GET", "host/")["slots"]
+        self.roles = {s["name"]: s["role"] for s in slots}
+        self.teams = {s["name"]: s["alignment"] for s in slots}
+        self.slots = {s["name"]: s["slot_id"] for s in slots}
+
+    def checkpoint(self, scenario: str) -> None:
+        """Everything since the last checkpoint has been emitted: compare every open page."""
+        time.sleep(0.3)  # the frames are on their way (published after the commit)
+        kinds = kinds_since(self.run, self.game_id, self.seq)
+        self.seq = event_position(self.run, self.game_id)
+        began = time.monotonic()
+        mismatches = compare(self.pages)
+        seconds = time.monotonic() - began
+        self.run.checkpoints.append(Checkpoint(self.label, scenario, kinds, mismatches, seconds))
+        # A page that drifted is reloaded, so the next scenario is judged on its own.
+        drifted = {(m.viewer, m.page) for m in mismatches}
+        for o in self.pages:
+            if (o.viewer, o.label) in drifted:
+                o.page.reload(wait_until="commit")
+
+    def close(self) -> None:
+        for o in self.pages:
+            for page in (o.page, o.fresh):
+                with contextlib.suppress(Exception):
+                    if page is not None:
+                        page.close()
+        self.pages = []
+
+
+def new_game(run: Run, label: str, body: dict[str, Any], players: tuple[str, ...]) -> Game:
+    game = Game(run, label)
+    made = run.apis[HOST].post("games/", {"title": f"Parity: {label}", **body})
+    game.game_id = made["id"]
+    for name in players:
+        game.call(name, "POST", "join/")
+    return game
+
+
+def start(game: Game, viewers: Callable[[Game], dict[str, str]], *, table: bool = False) -> None:
+    """Start, read who is who, remove the dead viewer (the modkill scenario is the forum
+    game's), then open every viewer's pages."""
+    game.call(HOST, "POST", "start/")
+    game.read_roles()
+    game.cast = viewers(game)
+    dead = game.cast["dead"]
+    game.call(HOST, "POST", "host/modkill/", {"slot_id": game.slots[dead], "reason": "parity"})
+    open_viewers(game, table=table)
+    game.open("dead", "dead thread", "t/dead/")
+    game.seq = event_position(game.run, game.game_id)
+
+
+def open_viewers(game: Game, *, table: bool = False) -> None:
+    game.open("spectator", "thread")
+    game.open("host", "thread")
+    game.open("host", "host dashboard", "host/")
+    for viewer in ("town", "actor", "mafia", "dead"):
+        game.open(viewer, "thread")
+        game.open(viewer, "role PM", "role/")
+    game.open("mafia", "mafia thread", "t/mafia/")
+    if not table:
+        game.open("host", "mafia thread", "t/mafia/")
+        game.open("spectator", "activity", "activity/")
+        game.open("town", "activity", "activity/")
+        game.open("host", "activity", "activity/")
+
+
+def pick(game: Game, *, dead_role: str | None = None) -> dict[str, str]:
+    """Viewers by dealt role: two town players, a mafia player, and one to kill."""
+    town = [n for n in game.roles if game.teams[n] == "town"]
+    plain = [n for n in town if game.roles[n] in ("vanilla_townie", "town", "citizen")]
+    mafia = [n for n in game.roles if game.teams[n] == "mafia"]
+    others = [n for n in plain if n not in plain[:3]] + [n for n in town if n not in plain]
+    return {
+        "town": plain[0],
+        "actor": plain[1],
+        "dead": plain[2],
+        "mafia": mafia[0],
+        "other_mafia": mafia[1] if len(mafia) > 1 else "",
+        "others": ",".join(others),
+    }
+
+
+def modkill_dead_viewer(game: Game) -> None:
+    dead = game.cast["dead"]
+    game.call(HOST, "POST", "host/modkill/", {"slot_id": game.slots[dead], "reason": "parity"})
+    game.checkpoint("modkill")
+    game.open("dead", "dead thread", "t/dead/")
+
+
+# -- the games ------------------------------------------------------------------------------
+def forum_game(run: Run) -> None:
+    game = new_game(
+        run,
+        "forum",
+        {
+            "ruleset": "forum",
+            "role_list": [
+                {"role": "goon", "count": 2},
+                {"role": "cop"},
+                {"role": "day_vigilante", "modifiers": ["shots:1"]},
+                {"role": "vanilla_townie", "count": 5},
+            ],
+            "vote_rule": "majority_hammer",
+            "starts_with": "day",
+            "day_length_minutes": LONG,
+            "night_length_minutes": LONG,
+            "min_posts_per_day": 1,
+            "inactivity_action": "replace",
+        },
+        PLAYERS[:1],
+    )
+    # Sign-ups: the spectator, the host, a signed-up player and one about to join watch.
+    game.cast = {"town": PLAYERS[0], "actor": PLAYERS[1]}
+    game.open("spectator", "sign-ups")
+    game.open("host", "sign-ups")
+    game.open("host", "host dashboard", "host/")
+    game.open("town", "sign-ups")
+    game.open("actor", "sign-ups")
+    for name in PLAYERS[1:9]:
+        game.call(name, "POST", "join/")
+    game.call(PLAYERS[8], "POST", "leave/")
+    game.call(PLAYERS[8], "POST", "join/")
+    game.checkpoint("signups")
+    game.call(HOST, "POST", "start/")
+    game.checkpoint("start")
+    game.close()
+
+    game.read_roles()
+    game.cast = pick(game)
+    c = game.cast
+    mafia2 = c["other_mafia"]
+    cop = next(n for n, r in game.roles.items() if r == "cop")
+    vig = next(n for n, r in game.roles.items() if r == "day_vigilante")
+    x, y = [n for n in c["others"].split(",") if game.roles[n] == "vanilla_townie"][:2]
+    open_viewers(game)
+    game.seq = event_position(run, game.game_id)
+
+    actor, town, mafia = c["actor"], c["town"], c["mafia"]
+    game.call(actor, "POST", "vote/", {"target": game.slots[x]})
+    game.call(actor, "POST", "posts/", {"body": "I think so. **Vote: nobody-of-that-name**"})
+    game.call(town, "POST", "posts/", {"body": "Good morning, everyone."})
+    game.call(actor, "POST", "unvote/")
+    game.call(actor, "POST", "vote/", {"target": game.slots[y]})
+    game.checkpoint("votes")
+
+    game.call(HOST, "POST", "host/pause/")
+    game.checkpoint("pause")
+    game.call(HOST, "POST", "host/resume/")
+    game.checkpoint("resume")
+    game.call(HOST, "POST", "host/extend/", {"minutes": 30})
+    game.checkpoint("extend")
+
+    today = date.today()
+    away = game.call(
+        town, "POST", "away/", {"starts": str(today), "ends": str(today + timedelta(days=1))}
+    )
+    game.call(town, "DELETE", f"away/{away['id']}/")
+    game.call(QUEUER, "POST", "queue/join/")
+    game.checkpoint("chores")
+
+    modkill_dead_viewer(game)
+
+    game.call(vig, "POST", "day-action/", {"target": game.slots[x]})
+    game.checkpoint("day shot")
+
+    game.call(QUEUER, "POST", "queue/leave/")
+    game.call(HOST, "POST", "host/replace/", {"slot_id": game.slots[mafia2], "username": QUEUER})
+    game.checkpoint("replacement")
+    game.read_roles()
+
+    # Seven alive (town, actor, mafia, the new mafia player, cop, vig, y): four hammer y.
+    for name in (town, mafia, vig):
+        game.call(name, "POST", "vote/", {"target": game.slots[y]})
+    game.checkpoint("hammer")
+
+    game.call(cop, "POST", "actions/", {"ability": "investigate", "targets": [game.slots[mafia]]})
+    game.call(mafia, "POST", "actions/", {"ability": "kill", "targets": [game.slots[vig]]})
+    game.call(mafia, "DELETE", "actions/kill/")
+    game.call(mafia, "POST", "actions/", {"ability": "kill", "targets": [game.slots[vig]]})
+    game.checkpoint("night")
+
+    game.call(HOST, "POST", "host/cut/")
+    game.checkpoint("dawn")
+
+    # Day 2, five alive: three votes eliminate the town player; the mafia reach parity. The
+    # cop, silent on both days (a vote is a post), is prodded again with nobody in the queue.
+    for name in (mafia, QUEUER, actor):
+        game.call(name, "POST", "vote/", {"target": game.slots[town]})
+    game.checkpoint("the end")
+    game.close()
+
+
+def locked_wagon_game(run: Run) -> None:
+    game = new_game(
+        run,
+        "forum, locking wagons",
+        {
+            "ruleset": "forum",
+            "role_list": [{"role": "goon", "count": 2}, {"role": "vanilla_townie", "count": 6}],
+            "vote_rule": "majority_lock",
+            "starts_with": "day",
+            "day_length_minutes": LONG,
+            "night_length_minutes": LONG,
+        },
+        PLAYERS[:8],
+    )
+    start(game, pick)
+    # Seven alive: majority 4, one more (5) locks the wagon.
+    target = game.cast["others"].split(",")[0]
+    voters = [n for n in game.roles if n not in (target, game.cast["dead"])][:5]
+    voters.remove(game.cast["actor"])
+    for name in [game.cast["actor"], *voters[:4]]:
+        game.call(name, "POST", "vote/", {"target": game.slots[target]})
+    game.checkpoint("locked wagon")
+    game.close()
+
+
+def classic_thread_game(run: Run) -> None:
+    game = new_game(
+        run,
+        "classic in the thread",
+        {
+            "setup": "classic-ten",
+            "turn_based": False,
+            "starts_with": "day",
+            "day_length_minutes": LONG,
+            "night_length_minutes": LONG,
+        },
+        PLAYERS,
+    )
+    start(game, pick)
+    others = game.cast["others"].split(",")
+    a, b = others[0], others[1]
+    game.call(game.cast["actor"], "POST", "nominate/", {"target": game.slots[a]})
+    game.call(game.cast["town"], "POST", "nominate/", {"target": game.slots[b]})
+    for voter, target in (
+        (game.cast["actor"], a),
+        (game.cast["mafia"], a),
+        (game.cast["town"], b),
+        (others[2], b),
+    ):
+        game.call(voter, "POST", "vote/", {"target": game.slots[target]})
+    game.call(HOST, "POST", "host/cut/")
+    game.checkpoint("revote")
+    game.close()
+
+
+def table_game(run: Run) -> None:
+    game = new_game(
+        run,
+        "classic table",
+        {"setup": "classic-ten", "turn_length_seconds": 600, "vote_length_seconds": 600},
+        PLAYERS,
+    )
+    start(game, pick, table=True)
+    game.call(HOST, "POST", "host/cut/")  # night zero ends: day 1's speeches
+    game.checkpoint("table")
+    # Every speech is skipped by the host (a random nomination each): then the vote.
+    for _ in range(12):
+        turn = game.call(HOST, "GET", "turn/")
+        if turn["step"] != "speech":
+            break
+        game.call(HOST, "POST", "host/skip-turn/")
+    turn = game.call(HOST, "GET", "turn/")
+    assert turn["step"] == "vote", turn
+    ballot = [o for o in turn["ballot"] if not o.get("skip")]
+    choice = game.slots[ballot[0]["name"]]
+    alive = [p["name"] for p in game.call(HOST, "GET", "")["players"] if p["alive"]]
+    for name in alive:
+        with contextlib.suppress(bots.ApiError):
+            game.call(name, "POST", "vote/", {"target": choice})
+    game.checkpoint("table vote")
+    game.close()
+
+
+GAMES = (forum_game, locked_wagon_game, classic_thread_game, table_game)
+
+
+# -- the fixture and the tests ----------------------------------------------------------------
+@pytest.fixture(scope="module")
+def parity(e2e_stack: Any, browser: Any) -> Iterator[Run]:
+    story_module.BROWSER_LOG = LOGS
+    _create_users(e2e_stack.env, [HOST, *PLAYERS, QUEUER])
+    run = Run(base_url=e2e_stack.base_url, env=e2e_stack.env, browser=browser)
+    for name in (HOST, *PLAYERS, QUEUER):
+        run.apis[name] = bots.Api.login(e2e_stack.base_url, name, PASSWORD)
+    started = time.monotonic()
+    only = os.environ.get("PARITY_GAMES")
+    for play in GAMES:
+        if only and play.__name__ not in only.split(","):
+            continue
+        try:
+            play(run)
+        except Exception:  # a game that broke off: its later kinds report it
+            run.errors.append(f"{play.__name__}: {traceback.format_exc(limit=6)}")
+    run.seconds = time.monotonic() - started
+    _write_summary(run)
+    yield run
+    with chromium_watchdog():
+        for context in run.contexts.values():
+            with contextlib.suppress(Exception):
+                context.close()
+
+
+def _write_summary(run: Run) -> None:
+    """What each scenario emitted and what differed, for whoever reads the failures."""
+    lines = [f"scenarios ran in {run.seconds:.0f} s"]
+    for c in run.checkpoints:
+        lines.append(f"== {c.game}: {c.scenario} ({c.seconds:.1f} s): {', '.join(sorted(c.kinds))}")
+        lines += [f"   {m}" for m in c.mismatches]
+    lines += ["== errors", *run.errors]
+    (LOGS / "live-equals-reload.txt").write_text("\n".join(lines) + "\n")
+
+
+def test_every_kind_has_a_scenario() -> None:
+    """A kind with no scenario fails here (as the authorization table does for URLs)."""
+    covered = {kind for kinds in SCENARIOS.values() for kind in kinds}
+    missing = sorted(set(KINDS) - covered)
+    assert not missing, f"event kinds with no live-equals-reload scenario: {missing}"
+    unknown = sorted(covered - set(KINDS))
+    assert not unknown, f"scenarios name kinds the registry does not have: {unknown}"
+
+
+@pytest.mark.parametrize("viewer", VIEWERS)
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_live_equals_reload(parity: Run, kind: str, viewer: str) -> None:
+    scenario = next((s for s, kinds in SCENARIOS.items() if kind in kinds), None)
+    assert scenario is not None, f"no scenario emits {kind}"
+    where = [c for c in parity.checkpoints if c.scenario == scenario and kind in c.kinds]
+    assert where, (
+        f"the scenario {scenario!r} did not emit {kind!r}; errors: {parity.errors or 'none'}"
+    )
+    wrong = [
+        f"[{c.game}: {c.scenario}] {m}" for c in where for m in c.mismatches if m.viewer == viewer
+    ]
+    assert not wrong, f"{kind}, {viewer}: the open page differs from a reload:\n" + "\n".join(wrong)
