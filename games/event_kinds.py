@@ -362,8 +362,22 @@ KINDS: dict[str, EventKind] = {
     for k in (
         # -- sign-ups ----------------------------------------------------------------------
         _kind("game_created", GameCreatedPayload),
-        _kind("signup_joined", SignupPayload, "phase-banner", "players", "signups"),
-        _kind("signup_left", SignupPayload, "phase-banner", "players", "signups"),
+        _kind(
+            "signup_joined",
+            SignupPayload,
+            "phase-banner",
+            "players",
+            "signups",
+            own_parts=("phase",),
+        ),
+        _kind(
+            "signup_left",
+            SignupPayload,
+            "phase-banner",
+            "players",
+            "signups",
+            own_parts=("phase",),
+        ),
         _kind(
             "game_started",
             GameStartedPayload,
@@ -390,6 +404,8 @@ KINDS: dict[str, EventKind] = {
             "players",
             "turn-panel",
             "phase",
+            "chores",
+            "activity",
             changes_access=True,
         ),
         # -- the day's vote ----------------------------------------------------------------
@@ -406,15 +422,18 @@ KINDS: dict[str, EventKind] = {
         ),
         _kind("hammer", WagonPayload, "phase-banner", "players", "phase"),
         _kind("wagon_locked", WagonPayload, "phase", own_parts=("players",)),
-        _kind("table_vote_closed", TableVoteClosedPayload),
-        _kind("turn", TurnPayload, "turn-panel"),
+        _kind("table_vote_closed", TableVoteClosedPayload, "phase-banner", "players", "turn-panel"),
+        # A turn moves the banner's turn clock and, at a table with nominations, the badges.
+        _kind("turn", TurnPayload, "turn-panel", "phase-banner", "players"),
         _kind("turn_notice", TurnNoticePayload, audiences=frozenset({"public", "slot", "host"})),
         _kind("your_turn", YourTurnPayload, audiences=SLOT, to_you=True),
-        _kind("day_action", DayActionPayload, audiences=HOST),
+        _kind("day_action", DayActionPayload, "actions", audiences=HOST),
         _kind(
             "day_shot",
             DayShotPayload,
+            "phase-banner",
             "players",
+            "phase",
             "activity",
             changes_access=True,
         ),
@@ -527,6 +546,7 @@ def kinds_for_pages() -> dict[str, Any]:
         },
         "shared": sorted(p.name for p in PARTS.values() if p.same_for_everyone),
         "appended": sorted(p.name for p in PARTS.values() if p.appended),
+        "pushed": sorted(p.name for p in PARTS.values() if p.pushed),
     }
 
 

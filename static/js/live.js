@@ -37,7 +37,7 @@
 
   // The registry, as the server rendered it: {kinds: {kind: {parts, own, state?, you?}},
   // shared: parts the same for every viewer, appended: parts only ever added to}.
-  var registry = { kinds: {}, shared: [], appended: [] };
+  var registry = { kinds: {}, shared: [], appended: [], pushed: [] };
   try {
     var script = document.getElementById("live-kinds");
     if (script) registry = JSON.parse(script.textContent);
@@ -252,7 +252,9 @@
         var el = elements[i];
         if (!el.id || el.getAttribute("data-live-part").split(/\s+/).indexOf(part) < 0) continue;
         if (usable && el.id === part) replace(part, html);
-        else if (signedIn) wanted[el.id] = true;
+        // A spectator's page fetches only what the server does not push (the activity
+        // page, the sign-ups): the pushed parts are already theirs.
+        else if (signedIn || registry.pushed.indexOf(part) < 0) wanted[el.id] = true;
       }
     });
     if (Object.keys(wanted).length) scheduleRefresh();
@@ -316,6 +318,7 @@
           var fresh = doc.getElementById(id);
           var el = document.getElementById(id);
           if (fresh && el) swapKeepingInput(el, document.importNode(fresh, true));
+          else if (el) el.remove(); // gone from the page now (the host's controls at the end)
         });
         tickCountdowns();
         if (ids.indexOf("turn-panel") >= 0) syncYourTurn();
