@@ -13,6 +13,7 @@ Server logs go to ``screenshots/e2e/logs/`` beside the screenshots (both gitigno
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import shutil
 import signal
@@ -309,3 +310,34 @@ class Screens:
 @pytest.fixture(scope="package")
 def shot(e2e_stack: Stack) -> Screens:
     return Screens()
+
+
+def reference_bot() -> Any:
+    """``scripts/reference_bot.py`` as a module (it is a script, not a package)."""
+    spec = importlib.util.spec_from_file_location(
+        "reference_bot", ROOT / "scripts" / "reference_bot.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def create_users(env: dict[str, str], names: list[str], password: str) -> None:
+    """Accounts for everyone at once, in the stack's database (``env``)."""
+    code = (
+        "from django.contrib.auth import get_user_model\n"
+        "U = get_user_model()\n"
+        f"for n in {names!r}:\n"
+        "    u = U.objects.filter(username=n).first() or U(username=n)\n"
+        f"    u.set_password({password!r})\n"
+        "    u.save()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -28,10 +28,7 @@ the named games (for whoever debugs one).
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
-import subprocess
-import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -45,7 +42,7 @@ from playwright.sync_api import expect
 from games.event_kinds import KINDS
 
 from . import story as story_module
-from .conftest import LOGS, ROOT, chromium_watchdog
+from .conftest import LOGS, chromium_watchdog, create_users, reference_bot
 from .live_parity import HOOK, Mismatch, OpenPage, compare, open_page
 
 pytestmark = pytest.mark.e2e
@@ -80,16 +77,7 @@ SCENARIOS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _bot_module() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "reference_bot", ROOT / "scripts" / "reference_bot.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bots = _bot_module()
+bots = reference_bot()
 
 
 @dataclass
@@ -116,24 +104,6 @@ class Run:
 
 
 # -- people, pages and the event log -----------------------------------------------------
-def _create_users(env: dict[str, str], names: list[str]) -> None:
-    code = (
-        "from django.contrib.auth import get_user_model\n"
-        "U = get_user_model()\n"
-        f"for n in {names!r}:\n"
-        "    u = U.objects.filter(username=n).first() or U(username=n)\n"
-        f"    u.set_password({PASSWORD!r})\n"
-        "    u.save()\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", code],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def context_of(run: Run, name: str) -> Any:
@@ -497,7 +467,7 @@ GAMES = (forum_game, locked_wagon_game, classic_thread_game, table_game)
 @pytest.fixture(scope="module")
 def parity(e2e_stack: Any, browser: Any) -> Iterator[Run]:
     story_module.BROWSER_LOG = LOGS
-    _create_users(e2e_stack.env, [HOST, *PLAYERS, QUEUER])
+    create_users(e2e_stack.env, [HOST, *PLAYERS, QUEUER], PASSWORD)
     run = Run(base_url=e2e_stack.base_url, env=e2e_stack.env, browser=browser)
     for name in (HOST, *PLAYERS, QUEUER):
         run.apis[name] = bots.Api.login(e2e_stack.base_url, name, PASSWORD)

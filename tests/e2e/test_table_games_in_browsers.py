@@ -16,11 +16,8 @@ short (the API's minimum is 10 s); one turn of a person is left to run out on pu
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,7 +27,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from . import story as story_module
-from .conftest import LOGS, ROOT, chromium_watchdog
+from .conftest import LOGS, chromium_watchdog, create_users, reference_bot
 from .story import LIVE_MS, MARKER, goto, post_reply, watch_console, watch_dialogs
 
 pytestmark = pytest.mark.e2e
@@ -48,36 +45,7 @@ SPEECH = (
 )
 
 
-def _bot_module() -> Any:
-    path = ROOT / "scripts" / "reference_bot.py"
-    spec = importlib.util.spec_from_file_location("reference_bot", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bots = _bot_module()
-
-
-def _create_users(env: dict[str, str], names: list[str]) -> None:
-    """Accounts for everyone at once (the sign-up page itself is the forum story's)."""
-    code = (
-        "from django.contrib.auth import get_user_model\n"
-        "U = get_user_model()\n"
-        f"for n in {names!r}:\n"
-        "    u = U.objects.filter(username=n).first() or U(username=n)\n"
-        f"    u.set_password({PASSWORD!r})\n"
-        "    u.save()\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", code],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
+bots = reference_bot()
 
 
 @dataclass
@@ -463,7 +431,7 @@ def announced(table: Table, *texts: str) -> bool:
 @pytest.fixture(scope="module")
 def table(e2e_stack: Any, browser: Any, shot: Any) -> Iterator[Table]:
     story_module.BROWSER_LOG = LOGS
-    _create_users(e2e_stack.env, [HOST, *PEOPLE, *BOTS])
+    create_users(e2e_stack.env, [HOST, *PEOPLE, *BOTS], PASSWORD)
     t = Table(base_url=e2e_stack.base_url, browser=browser, shot=shot)
     for name in [HOST, *PEOPLE, *BOTS]:
         t.apis[name] = bots.Api.login(e2e_stack.base_url, name, PASSWORD)
