@@ -412,7 +412,9 @@ class DayScript:
         else:
             voters = alive or [state.eliminated]
             ballot = {p: state.eliminated for p in voters}
-            votes = DayVotes(ballot, ballot if self.name == "classic" else None)
+            rules = get_ruleset(self.name)
+            # Where votes need nominations, the voted-out player was nominated by all.
+            votes = DayVotes(ballot, ballot if rules.uses_nominations else None)
         outcome = get_ruleset(self.name).resolve_day(game, votes)
         if outcome.eliminated != state.eliminated or outcome.revote:
             raise DayRuleError(f"The rule set cannot apply the verdict on {state.eliminated}.")
