@@ -172,3 +172,18 @@ def test_the_direction_check_sees_an_upward_import() -> None:
     assert layer_of("games.services.votes") > layer_of("games.reads.vote_count")
     assert layer_of("games.views.game") > layer_of("games.live.render")
     assert layer_of("games.templatetags.live_tags") > layer_of("games.templatetags.mafia_tags")
+
+
+def test_the_api_and_the_pages_share_reads_not_each_other() -> None:
+    # Both are the top layer; neither builds on the other: the API answers from the read
+    # layer and the services, the pages likewise.
+    graph = import_graph()
+    crossing = sorted(
+        f"{module} imports {dep}"
+        for module, deps in graph.items()
+        for dep in deps
+        for here, there in (("games.api", "games.views"), ("games.views", "games.api"))
+        if (module == here or module.startswith(here + "."))
+        and (dep == there or dep.startswith(there + "."))
+    )
+    assert crossing == []
