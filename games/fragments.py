@@ -224,6 +224,7 @@ def players_context(
         # Classic: "skip" may be nominated on the first day only (no night played yet).
         "skip_nominatable": may_nominate and not (game.resolver_state or {}).get("night_number", 0),
         "can_unvote": ballot.can_unvote,
+        "vote_locked": can_vote and ballot.locked,
     }
 
 

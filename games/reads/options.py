@@ -182,8 +182,9 @@ class VoteOptions:
         return self.target_refusal(target)
 
     def votable(self, target: Slot | None) -> bool:
-        """A vote button for ``target`` (None: no elimination) on an open ballot."""
-        return self.open and self.target_refusal(target) is None
+        """A vote button for ``target`` (None: no elimination) on an open ballot: none
+        while the voter's vote is locked (the service would refuse it)."""
+        return self.open and not self.locked and self.target_refusal(target) is None
 
     def unvote_refusal(self) -> GameRuleError | None:
         """Why this voter could not withdraw their vote (None: they can)."""
@@ -197,9 +198,8 @@ class VoteOptions:
 
     @property
     def can_unvote(self) -> bool:
-        """The unvote button (shown for a standing vote, locked or not, as the vote
-        buttons are: the service refuses a locked one)."""
-        return self.open and self.my_vote is not None
+        """The unvote button: for a standing vote that is not locked."""
+        return self.open and self.unvote_refusal() is None
 
 
 def vote_options(

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import services
+from games import fragments, services
 from games.errors import InvalidInput, NotAllowed, WrongPhase
 from games.models import Vote
 from tests.conftest import current_phase, slot_of, slots_of
@@ -159,6 +159,16 @@ def test_lock_one_vote_past_majority(make_game):
         services.cast_vote(voters[1].user, game.pk, None)
     result = services.submit_post(voters[2].user, game.pk, body="**Unvote**")
     assert "locked" in result.vote_message
+    # The panel offers a locked voter no button the service would refuse, and says why;
+    # a voter outside the locked wagon keeps theirs.
+    locked_panel = fragments.players_context(game, voters[1].user)
+    assert locked_panel["vote_locked"] and not locked_panel["can_unvote"]
+    assert not any(row["votable"] for row in locked_panel["rows"])
+    assert not locked_panel["skip_votable"]
+    assert "data-vote-locked" in fragments.render_players(game, voters[1].user)
+    free = next(s for s in game.slots.order_by("seat") if s not in voters and s.role != "goon")
+    free_panel = fragments.players_context(game, free.user)
+    assert not free_panel["vote_locked"] and any(row["votable"] for row in free_panel["rows"])
     assert services.advance_phase(game.pk, 1, now=timezone.now() + LATER)
     goon.refresh_from_db()
     assert not goon.alive
