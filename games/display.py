@@ -5,6 +5,7 @@ layer show these, never the slugs ("Vanilla Townie", not ``vanilla_townie``)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import date
 from typing import Any
 
 from resolver.errors import InvalidScenario
@@ -23,6 +24,33 @@ def _rules(ruleset: str | Ruleset) -> Ruleset | None:
 
 def _words(slug: str) -> str:
     return slug.replace("_", " ").title()
+
+
+def with_article(title: str) -> str:
+    """ "a Goon", "an Alien", "an Unknown", "a One-Shot Doctor" (a role name with its
+    article, as a forum host writes "They were a Goon.")."""
+    if not title:
+        return ""
+    word = title.split()[0].lower()
+    vowel = word[0] in "aeiou" and not word.startswith(("one", "uni", "use", "eu"))
+    return f"{'an' if vowel else 'a'} {title}"
+
+
+def day_label(day: date | str) -> str:
+    """A calendar day as every page writes it: "Fri 3 May" (V/LA dates, from a ``date`` or
+    its ISO text)."""
+    if isinstance(day, str):
+        day = date.fromisoformat(day[:10])
+    return f"{_DAY_NAMES[day.weekday()]} {day.day} {_MONTH_NAMES[day.month - 1]}"
+
+
+_DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def plural(count: int, word: str, many: str = "") -> str:
+    """ "1 post", "2 posts", "1 time"; ``many`` for an irregular plural."""
+    return f"{count} {word if count == 1 else (many or word + 's')}"
 
 
 def role_title(ruleset: str | Ruleset, role: str) -> str:
@@ -67,9 +95,17 @@ def modifiers(ruleset: str | Ruleset, texts: Iterable[str]) -> list[dict[str, st
 
 
 def full_title(
-    ruleset: str | Ruleset, role: str, mods: Iterable[str] = (), alignment: str = ""
+    ruleset: str | Ruleset,
+    role: str,
+    mods: Iterable[str] = (),
+    alignment: str = "",
+    *,
+    with_alignment: bool = True,
 ) -> str:
-    """The forum-style full name: "Town 1-Shot Day Vigilante", "Mafia Ninja Goon"."""
+    """The forum-style full name: "Town 1-Shot Day Vigilante", "Mafia Ninja Goon" (the one
+    role name of every page: the role PM, the role list, the host's and the archive's
+    tables). ``with_alignment=False`` where the alignment has a column of its own:
+    "1-Shot Day Vigilante"."""
     if not role:
         return ""
     rules = _rules(ruleset)
@@ -77,7 +113,45 @@ def full_title(
         return role_title(ruleset, role)
     from resolver import role_pm
 
-    return role_pm(rules, role, list(mods), alignment or None)["title"]
+    pm = role_pm(rules, role, list(mods), alignment or None)
+    if with_alignment:
+        return pm["title"]
+    return " ".join([*(m["title"] for m in pm["modifiers"]), pm["role_title"]])
+
+
+def entry_title(ruleset: str | Ruleset, entry: Any) -> str:
+    """A role-list row's name, the same as its player's role PM says it: "Town 1-Shot
+    Vigilante" for ``{"role": "vigilante", "modifiers": ["shots:1"]}``."""
+    return full_title(
+        ruleset, entry["role"], entry.get("modifiers") or (), entry.get("alignment") or ""
+    )
+
+
+def entry_line(ruleset: str | Ruleset, entry: Any) -> str:
+    """A role-list row with its count: "2x Town Vanilla Townie" (with a multiplication sign)."""
+    return f"{entry.get('count', 1)}× {entry_title(ruleset, entry)}"
+
+
+def death_line(ruleset: str | Ruleset, revealed_role: str, *, markdown: bool = False) -> str:
+    """What the thread says of a dead player's role, true to the rule set: the role as the
+    resolver revealed it ("They were a Goon."); a cleaned one ("unknown") could not be
+    determined; where the rules reveal no role on death (city, classic), it is not revealed
+    until the game ends; otherwise (a modkill) it is not revealed. ``markdown``: the role
+    in bold, as the host's posts write it."""
+    rules = _rules(ruleset)
+    if rules is not None and not rules.reveals_roles_on_death:
+        return "Their role is not revealed until the game ends."
+    if not revealed_role:
+        return "Their role is not revealed."
+    if revealed_role == "unknown":
+        return "Their role could not be determined."
+    title = role_title(ruleset, revealed_role)
+    if markdown:
+        from .markup import escape_markdown
+
+        article = with_article(title).split(" ", 1)[0]
+        return f"They were {article} **{escape_markdown(title)}**."
+    return f"They were {with_article(title)}."
 
 
 def ruleset_reference(name: str) -> dict[str, Any]:
@@ -144,11 +218,7 @@ def public_setup(game: Any) -> list[str] | None:
     """What the public may know of the role list: every entry with its count (open), the
     roles that may be in the game without counts (semi-open), or None (closed)."""
     if game.openness == "open":
-        return [
-            f"{e.get('count', 1)}× "
-            + full_title(game.ruleset, e["role"], e.get("modifiers", ()), e.get("alignment", ""))
-            for e in game.role_list
-        ]
+        return [entry_line(game.ruleset, e) for e in game.role_list]
     if game.openness == "semi-open":
         seen: list[str] = []
         for e in game.role_list:

@@ -498,14 +498,39 @@ def apply_service_error(
 
 
 # -- in the game --------------------------------------------------------------------------
+BOLD_VOTE_HINT = "Vote with a bold **Vote: Name**; withdraw with **Unvote**."
+PRIVATE_THREAD_HINT = "A vote posted here does not count: the day's vote is in the game thread."
+HOST_HINT = "The host's posts never vote."
+
+
+def reply_hint(game: Any, thread: str, *, is_host: bool = False) -> str:
+    """What the reply box says under it: how this thread's posts count. Bold votes count
+    only in the game thread of a day played as a thread; a table's day has its own hint
+    (its day script's); a private thread's posts never vote."""
+    if thread != "public":
+        says = PRIVATE_THREAD_HINT
+    elif is_host:
+        says = HOST_HINT
+    elif game.turn_based:
+        says = get_day_script(game.ruleset).reply_hint
+    else:
+        says = BOLD_VOTE_HINT
+    return f"Markdown or BBCode. {says} Posts cannot be edited."
+
+
 class PostForm(SiteForm):
     body = forms.CharField(
         label="Reply",
         max_length=20_000,
         widget=forms.Textarea(attrs={"id": "reply-body", "rows": 8}),
-        help_text="Markdown or BBCode. Vote with a bold **Vote: Name**; withdraw with "
-        "**Unvote**. Posts cannot be edited.",
+        help_text=f"Markdown or BBCode. {BOLD_VOTE_HINT} Posts cannot be edited.",
     )
+
+    def __init__(self, *args: Any, hint: str = "", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if hint:
+            self.fields["body"].help_text = hint
+
     # Power's question round: the player the question is for (a slot id; the page's own
     # select, not rendered from here). Which slot is legal is the service's to say.
     to = forms.IntegerField(required=False, label="Question for")

@@ -51,7 +51,7 @@ def role_pm(
     if not any(split_modifier(m)[0] == "shots" for m in mods):
         shots_left = None
     alignment_title = rules.alignment_titles.get(alignment, alignment.replace("_", " ").title())
-    role_title = spec.title or spec.slug
+    role_title = spec.title or spec.slug.replace("_", " ").title()
     shown = [alignment_title, *(m["title"] for m in listed), role_title]
     # A third party's title is its role ("Serial Killer"), not "Serial Killer Serial Killer".
     if alignment_title == role_title:

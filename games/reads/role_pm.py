@@ -140,6 +140,15 @@ class RolePM:
         )
 
     @property
+    def paused_night(self) -> bool:
+        """A night the host has paused: no action can be sent, changed or withdrawn until
+        it resumes (what was sent stands)."""
+        if not self.game.is_running:
+            return False
+        phase = self.game.current_phase()
+        return bool(phase and phase.is_night and not phase.resolved and phase.is_paused)
+
+    @property
     def by_id(self) -> dict[int, Slot]:
         return {s.pk: s for s in self.slots}
 

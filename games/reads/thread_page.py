@@ -22,6 +22,12 @@ def parse_iso(values: list[str]) -> list[int]:
     return sorted(set(seats))
 
 
+def unknown_seats(seats: list[int], slots: list[Slot]) -> list[int]:
+    """The ISO numbers no player of the game has (``?iso=99``), to say so on the page."""
+    known = {slot.seat for slot in slots}
+    return [seat for seat in seats if seat not in known]
+
+
 def read_thread_page(
     game: Game,
     thread: str,

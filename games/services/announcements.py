@@ -14,13 +14,11 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from ..display import role_title
+from ..display import death_line
 from ..markup import escape_markdown
 from ..models import Phase, Post, Slot, Thread, VoteRule
 from .common import Tx
 from .thread import do_post
-
-UNKNOWN_ROLE = "unknown"
 
 
 def announce(tx: Tx, body: str) -> Post:
@@ -45,13 +43,9 @@ def name(slot: Slot) -> str:
 
 
 def role_sentence(slot: Slot) -> str:
-    """What the thread learns of a dead player's role: exactly what was revealed."""
-    role = slot.revealed_role
-    if not role:
-        return "Their role is not revealed."
-    if role == UNKNOWN_ROLE:
-        return "Their role could not be determined."
-    return f"They were **{escape_markdown(role_title(slot.game.ruleset, role))}**."
+    """What the thread learns of a dead player's role: exactly what was revealed, in the
+    one wording every death uses (``display.death_line``)."""
+    return death_line(slot.game.ruleset, slot.revealed_role, markdown=True)
 
 
 def when(deadline: datetime | None) -> str:
@@ -165,8 +159,13 @@ def revote(label: str, tied: Iterable[Slot], deadline: datetime | None) -> str:
 
 
 def modkilled(slot: Slot, reason: str) -> str:
-    why = f" ({escape_markdown(reason)})" if reason else ""
-    return f"**{name(slot)} has been modkilled{why}.** {role_sentence(slot)}"
+    # The reason is the host's own words (it may hold parentheses of its own): a sentence
+    # of its own, not a parenthesis.
+    reason = reason.strip()
+    if reason and reason[-1] not in ".!?":
+        reason += "."
+    why = f" Reason: {escape_markdown(reason)}" if reason else ""
+    return f"**{name(slot)} has been modkilled.**{why} {role_sentence(slot)}"
 
 
 def game_over(winner: str, reason: str, co_winners: Iterable[Slot]) -> str:

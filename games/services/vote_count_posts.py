@@ -10,7 +10,7 @@ from typing import Any
 from django.db.models import Max
 from django.utils import timezone
 
-from .. import markup
+from .. import display, markup
 from ..errors import ErrorCode, WrongPhase
 from ..models import Game, GameStatus, PhaseKind, Thread, Vote, VoteCountPost
 from ..reads.vote_count import vote_count
@@ -87,8 +87,15 @@ def count_text(label: str, data: dict[str, Any]) -> str:
     not_voting = ", ".join(markup.escape_markdown(p["name"]) for p in data["not_voting"])
     lines.append(f"Not voting ({len(data['not_voting'])}): {not_voting or '—'}")
     away = data.get("away") or []
-    if away:
-        lines.append("V/LA: " + ", ".join(f"{markup.escape_markdown(a['name'])}" for a in away))
+    if away:  # a paragraph of its own: a single line break would run it into the last
+        lines.append("")
+        lines.append(
+            "V/LA: "
+            + ", ".join(
+                f"{markup.escape_markdown(a['name'])} (until {display.day_label(a['until'])})"
+                for a in away
+            )
+        )
     lines.append("")
     lines.append(data["majority_text"] + ".")
     return "\n".join(lines)

@@ -102,6 +102,29 @@ def role_name(slot: Any, ruleset: str = "") -> str:
 
 
 @register.filter
+def role_without_alignment(slot: Any, ruleset: str = "") -> str:
+    """A slot's role name where the alignment has its own column: "1-Shot Vigilante"."""
+    from .. import display
+
+    return display.full_title(
+        ruleset or slot.game.ruleset,
+        slot.role,
+        slot.modifiers or (),
+        slot.alignment,
+        with_alignment=False,
+    )
+
+
+@register.filter
+def role_entry(entry: dict[str, Any], ruleset: str) -> str:
+    """A role-list row with its count, named as its player's role PM names it:
+    "1x Town 1-Shot Vigilante" (a multiplication sign)."""
+    from .. import display
+
+    return display.entry_line(ruleset, entry)
+
+
+@register.filter
 def role_title(role: str, ruleset: str) -> str:
     """The display name of a role slug ("Vanilla Townie"); "Unknown" for a cleaned role."""
     from .. import display
@@ -127,3 +150,19 @@ def modifier_title(text: str, ruleset: str) -> str:
 def ability_title(slug: str) -> str:
     """ "Day kill" for ``day_kill``."""
     return (slug or "").replace("_", " ").capitalize()
+
+
+@register.filter
+def with_article(title: str) -> str:
+    """ "a Town Goon", "an Alien": a role name after "You are" or "They were"."""
+    from .. import display
+
+    return display.with_article(title or "")
+
+
+@register.filter
+def day_label(day: Any) -> str:
+    """A V/LA day as every page writes it: "Fri 3 May"."""
+    from .. import display
+
+    return display.day_label(day) if day else ""

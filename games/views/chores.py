@@ -19,7 +19,7 @@ from ..forms import AwayForm, form_message
 from ..models import Absence, Post, Thread
 from ..reads import activity
 from ..reads.access import Viewer, get_game
-from ..reads.thread_page import parse_iso
+from ..reads.thread_page import parse_iso, unknown_seats
 from .common import run_service
 
 MAX_ISO_COLUMNS = 6
@@ -89,6 +89,7 @@ def multi_iso(request: HttpRequest, game_id: int) -> HttpResponse:
             "columns": columns,
             "slots": sorted(slots.values(), key=lambda s: s.seat),
             "seats": seats,
+            "unknown": unknown_seats(seats, list(slots.values())),
         },
     )
 

@@ -13,11 +13,11 @@ from django.views.decorators.http import require_POST
 
 from .. import display, fragments, ratelimit, services
 from ..errors import GameRuleError
-from ..forms import PostForm, TargetForm, form_message
+from ..forms import PostForm, TargetForm, form_message, reply_hint
 from ..models import Game, Post, Thread
 from ..reads import snapshot
 from ..reads.access import THREAD_LABELS, Viewer, get_game
-from ..reads.thread_page import parse_iso, read_thread_page
+from ..reads.thread_page import parse_iso, read_thread_page, unknown_seats
 from .common import back, run_service, thread_url
 
 
@@ -47,7 +47,10 @@ def _thread_page(request: HttpRequest, game: Game, thread: str) -> HttpResponse:
     block = viewer.posting_block(thread, current)
     form = None
     if not block:
-        form = PostForm(initial={"body": _quote_initial(game, thread, request.GET.get("quote"))})
+        form = PostForm(
+            initial={"body": _quote_initial(game, thread, request.GET.get("quote"))},
+            hint=reply_hint(game, thread, is_host=viewer.is_host),
+        )
     vote_count = fragments.vote_count_context(game, current=current, slots=slots)
     context = {
         "game": game,
@@ -62,6 +65,7 @@ def _thread_page(request: HttpRequest, game: Game, thread: str) -> HttpResponse:
         "posts_html": fragments.render_posts(page.posts),
         "iso": iso,
         "iso_query": "&".join(f"iso={s}" for s in iso),
+        "iso_unknown": unknown_seats(iso, slots),
         "iso_counts": counts,
         "form": form,
         "posting_block": block,

@@ -34,6 +34,7 @@ def role_context(game: Game, slot: Slot) -> dict[str, Any]:
         "card": read.pm["card"],
         "day_options": read.day_options,
         "phase": read.night,
+        "paused_night": read.paused_night,
         "options": read.night_options,
         "current": {a.ability: a for a in read.tonight},
         "team_kills": [

@@ -17,11 +17,12 @@ from django.views.decorators.http import require_POST
 
 from .. import display
 from ..forms import MAX_SIMULATED_GAMES, SimulateForm, form_message
-from ..models import SavedSetup, SimulationRun
+from ..models import Openness, Ruleset, SavedSetup, SimulationRun, StartsWith, VoteRule
 from ..setups import SETUPS
 from ..simulator import rates
 
-CHART_WIDTH, BAR_HEIGHT, LABEL_WIDTH = 560, 28, 130
+CHART_WIDTH, BAR_HEIGHT, LABEL_WIDTH = 640, 28, 130
+TEXT_WIDTH = 140  # room right of the widest interval for "85% (80%-89%)"
 
 
 def _setup(slug: str, saved_id: int | None, user: Any) -> tuple[str, dict[str, Any], Any]:
@@ -50,13 +51,11 @@ def setup_page(request: HttpRequest, slug: str = "", saved_id: int | None = None
             "saved": saved,
             "setup": SETUPS.get(slug),
             "kwargs": kwargs,
-            "lines": [
-                f"{e.get('count', 1)}× "
-                + display.full_title(
-                    kwargs["ruleset"], e["role"], e.get("modifiers", ()), e.get("alignment", "")
-                )
-                for e in kwargs["role_list"]
-            ],
+            "lines": [display.entry_line(kwargs["ruleset"], e) for e in kwargs["role_list"]],
+            "ruleset_title": Ruleset(kwargs["ruleset"]).label,
+            "vote_rule": VoteRule(kwargs.get("vote_rule") or VoteRule.PLURALITY).label,
+            "starts_with": StartsWith(kwargs.get("starts_with") or StartsWith.DAY).label.lower(),
+            "openness": Openness(kwargs.get("openness") or Openness.CLOSED).label,
             "runs": runs,
             "max_games": MAX_SIMULATED_GAMES,
         },
@@ -92,35 +91,42 @@ def simulation(request: HttpRequest, run_id: int) -> HttpResponse:
         request.user, "pk", None
     ):
         raise Http404("No such simulation.")
-    name = run.saved_setup.name if run.saved_setup else SETUPS[run.setup].name
+    name, kwargs, _ = _setup(run.setup, run.saved_setup_id, request.user)
+    back = (
+        reverse("games:saved_setup", args=[run.saved_setup_id])
+        if run.saved_setup_id
+        else reverse("games:setup", args=[run.setup])
+    )
     return render(
         request,
         "games/simulation.html",
         {
             "run": run,
             "name": name,
-            "chart": chart(run),
+            "chart": chart(run, kwargs["ruleset"]),
+            "setup_url": back,
             "running": run.status in ("queued", "running"),
         },
     )
 
 
-def chart(run: SimulationRun) -> dict[str, Any]:
-    """Bars of each faction's win rate with its 95% interval, as SVG coordinates."""
-    span = CHART_WIDTH - LABEL_WIDTH - 60
+def chart(run: SimulationRun, ruleset: str) -> dict[str, Any]:
+    """Bars of each faction's win rate with its 95% interval, as SVG coordinates; each
+    bar's figures stand right of its interval's whisker, never on it."""
+    span = CHART_WIDTH - LABEL_WIDTH - TEXT_WIDTH
     bars = []
     for i, rate in enumerate(rates(run.wins or {}, run.done)):
         y = 10 + i * (BAR_HEIGHT + 12)
         bars.append(
             {
-                "label": rate.faction.replace("_", " ").title(),
+                "label": display.alignment_title(ruleset, rate.faction),
                 "y": y,
                 "text_y": y + BAR_HEIGHT * 0.7,
                 "mid": y + BAR_HEIGHT / 2,
                 "width": round(rate.rate * span, 1),
                 "low_x": round(LABEL_WIDTH + rate.low * span, 1),
                 "high_x": round(LABEL_WIDTH + rate.high * span, 1),
-                "end_x": round(LABEL_WIDTH + rate.rate * span + 8, 1),
+                "end_x": round(LABEL_WIDTH + max(rate.rate, rate.high) * span + 8, 1),
                 "percent": f"{rate.rate:.0%}",
                 "interval": f"{rate.low:.0%}–{rate.high:.0%}",
                 "wins": rate.wins,

@@ -267,6 +267,11 @@ class DayScript:
     game_decided: ClassVar[frozenset[str]] = frozenset()
     # How a host's setting is asked for (a whole number): its label, least and most.
     setting_fields: ClassVar[Mapping[str, tuple[str, int, int | None]]] = {}
+    # What the reply box says under it on this table's day (a post is a turn, not a vote).
+    reply_hint: ClassVar[str] = (
+        "Post in your turn: the table beside the thread says whose turn it is. A post "
+        "does not vote: vote with the table's buttons."
+    )
 
     # -- what the site asks the script instead of branching on its name ------------------
     @property

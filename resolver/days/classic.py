@@ -55,6 +55,11 @@ NIGHT_ABILITIES = frozenset({"kill", "investigate", "protect"})
 
 class ClassicDay(DayScript):
     name = "classic"
+    reply_hint = (
+        "Your speech, in your turn: about 50–100 words. Then nominate with the table's "
+        "Nominate button (it ends your speech). A post does not vote: vote with the "
+        "table's buttons."
+    )
     defaults = {"word_limit": 150}  # the host's hard limit on a speech, defense or last words
     setting_fields = {"word_limit": ("Hard word limit of a speech", 1, None)}
     max_attempts = 3

@@ -58,6 +58,11 @@ def discussion_budget(alive: int, day: int, settings: Mapping[str, Any]) -> int:
 
 class PowerDay(DayScript):
     name = "power"
+    reply_hint = (
+        "Post in your turn: the table beside the thread says whose turn it is. A line "
+        "VOTE_SKIP_DISCUSSION on its own votes to end the discussion (UNVOTE_SKIP_DISCUSSION "
+        "takes it back). A post does not vote: vote with the table's buttons."
+    )
     # The document names configurable ``discussion_open_*`` numbers but gives no values;
     # these defaults are ours (see the README).
     defaults = {

@@ -121,10 +121,14 @@ class ModifierSpec:
     kind: str = "night"
 
     def text(self, arg: int | None = None) -> str:
-        """The description with the parameter filled in, when there is one."""
+        """The description with the parameter filled in, when there is one. A ``{s}`` after
+        a word that counts the parameter is its plural ending: "N time{s}" reads "1 time",
+        "2 times", and "N times" where no number is given."""
+        plural = "" if arg == 1 else "s"
+        text = self.description.replace("{s}", plural)
         if self.param is None or arg is None:
-            return self.description
-        return self.description.replace(self.param, str(arg))
+            return text
+        return text.replace(self.param, str(arg))
 
     def label(self, arg: int | None = None) -> str:
         """The display name with the parameter filled in: "2-Shot"."""
@@ -182,6 +186,9 @@ class Ruleset:
     default_vote_rule: ClassVar[str] = "plurality"
     # Some ballots count more than once (``vote_weights``).
     weighted_votes: ClassVar[bool] = False
+    # Does a death show the dead player's role (as the resolver reveals it: a cleaned role
+    # is "unknown")? False: roles stay hidden until the game ends (city, classic).
+    reveals_roles_on_death: ClassVar[bool] = True
 
     @property
     def has_vote_modifiers(self) -> bool:

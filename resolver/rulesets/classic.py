@@ -119,6 +119,7 @@ class Classic(Ruleset):
     roles = ROLES
     factional_kill = FACTION_KILL
     uses_nominations = True
+    reveals_roles_on_death = False  # "Roles are not revealed until the game ends"
     win_conditions = {
         "town": "You win when every mafia member has been eliminated.",
         "mafia": "You win when the mafia equal or outnumber the town.",

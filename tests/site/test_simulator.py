@@ -71,8 +71,13 @@ def test_the_simulator_pages(client_for):
     assert run.status == "done" and run.done == 40 and sum(run.wins.values()) >= 40
     page = c.get(f"/simulations/{run.pk}/").content.decode()
     assert "<svg" in page and 'http-equiv="refresh"' not in page and "Mafia" in page
-    bars = chart(run)["bars"]
+    bars = chart(run, "forum")["bars"]
     assert all(b["low_x"] <= b["high_x"] for b in bars)
+    # Each bar's figures stand right of its whisker, not on it (issue 19).
+    assert all(b["end_x"] > b["high_x"] for b in bars)
+    assert {b["label"] for b in bars} <= {"Town", "Mafia", "Serial Killer", "Survivor"}
+    # The page links back to its setup.
+    assert 'href="/setups/forum-third-party-ten/"' in page
 
 
 def test_a_saved_setup_and_its_simulations_are_its_owners_alone(client_for, client):

@@ -31,6 +31,7 @@ class CityRuleset(Ruleset):
     }
     factional_kill = FACTION_KILL
     uses_immunity_card = True
+    reveals_roles_on_death = False  # the card stays face down until the game ends
 
     def parse_night(self, state: GameState, raw: Any, where: str) -> tuple[Action, ...]:
         actions = super().parse_night(state, raw, where)

@@ -197,7 +197,7 @@ MODIFIERS: dict[str, ModifierSpec] = {
         ModifierSpec(
             "shots",
             "N-Shot",
-            "Can use their own abilities N time(s) in the game, day or night.",
+            "Can use their own abilities N time{s} in the game, day or night.",
             param="N",
         ),
         ModifierSpec("odd_night", "Odd-Night", "Can use their own abilities on odd nights only."),
@@ -245,7 +245,7 @@ MODIFIERS: dict[str, ModifierSpec] = {
         ModifierSpec(
             "vote_weight",
             "N-Vote",
-            "Their vote counts N times.",
+            "Their vote counts N time{s}.",
             param="N",
             least=0,
             kind="vote",
