@@ -659,7 +659,7 @@ def test_8_a_game_built_from_parts_plays_to_its_end(story: Story) -> None:
     expect(spectator.locator("#posts .post", has_text="has been shot and dies")).to_contain_text(
         f"{goon} has been shot and dies"
     )
-    expect(spectator.locator("#posts")).to_contain_text("They were Goon.")
+    expect(spectator.locator("#posts")).to_contain_text("They were a Goon.")
 
     # Six alive: majority 4. The double voter's vote counts twice; the loved townie needs 5.
     for name in (double, *plain):

@@ -146,7 +146,7 @@ def test_day_vigilante_shot_is_announced_and_spent(parts_game, host):
     assert not goon.alive and goon.death_cause == "shot" and goon.revealed_role == "goon"
     post = Post.objects.get(pk=action.post_id)
     assert post.is_host and f"{goon.display_name} has been shot and dies" in post.body
-    assert "They were **Goon**." in post.body and "goon" not in post.body.replace("Goon", "")
+    assert "They were a **Goon**." in post.body and "goon" not in post.body.replace("Goon", "")
     assert post.is_auto  # a site announcement, linked from the phase banner
     assert DayAction.objects.filter(actor=vig).count() == 1
     with pytest.raises(InvalidInput, match="used all 1 of their shots"):

@@ -110,7 +110,7 @@ def test_the_site_announces_each_phase_change_in_the_thread_as_the_host(make_gam
     assert "Final vote count, Day 1" in elimination.body
     assert f"({4})" in elimination.body
     role = role_title("forum", target.revealed_role)  # the display name, never the slug
-    assert role and f"They were **{role}**" in elimination.body  # the forum reveals on death
+    assert role and f"They were a **{role}**" in elimination.body  # the forum reveals on death
     assert "Night 1 begins" in night.body and night.phase.is_night
 
     # The banner links what was announced at the change; the API shows them like host posts.
@@ -146,7 +146,7 @@ def test_a_night_kill_and_the_end_of_the_game_are_announced(make_game):
     town[1].refresh_from_db()
     dawn = next(p for p in auto_posts(game) if "Night 1 is over" in p.body)
     assert f"{town[1].display_name} was found dead" in dawn.body
-    assert "They were **Vanilla Townie**" in dawn.body
+    assert "They were a **Vanilla Townie**." in dawn.body
     # Day 2: 5 alive (2 goons): one more townie out and the mafia have parity.
     hammer(game, town[2], [*goons, town[3]])
     game.refresh_from_db()
@@ -235,10 +235,12 @@ def test_the_host_sees_the_role_list_during_sign_ups_nobody_else_does(make_game,
     game = make_game("forum-vanilla", start=False)
     player = game.slots.first().user
     for url in (f"/games/{game.pk}/", f"/games/{game.pk}/host/"):
-        assert "vanilla_townie" in page(client_for(game.host), url)
+        html = page(client_for(game.host), url)  # in words, never the slug (issue 19)
+        assert "5× Town Vanilla Townie" in html and "vanilla_townie" not in html
     for client in (Client(), client_for(player)):
         html = page(client, f"/games/{game.pk}/")
         assert "vanilla_townie" not in html and "goon" not in html
+        assert "Town Vanilla Townie" not in html
 
 
 def test_a_refused_link_keeps_its_text():
