@@ -151,7 +151,7 @@ def test_1_host_creates_game_seven_join_each_sees_only_their_own_role(story: Sto
         expect(page.locator(".signup-table tbody tr")).to_have_count(7, timeout=LIVE_MS)
         assert story.not_reloaded(spectator.page) and story.not_reloaded(page)
     with story.soft("the host sees the role list during sign-ups"):
-        expect(page.locator("#signups .role-list")).to_contain_text("vanilla_townie")
+        expect(page.locator("#signups .role-list")).to_contain_text("Vanilla Townie")
 
     goto(page, story.url())
     expect(banner(page)).to_contain_text("7 of 7")
