@@ -91,6 +91,8 @@ SITE_PAGES: list[tuple[str, str, tuple[str, ...]]] = [
     ("log in", "/accounts/login/", ("anonymous",)),
     ("sign up", "/accounts/signup/", ("anonymous",)),
     ("new game", "/games/new/", ("host",)),
+    ("new forum game form", "/games/new/?setup=forum-cop-nine", ("host",)),
+    ("new table game form", "/games/new/?setup=classic-ten", ("host",)),
     ("setup", "/setups/forum-cop-nine/", ("anonymous", "host")),
     ("simulation", "simulation", ("host",)),
     ("not found", "/games/999999/", ("anonymous",)),
