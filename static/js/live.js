@@ -433,6 +433,22 @@
     return "in " + parts.join(" ");
   }
 
+  // The same time in words for a screen reader, changing at most once a minute (the
+  // clock is aria-live="off": nothing is announced, it is read when someone reaches it).
+  function spoken(ms) {
+    if (ms <= 0) return "any moment now";
+    var minutes = Math.ceil(ms / 60000);
+    var plural = function (n, word) { return n + " " + word + (n === 1 ? "" : "s"); };
+    if (minutes >= 2880) return "in about " + plural(Math.floor(minutes / 1440), "day");
+    if (minutes >= 120) return "in about " + plural(Math.floor(minutes / 60), "hour");
+    if (minutes > 1) return "in " + plural(minutes, "minute");
+    return "in less than a minute";
+  }
+
+  function setText(el, text) {
+    if (el.textContent !== text) el.textContent = text;
+  }
+
   function tickCountdowns() {
     var now = Date.now() + clockOffset;
     var clocks = document.querySelectorAll("time[data-countdown]");
@@ -440,9 +456,20 @@
       var el = clocks[i];
       var deadline = Date.parse(el.getAttribute("datetime"));
       if (isNaN(deadline)) continue;
-      if (!el.hasAttribute("data-absolute")) el.setAttribute("data-absolute", el.textContent);
-      el.textContent = remaining(deadline - now);
-      el.title = el.getAttribute("data-absolute");
+      if (!el.hasAttribute("data-absolute")) {
+        el.setAttribute("data-absolute", el.textContent.trim());
+        el.textContent = "";
+        var shown = document.createElement("span");
+        shown.setAttribute("aria-hidden", "true"); // ticks every second: not for reading
+        var said = document.createElement("span");
+        said.className = "visually-hidden";
+        el.appendChild(shown);
+        el.appendChild(said);
+      }
+      var absolute = el.getAttribute("data-absolute");
+      setText(el.firstChild, remaining(deadline - now));
+      setText(el.lastChild, spoken(deadline - now) + " (" + absolute + ")");
+      el.title = absolute;
     }
   }
 

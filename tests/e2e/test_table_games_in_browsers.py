@@ -250,7 +250,10 @@ def check_spectator_turn(table: Table, turn: dict[str, Any]) -> None:
     expect(panel.locator(".turn-order li.now")).to_have_text(speaker)
     countdown = panel.locator("[data-countdown]")
     expect(countdown).to_have_attribute("datetime", turn["deadline"])
-    expect(countdown).to_have_text(re.compile(r"^(in \d+m \d+s|any moment now)$"))
+    # Shown ticking (hidden from screen readers), and said in words beside it.
+    shown = countdown.locator("[aria-hidden=true]")
+    expect(shown).to_have_text(re.compile(r"^(in \d+m \d+s|any moment now)$"))
+    expect(countdown.locator(".visually-hidden")).to_have_text(re.compile(r"^(in |any moment)"))
     table.spectator_not_reloaded()
     table.seen.add("turn")
 
