@@ -213,7 +213,7 @@ class Bot:
     def speech(self, turn: dict[str, Any]) -> str:
         words = (turn["word_limit"] or 100) - 5
         text = " ".join(SPEECH.split()[: max(words - 12, 5)])
-        if turn["step"] != "speech":
+        if "nominate" not in turn["you_may"]:  # not a classic speech: nothing to announce
             return text
         suspect = self.choose_nomination(turn)
         self.lean = (_turn_key(turn), suspect)
@@ -240,7 +240,7 @@ class Bot:
         choice = self.pick(players)
         if choice is not None:
             return choice
-        if skip_allowed:
+        if skip_allowed or not players:
             return None
         return self.rng.choice(players)  # only itself or partners left: anyone will do
 
