@@ -104,7 +104,8 @@ class Bot:
     def __init__(self, api: Api, game_id: int, seed: int | None = None) -> None:
         self.api = api
         self.game = game_id
-        self.seed = default_seed(api.username, game_id) if seed is None else seed
+        who = api.username or api.token or ""  # an Api made from a token has no name
+        self.seed = default_seed(who, game_id) if seed is None else seed
         self.rng = random.Random(self.seed)
         self.follower = self.rng.random() < 0.4
         self.skip_lean = self.rng.uniform(0.05, 0.3)
