@@ -158,6 +158,22 @@ def revote(label: str, tied: Iterable[Slot], deadline: datetime | None) -> str:
     )
 
 
+def table_tie(label: str, tied: list[Slot], votes: int, skip_tied: bool) -> str:
+    """A table day's vote tied (classic, city): who tied, their defense, then the revote."""
+    names = [name(s) for s in tied]
+    top = _and([*names, "skip"] if skip_tied else names)
+    speak = "speaks" if len(names) == 1 else "speak"
+    return (
+        f"**{label} is tied: a revote.** {top} have {votes} vote{'s' if votes != 1 else ''} "
+        f"each. First {_and(names)} {speak} in their defense; then everyone votes again "
+        f"between {_and([*names, 'skip'], 'or')}."
+    )
+
+
+def _and(items: list[str], word: str = "and") -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {word} {items[-1]}"
+
+
 def modkilled(slot: Slot, reason: str) -> str:
     # The reason is the host's own words (it may hold parentheses of its own): a sentence
     # of its own, not a parenthesis.

@@ -13,6 +13,7 @@ modkilled mid-day is sent to the script as a ``removed`` event (``phases.do_modk
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
@@ -24,6 +25,8 @@ from ..errors import ErrorCode, InvalidInput
 from ..models import Game, Nomination, Phase, PhaseKind, Vote, VoteKind
 from ..naming import slot_ref
 from ..reads.table import turn_view
+from . import announcements
+from .announcements import announce
 from .ballots import emit_vote_count
 from .common import Tx, by_resolver_name, emit, render, state_of
 
@@ -97,6 +100,8 @@ def apply(tx: Tx, event: Mapping[str, Any], *, timer: bool = False) -> str | Non
     _store(tx, after, new_turn=new_turn)
     if _record(tx, before, after):
         emit_vote_count(tx)  # the sidebar's count lists the nominations and closed votes
+    if after.tied and not before.tied:
+        _announce_tie(tx, after)
     _publish(tx, after, notices, new_turn=new_turn)
     return render(tx, reason) if reason else None
 
@@ -167,6 +172,19 @@ def _record(tx: Tx, before: DayState, after: DayState) -> bool:
         )
     tx.standing.clear()
     return recorded
+
+
+def _announce_tie(tx: Tx, state: DayState) -> None:
+    """The vote just closed tied: the thread says so (the panel shows the defense next)."""
+    counts = Counter(state.rounds[-1].values())
+    top = max(counts.values())
+    tied = [by_resolver_name(tx, name) for name in state.tied]
+    announce(
+        tx,
+        announcements.table_tie(
+            tx.phase.label, [s for s in tied if s is not None], top, counts.get(SKIP) == top
+        ),
+    )
 
 
 def _ref(tx: Tx, name: str) -> dict[str, Any] | None:

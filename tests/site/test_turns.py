@@ -194,6 +194,51 @@ def test_classic_tie_goes_to_defense_speeches_and_a_revote(make_game):
         services.cast_vote(players[2].user, game.pk, players[2].pk)  # not on the revote ballot
 
 
+def auto_posts(game: Any) -> list[str]:
+    return list(game.posts.filter(is_auto=True).order_by("number").values_list("body", flat=True))
+
+
+def test_a_table_tie_is_announced_in_the_thread_players_or_skip_with_one(make_game):
+    """The thread says a vote is tied (two players; skip and one player) and what follows."""
+    game = make_game("classic-ten", table=True)
+    end_night_zero(game)
+    players = living(game)
+    a, b = players[0], players[1]
+    for i, slot in enumerate(players):
+        speech(game, slot, a if i % 2 else b)
+    for i, slot in enumerate(players):  # 4 for a, 4 for b, 2 skip
+        services.cast_vote(slot.user, game.pk, None if i > 7 else (a if i % 2 else b).pk)
+    tie = auto_posts(game)[-1]
+    assert tie == (
+        f"**Day 1 is tied: a revote.** {a.display_name} and {b.display_name} have 4 votes "
+        f"each. First {a.display_name} and {b.display_name} speak in their defense; then "
+        f"everyone votes again between {a.display_name}, {b.display_name} or skip."
+    ), tie
+    services.pass_turn(a.user, game.pk)
+    services.pass_turn(b.user, game.pk)
+    for slot in players:  # the revote: skip wins, nobody is eliminated
+        services.cast_vote(slot.user, game.pk, None)
+    assert sum("is tied" in body for body in auto_posts(game)) == 1
+    assert current_phase(game).is_night
+    services.advance_phase(game.pk, current_phase(game).number, now=later(game))
+    # Day 2: skip ties with one player (skip is always on the ballot).
+    players = living(game)
+    c, d = players[2], players[3]
+    order = [Slot.objects.get(pk=r["slot_id"]) for r in view(game)["order"]]
+    for i, slot in enumerate(order):
+        speech(game, slot, d if i == 0 else c)
+    votes = [c] * 4 + [None] * 4 + [d] * 2
+    for slot, target in zip(players, votes, strict=True):
+        services.cast_vote(slot.user, game.pk, target.pk if target else None)
+    tie = auto_posts(game)[-1]
+    assert tie == (
+        f"**Day 2 is tied: a revote.** {c.display_name} and skip have 4 votes each. "
+        f"First {c.display_name} speaks in their defense; then everyone votes again "
+        f"between {c.display_name} or skip."
+    ), tie
+    assert view(game)["step"] == "defense"
+
+
 # -- the clock -------------------------------------------------------------------------------
 def test_a_turn_timer_fires_once_and_a_stale_turn_timer_does_nothing(make_game):
     game = make_game("classic-ten", table=True, turn_length=timedelta(seconds=30))
