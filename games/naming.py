@@ -7,10 +7,24 @@ the slot's history. Text for people is rendered with the current occupants' name
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 RESOLVER_NAME = re.compile(r"\bP(\d+)\b")
+
+
+def fold(name: str) -> str:
+    """A name as people type it: accents, case, spaces and invisible characters folded away
+    ("zoe smith", "ZOË SMITH" and "Zoë  Smith" are all "zoesmith"). Votes, the host's
+    Replace form and ISO find a player by it; sign-up refuses a name whose fold equals an
+    existing one's (``games.confusables``), so a fold names one person at most."""
+    out = []
+    for char in unicodedata.normalize("NFKD", name.casefold()):
+        if char.isspace() or unicodedata.category(char) in ("Cf", "Cc", "Mn"):
+            continue
+        out.append(char)
+    return unicodedata.normalize("NFC", "".join(out))
 
 
 def seat_names(slots: Iterable[Any]) -> dict[int, str]:

@@ -33,6 +33,7 @@ from ..models import Game, GameStatus, NightAction, Slot, Thread
 from ..outage import answer_after_commit
 from ..reads import snapshot
 from ..reads.access import Viewer, get_game
+from ..reads.people import user_called
 from ..reads.phase_history import phase_records
 from ..reads.role_pm import RolePM
 from ..reads.table import turn_view
@@ -282,7 +283,7 @@ class PostsView(GameAPIView):
         slots = snapshot.slots(game)
         if not Viewer.of(game, request.user, slots).can_read(thread):
             raise NotFound("There is no such thread.")
-        iso = parse_iso(request.query_params.getlist("iso"))
+        iso = parse_iso(request.query_params.getlist("iso"), slots)
         page, iso_rows = read_thread_page(
             game,
             thread,
@@ -680,7 +681,7 @@ class ReplaceView(_HostOp):
     body = s.ReplaceSerializer
 
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
-        new_user = get_user_model().objects.filter(username__iexact=data["username"]).first()
+        new_user = user_called(data["username"])
         if new_user is None:
             raise InvalidInput(
                 f"There is no user called {data['username']!r}.", ErrorCode.NO_USER, "username"

@@ -42,7 +42,7 @@ def _thread_page(request: HttpRequest, game: Game, thread: str) -> HttpResponse:
     viewer = Viewer.of(game, request.user, slots)
     viewer.require_read(thread)
     current = snapshot.current_phase(game) if not game.is_signups else None
-    iso = parse_iso(request.GET.getlist("iso"))
+    iso = parse_iso(request.GET.getlist("iso"), slots)
     page, counts = read_thread_page(game, thread, iso, request.GET.get("page"), slots)
     block = viewer.posting_block(thread, current)
     form = None

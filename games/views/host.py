@@ -14,7 +14,14 @@ from django.views.decorators.http import require_POST
 
 from .. import deadlines, ratelimit, services
 from ..errors import GameRuleError
-from ..forms import ExtendForm, HostPostForm, ModkillForm, ReplaceForm, SlotChoiceForm
+from ..forms import (
+    ExtendForm,
+    HostPostForm,
+    ModkillForm,
+    ReplaceForm,
+    SlotChoiceForm,
+    form_message,
+)
 from ..inactivity import slots_needing_replacement
 from ..models import Game, Phase
 from ..reads.access import Viewer, get_game
@@ -133,10 +140,8 @@ class _FormError(Exception):
 
 
 def _form_error(form: Any) -> str:
-    errors = [
-        f"{k}: {' '.join(v)}" if k != "__all__" else " ".join(v) for k, v in form.errors.items()
-    ]
-    raise _FormError("; ".join(errors))
+    # The fields' labels, never their names ("Replacement (username): ...").
+    raise _FormError(form_message(form))
 
 
 @login_required
