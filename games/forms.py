@@ -603,6 +603,10 @@ class ModkillForm(SlotChoiceForm):
     reason = forms.CharField(max_length=200, required=False)
 
 
+class CancelForm(SiteForm):
+    reason = forms.CharField(max_length=200, required=False, label="Why")
+
+
 class ReplaceForm(SlotChoiceForm):
     username = forms.CharField(
         max_length=150,

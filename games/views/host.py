@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 from .. import deadlines, ratelimit, services
 from ..errors import GameRuleError
 from ..forms import (
+    CancelForm,
     ExtendForm,
     HostPostForm,
     ModkillForm,
@@ -114,6 +115,12 @@ def _host_op(request: HttpRequest, game: Game, op: str) -> str:
             user, gid, form.cleaned_data["slot"], form.cleaned_data["username"]
         )
         return f"{slot.display_name} now plays seat {slot.seat}."
+    if op == "cancel":
+        form = CancelForm(request.POST)
+        if not form.is_valid():
+            return _form_error(form)
+        services.cancel_game(user, gid, reason=form.cleaned_data["reason"])
+        return "The game is cancelled; the thread says so to everyone who signed up."
     if op == "count":
         count = services.post_vote_count(user, gid)
         return f"{count.label} is posted."
