@@ -15,9 +15,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
+from .naming import fold
+
 BOLD_TAGS = {"strong", "b"}
 QUOTE_TAGS = {"blockquote"}
 SKIP_WORDS = {"no elimination", "no lynch", "nolynch", "no-lynch", "skip", "no vote", "nobody"}
+_SKIP_FOLDED = {fold(w) for w in SKIP_WORDS}
 
 _UNVOTE = re.compile(r"^un\s?vote\b\s*:?", re.IGNORECASE)
 _VOTE = re.compile(r"^vote\b\s*:?\s*(?P<name>.*)$", re.IGNORECASE | re.DOTALL)
@@ -108,25 +111,31 @@ def match_name(
     dead: Iterable[str] = (),
     skip_allowed: bool = True,
 ) -> NameMatch:
-    """Resolve a written name: exact (case-insensitive), then "no elimination", then prefix.
+    """Resolve a written name: exact, then "no elimination", then prefix, each compared by
+    ``naming.fold`` (accents, case and spaces do not matter: "zoe smith" is "Zoë Smith").
 
     ``living`` maps display names to keys (slot ids). The error messages only use public
     facts (who is alive or dead, who the players are).
     """
-    wanted = written.strip().lstrip("@").casefold()
+    wanted = fold(written.strip().lstrip("@"))
     if not wanted:
         return NameMatch(error="Your vote names nobody: write **Vote: Name**.")
+    # The name as written first: two names older than the sign-up check may fold alike.
+    as_written = written.strip().lstrip("@").casefold()
     for name, key in living.items():
-        if name.casefold() == wanted:
+        if name.casefold() == as_written:
             return NameMatch(key=key)
-    if wanted in SKIP_WORDS:
+    for name, key in living.items():
+        if fold(name) == wanted:
+            return NameMatch(key=key)
+    if wanted in _SKIP_FOLDED:
         if skip_allowed:
             return NameMatch(skip=True)
         return NameMatch(error='This game has no "no elimination" vote.')
     for name in dead:
-        if name.casefold() == wanted:
+        if fold(name) == wanted:
             return NameMatch(error=f"{name} is dead and cannot be voted for.")
-    candidates = [(n, k) for n, k in living.items() if n.casefold().startswith(wanted)]
+    candidates = [(n, k) for n, k in living.items() if fold(n).startswith(wanted)]
     if len(candidates) == 1:
         return NameMatch(key=candidates[0][1])
     if candidates:

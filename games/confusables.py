@@ -18,6 +18,8 @@ import json
 import unicodedata
 from importlib import resources
 
+from .naming import fold
+
 
 @functools.cache
 def _prototypes() -> dict[str, str]:
@@ -72,6 +74,10 @@ def skeleton(name: str) -> str:
 
 
 def confusable_with(name: str, existing: list[str]) -> str | None:
-    """The first of ``existing`` that ``name`` could be mistaken for, or None."""
-    target = skeleton(name)
-    return next((other for other in existing if skeleton(other) == target), None)
+    """The first of ``existing`` that ``name`` could be mistaken for, or None: it looks the
+    same, or it is typed the same (``naming.fold``, how votes and lookups find a name)."""
+    target, typed = skeleton(name), fold(name)
+    return next(
+        (other for other in existing if skeleton(other) == target or fold(other) == typed),
+        None,
+    )

@@ -56,6 +56,7 @@ class ErrorCode(StrEnum):
     FULL = "full"
     STARTED = "started"
     NOT_ENOUGH_PLAYERS = "not_enough_players"
+    CANCELLED = "cancelled"
 
     # Who may act
     NO_GAME = "no_game"

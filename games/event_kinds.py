@@ -77,6 +77,11 @@ class GameCreatedPayload(TypedDict):
     host: str
 
 
+class GameCancelledPayload(TypedDict):
+    title: str
+    players: list[SlotRef]
+
+
 class GameStartedPayload(TypedDict):
     players: list[SlotRef]
     starts_with: str
@@ -377,6 +382,15 @@ KINDS: dict[str, EventKind] = {
             "players",
             "signups",
             own_parts=("phase",),
+        ),
+        _kind(
+            "game_cancelled",
+            GameCancelledPayload,
+            "phase-banner",
+            "vote-count",
+            "players",
+            "signups",
+            "phase",
         ),
         _kind(
             "game_started",

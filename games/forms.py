@@ -33,6 +33,7 @@ from .models import (
     VoteRule,
 )
 from .plain_text import use_plain_text
+from .reads.people import user_called
 
 UNIT_CHOICES = [(u, u) for u in UNITS]
 # Flags the site sets from its own fields (vote rule, self-vote, skip vote): not shown twice.
@@ -627,12 +628,20 @@ class ModkillForm(SlotChoiceForm):
     reason = forms.CharField(max_length=200, required=False)
 
 
+class CancelForm(SiteForm):
+    reason = forms.CharField(max_length=200, required=False, label="Why")
+
+
 class ReplaceForm(SlotChoiceForm):
-    username = forms.CharField(max_length=150, label="Replacement (username)")
+    username = forms.CharField(
+        max_length=150,
+        label="Replacement",
+        help_text="Their user name; accents, case and spaces do not matter.",
+    )
 
     def clean_username(self) -> Any:
         name = self.cleaned_data["username"].strip()
-        user = get_user_model().objects.filter(username__iexact=name).first()
+        user = user_called(name)
         if user is None:
             raise forms.ValidationError(f'There is no user called "{name}".')
         return user

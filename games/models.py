@@ -77,6 +77,8 @@ class GameStatus(models.TextChoices):
     SIGNUPS = "signups", "Sign-ups"
     RUNNING = "running", "Running"
     FINISHED = "finished", "Finished"
+    # The host called it off during sign-ups: out of the lobby, its thread kept.
+    CANCELLED = "cancelled", "Cancelled"
 
 
 class PhaseKind(models.TextChoices):
@@ -206,6 +208,10 @@ class Game(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status == GameStatus.FINISHED
+
+    @property
+    def is_cancelled(self) -> bool:
+        return self.status == GameStatus.CANCELLED
 
     @property
     def uses_majority(self) -> bool:

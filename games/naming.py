@@ -7,15 +7,79 @@ the slot's history. Text for people is rendered with the current occupants' name
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 RESOLVER_NAME = re.compile(r"\bP(\d+)\b")
 
 
+def fold(name: str) -> str:
+    """A name as people type it: accents, case, spaces and invisible characters folded away
+    ("zoe smith", "ZOË SMITH" and "Zoë  Smith" are all "zoesmith"). Votes, the host's
+    Replace form and ISO find a player by it; sign-up refuses a name whose fold equals an
+    existing one's (``games.confusables``), so a fold names one person at most."""
+    out = []
+    for char in unicodedata.normalize("NFKD", name.casefold()):
+        if char.isspace() or unicodedata.category(char) in ("Cf", "Cc", "Mn"):
+            continue
+        out.append(char)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
 def seat_names(slots: Iterable[Any]) -> dict[int, str]:
     """Seat number -> display name, from slots (anything with ``seat`` and ``display_name``)."""
     return {slot.seat: slot.display_name for slot in slots}
+
+
+@dataclass(frozen=True)
+class Change:
+    """One replacement: in phase ``phase`` (the game's phase number then), at ``at``,
+    ``new`` took the slot over from ``old``."""
+
+    phase: int | None
+    at: datetime
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class SeatHistory:
+    """Who held each slot when. A past act names whoever held the seat then ("gus"), not
+    whoever holds it now ("Zoë Smith"), as a forum thread read back does."""
+
+    current: dict[int, str]  # slot id -> the name now
+    seats: dict[int, int]  # slot id -> seat
+    changes: dict[int, list[Change]] = field(default_factory=dict)  # slot id -> in order
+
+    def holder(self, slot_id: int, *, phase: int | None = None, at: Any = None) -> str:
+        """Who held the slot at ``at`` (a time) or, without one, through phase ``phase``
+        (a replacement during that phase counts as after it); the holder now without
+        either."""
+        for change in self.changes.get(slot_id, []):
+            if at is not None:
+                if at < change.at:
+                    return change.old
+            elif phase is not None and change.phase is not None and phase < change.phase:
+                return change.old
+        return self.current.get(slot_id, "?")
+
+    def then_and_now(self, slot_id: int, *, phase: int | None = None, at: Any = None) -> str:
+        """ "gus (replaced by Zoë Smith)" where both matter; just the name when unchanged."""
+        then, now = self.holder(slot_id, phase=phase, at=at), self.current.get(slot_id, "?")
+        return then if then == now else f"{then} (replaced by {now})"
+
+    def seat_names(self, *, phase: int | None = None, at: Any = None) -> dict[int, str]:
+        """Seat -> the holder then (for ``render``ing a past report)."""
+        return {
+            seat: self.holder(slot_id, phase=phase, at=at) for slot_id, seat in self.seats.items()
+        }
+
+    def former(self, slot_id: int) -> list[str]:
+        """Who held the slot before its holder now, in order."""
+        return [c.old for c in self.changes.get(slot_id, [])]
 
 
 def render(text: str, names: Mapping[int, str]) -> str:

@@ -18,6 +18,21 @@ from ..errors import GameRuleError
 from ..ratelimit import RateLimited
 
 
+def field_words(field: str) -> str:
+    """A field's path in words for a message ("roles[1].count" -> "Roles, row 2, count";
+    "slot_id" -> "Slot"); ``field`` in the answer keeps the path itself."""
+    words = []
+    for part in field.split("."):
+        name, _, index = part.partition("[")
+        name = name.removesuffix("_id").replace("_", " ")
+        if name:
+            words.append(name)
+        if index:
+            words.append(f"row {int(index.rstrip(']')) + 1}" if index[:-1].isdigit() else index)
+    text = ", ".join(words) or field
+    return text[:1].upper() + text[1:]
+
+
 def _first_error(detail: Any, prefix: str = "") -> tuple[str | None, str, str]:
     """(field, message, code) of the first error in a DRF validation detail."""
     if isinstance(detail, dict):
@@ -56,7 +71,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         return None
     if isinstance(exc, exceptions.ValidationError):
         field, message, code = _first_error(exc.detail)
-        text = f"{field}: {message}" if field else message
+        text = f"{field_words(field)}: {message}" if field else message
         response.data = {"error": text, "code": code, "field": field, "details": exc.detail}
     else:
         detail = getattr(exc, "detail", str(exc))

@@ -542,6 +542,10 @@ class ModkillSerializer(SlotIdSerializer):
     reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
 
 
+class CancelSerializer(InputSerializer):
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+
 class ReplaceSerializer(SlotIdSerializer):
     username = serializers.CharField(max_length=150)
 

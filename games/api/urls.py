@@ -46,6 +46,7 @@ urlpatterns = [
         name="api-remove-signup",
     ),
     path("games/<int:game_id>/host/post/", views.HostPostView.as_view(), name="api-host-post"),
+    path("games/<int:game_id>/host/cancel/", views.CancelView.as_view(), name="api-cancel"),
     path("games/<int:game_id>/vote-counts/", chores.VoteCountsView.as_view(), name="api-counts"),
     path("games/<int:game_id>/vote-log/", chores.VoteLogView.as_view(), name="api-vote-log"),
     path("games/<int:game_id>/away/", chores.AwayView.as_view(), name="api-away"),

@@ -33,8 +33,10 @@ from ..models import Game, GameStatus, NightAction, Slot, Thread
 from ..outage import answer_after_commit
 from ..reads import snapshot
 from ..reads.access import Viewer, get_game
+from ..reads.people import user_called
 from ..reads.phase_history import phase_records
 from ..reads.role_pm import RolePM
+from ..reads.seats import replaced_out, seat_history
 from ..reads.table import turn_view
 from ..reads.thread_page import parse_iso, read_thread_page
 from ..reads.vote_count import counted_phase
@@ -92,11 +94,21 @@ def _ref(slot: Slot | None) -> dict[str, Any] | None:
     return {"slot_id": slot.pk, "seat": slot.seat, "name": slot.display_name}
 
 
-def _action(action: NightAction, by_id: dict[int, Slot]) -> dict[str, Any]:
+def _action(
+    action: NightAction, by_id: dict[int, Slot], history: naming.SeatHistory | None = None
+) -> dict[str, Any]:
+    """An action; with ``history``, a past one: each slot named by its holder then."""
+
+    def ref(slot: Slot | None) -> dict[str, Any] | None:
+        data = _ref(slot)
+        if data is not None and history is not None:
+            data["name"] = history.holder(slot.pk, at=action.updated_at)
+        return data
+
     return {
         "ability": action.ability,
-        "actor": _ref(by_id.get(action.actor_id)),
-        "targets": [_ref(by_id[t]) for t in action.targets if t in by_id],
+        "actor": ref(by_id.get(action.actor_id)),
+        "targets": [ref(by_id[t]) for t in action.targets if t in by_id],
         "extra": action.extra,
         "phase": action.phase.number,
     }
@@ -180,7 +192,7 @@ class GameListView(GameAPIView):
         wanted = request.query_params.get("status")
         if wanted is not None:
             if wanted not in GameStatus.values:
-                message = f"status is one of {', '.join(GameStatus.values)}."
+                message = f"Use one of {', '.join(GameStatus.values)}."
                 raise serializers.ValidationError({"status": [message]}, "invalid")
             games = games.filter(status=wanted)
         games = games[:100]
@@ -282,7 +294,7 @@ class PostsView(GameAPIView):
         slots = snapshot.slots(game)
         if not Viewer.of(game, request.user, slots).can_read(thread):
             raise NotFound("There is no such thread.")
-        iso = parse_iso(request.query_params.getlist("iso"))
+        iso = parse_iso(request.query_params.getlist("iso"), slots)
         page, iso_rows = read_thread_page(
             game,
             thread,
@@ -429,7 +441,6 @@ def role_pm_data(game: Game, slot: Slot) -> dict[str, Any]:
     """The role PM as JSON, from the ``RolePM`` read model (the page shows the same)."""
     read = RolePM.of(game, slot)
     by_id = read.by_id
-    names = naming.seat_names(read.slots)
     night_open = read.night is not None
     return {
         "slot_id": slot.pk,
@@ -455,13 +466,13 @@ def role_pm_data(game: Game, slot: Slot) -> dict[str, Any]:
         ],
         "my_actions": [_action(a, by_id) for a in read.tonight],
         "team_actions": [_action(a, by_id) for a in read.team_kills],
-        "past_actions": [_action(a, by_id) for a in read.past],
+        "past_actions": [_action(a, by_id, read.history) for a in read.past],
         "results": [
             {
                 "phase": r.phase.number,
                 "label": r.phase.label,
                 "text": r.text,
-                "result": naming.render_value(r.payload, names),
+                "result": naming.render_value(r.payload, read.result_names(r)),
             }
             for r in read.results
         ],
@@ -471,6 +482,12 @@ def role_pm_data(game: Game, slot: Slot) -> dict[str, Any]:
 def _player_slot(game: Game, user: Any) -> Slot:
     viewer = Viewer.of(game, user)
     if not viewer.has_role:
+        replaced = replaced_out(game, user)
+        if replaced is not None:
+            when = f" on {replaced['when']}" if replaced["when"] else ""
+            raise NotFound(
+                f"{replaced['by']} replaced you{when}: you have no role in this game now."
+            )
         raise NotFound("You have no role in this game.")
     return viewer.slot
 
@@ -540,6 +557,7 @@ class ActionDetailView(GameAPIView):
 # -- host -------------------------------------------------------------------------------------
 def phases_data(game: Game, slots: list[Slot], *, include_open: bool) -> list[dict[str, Any]]:
     by_id = {x.pk: x for x in slots}
+    history = seat_history(game, slots)
     actions: dict[int, list[NightAction]] = {}
     for action in NightAction.objects.filter(phase__game=game).select_related("phase"):
         actions.setdefault(action.phase_id, []).append(action)
@@ -549,7 +567,7 @@ def phases_data(game: Game, slots: list[Slot], *, include_open: bool) -> list[di
             "kind": rec["phase"].kind,
             "label": rec["label"],
             "resolved": rec["phase"].resolved,
-            "actions": [_action(a, by_id) for a in actions.get(rec["phase"].pk, [])],
+            "actions": [_action(a, by_id, history) for a in actions.get(rec["phase"].pk, [])],
             "results": [{"player": _ref(r["slot"]), "text": r["text"]} for r in rec["results"]],
             "explanation": rec["explanation"],
             "notes": rec["notes"],
@@ -680,12 +698,23 @@ class ReplaceView(_HostOp):
     body = s.ReplaceSerializer
 
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
-        new_user = get_user_model().objects.filter(username__iexact=data["username"]).first()
+        new_user = user_called(data["username"])
         if new_user is None:
             raise InvalidInput(
                 f"There is no user called {data['username']!r}.", ErrorCode.NO_USER, "username"
             )
         return services.replace_player(request.user, game_id, data["slot_id"], new_user)
+
+
+class CancelView(_HostOp):
+    """Cancel a game in sign-ups: it leaves the lobby, and the thread tells everyone who
+    signed up (with ``reason``, if given). Refused once the game has started
+    (``signups_closed``) and for anyone but the host (``not_host``)."""
+
+    body = s.CancelSerializer
+
+    def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
+        return services.cancel_game(request.user, game_id, reason=data.get("reason", ""))
 
 
 class RemoveSignupView(_HostOp):

@@ -128,7 +128,7 @@ class Viewer:
         anyone can be dead)."""
         if thread == Thread.PUBLIC:
             return True
-        if self.game.is_signups:
+        if self.game.is_signups or self.game.is_cancelled:
             return False
         if thread == Thread.DEAD:
             return True
@@ -172,6 +172,8 @@ class Viewer:
             return "Only the players and the host post in this game."
         if game.is_finished and thread != Thread.PUBLIC:
             return "The game is over: its private threads are closed."
+        if game.is_cancelled:
+            return "The host cancelled this game."
         if thread == Thread.PUBLIC and game.is_running:
             if not slot.alive:
                 return "Dead players cannot post in the game thread; use the dead thread."

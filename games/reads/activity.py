@@ -11,6 +11,7 @@ from django.db.models import Count
 
 from ..models import Absence, Game, Phase, PhaseKind, Post, Slot, Thread, Vote, VoteCountPost
 from ..naming import slot_ref
+from .seats import seat_history
 
 
 def away_slot_ids(game: Game, day: date) -> set[int]:
@@ -36,13 +37,16 @@ def away_refs(game: Game, slots: list[Slot], day: date) -> list[dict[str, Any]]:
 
 
 def vote_log(game: Game) -> list[dict[str, Any]]:
-    """Every vote and unvote of the game's days, in order, with the post that cast it."""
+    """Every vote and unvote of the game's days, in order, with the post that cast it, each
+    naming the voter and the target who held those seats then (and, for today's votes, who
+    holds the voter's seat now)."""
     rows = (
         Vote.objects.filter(phase__game=game)
         .select_related("phase", "voter__user", "target__user", "post")
         .order_by("id")
     )
     labels: dict[int, str] = {}
+    history = seat_history(game, game.slots.select_related("user"))
     out = []
     for row in rows:
         if row.phase_id not in labels:
@@ -53,8 +57,14 @@ def vote_log(game: Game) -> list[dict[str, Any]]:
                 "phase": row.phase.number,
                 "label": labels[row.phase_id],
                 "kind": row.kind,
-                "voter": row.voter.display_name,
-                "target": row.target.display_name if row.target else None,
+                # whoever held the seats when the vote was cast; today's vote may still
+                # stand for the seat's new holder: "gus (replaced by Zoë Smith)"
+                "voter": (
+                    history.holder(row.voter_id, at=row.created_at)
+                    if row.phase.resolved
+                    else history.then_and_now(row.voter_id, at=row.created_at)
+                ),
+                "target": history.holder(row.target_id, at=row.created_at) if row.target else None,
                 "skip": row.is_skip,
                 "post_number": row.post.number if row.post else None,
                 "revote": row.revote,

@@ -1,5 +1,6 @@
 """Every phase of a game with what happened in it: the night actions and day actions, the
-private results and the resolver's explanation, in the current display names. Only the host
+private results and the resolver's explanation, each naming whoever held a seat then
+("gus", not "Zoë Smith" who replaced gus later). Only the host
 (dashboard) and, once the game is over, everyone (archive) may read it."""
 
 from __future__ import annotations
@@ -8,12 +9,13 @@ from typing import Any
 
 from .. import naming
 from ..models import DayAction, Game, NightAction, PrivateResult, Slot
+from .seats import seat_history
 
 
 def phase_records(game: Game, slots: list[Slot], *, include_open: bool) -> list[dict[str, Any]]:
     """Every phase with its night actions, private results and the resolver's explanation,
-    rendered with the current display names (host dashboard and archive only)."""
-    names = naming.seat_names(slots)
+    each act naming the seat's holder at the time (host dashboard and archive only)."""
+    history = seat_history(game, slots)
     by_id = {s.pk: s for s in slots}
     phases = game.phases.order_by("number")
     if not include_open:
@@ -29,6 +31,13 @@ def phase_records(game: Game, slots: list[Slot], *, include_open: bool) -> list[
     results: dict[int, list[PrivateResult]] = {}
     for result in PrivateResult.objects.filter(phase__game=game).order_by("id"):
         results.setdefault(result.phase_id, []).append(result)
+
+    def held(slot_id: int, act: NightAction | DayAction) -> str:
+        """The slot's holder when the act was sent."""
+        if slot_id not in by_id:
+            return "?"
+        return history.holder(slot_id, at=getattr(act, "updated_at", None) or act.created_at)
+
     records = []
     day = night = 0
     for phase in phases:
@@ -39,6 +48,7 @@ def phase_records(game: Game, slots: list[Slot], *, include_open: bool) -> list[
             night += 1
             label = f"Night {night}"
         report = phase.report or {}
+        names = history.seat_names(phase=phase.number)
         records.append(
             {
                 "phase": phase,
@@ -50,11 +60,9 @@ def phase_records(game: Game, slots: list[Slot], *, include_open: bool) -> list[
                 "notes": [naming.render(line, names) for line in report.get("site_notes", [])],
                 "actions": [
                     {
-                        "actor": by_id[a.actor_id].display_name if a.actor_id in by_id else "?",
+                        "actor": held(a.actor_id, a),
                         "ability": a.ability,
-                        "targets": [
-                            by_id[t].display_name if t in by_id else "?" for t in a.targets
-                        ],
+                        "targets": [held(t, a) for t in a.targets],
                         "extra": getattr(a, "extra", {}),
                         "at": getattr(a, "updated_at", None) or a.created_at,
                     }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import resolver
@@ -16,8 +17,9 @@ from resolver.rulesets import get_ruleset
 from resolver.rulesets.base import Ruleset
 
 from ..models import Game, NightAction, Phase, PrivateResult, Slot
-from ..naming import slot_ref
+from ..naming import SeatHistory, slot_ref
 from .options import day_action_options, night_options
+from .seats import seat_history
 
 
 def role_pm(slot: Slot, slots: Iterable[Slot], state: GameState | None = None) -> dict[str, Any]:
@@ -138,6 +140,20 @@ class RolePM:
                 .order_by("phase__number", "id")
             ),
         )
+
+    @cached_property
+    def history(self) -> SeatHistory:
+        """Who held each seat when: past acts name the holder then."""
+        return seat_history(self.game, self.slots)
+
+    def held(self, slot_id: int, act: NightAction) -> str:
+        """``slot_id``'s holder when ``act`` was sent ("gus", though Zoë Smith replaced gus
+        since)."""
+        return self.history.holder(slot_id, at=act.updated_at)
+
+    def result_names(self, result: PrivateResult) -> dict[int, str]:
+        """Seat -> holder through the result's phase (to render its payload)."""
+        return self.history.seat_names(phase=result.phase.number)
 
     @property
     def paused_night(self) -> bool:

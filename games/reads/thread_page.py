@@ -3,22 +3,28 @@ thread or of its ISO view, the chosen players' posts) and the ISO bar's per-play
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..models import Game, Slot
+from ..naming import fold
 from . import snapshot
 from . import thread as thread_read
 from .thread import ThreadPage
 
 
-def parse_iso(values: list[str]) -> list[int]:
+def parse_iso(values: list[str], slots: Iterable[Slot] = ()) -> list[int]:
+    """The seats of ``?iso=``: seat numbers, or players' names as typed ("zoe smith" is
+    Zoë Smith's seat: ``naming.fold``)."""
+    by_name = {fold(s.display_name): s.seat for s in slots}
     seats = []
     for value in values:
         try:
             seats.append(int(value))
         except (TypeError, ValueError):
-            continue
+            seat = by_name.get(fold(str(value or "")))
+            if seat is not None:
+                seats.append(seat)
     return sorted(set(seats))
 
 

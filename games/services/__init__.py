@@ -45,6 +45,7 @@ from .host import (
     resume_game,
 )
 from .lobby import (
+    cancel_game,
     create_game,
     join_game,
     leave_game,
@@ -72,6 +73,7 @@ __all__ = [
     "PostResult",
     "advance_phase",
     "cancel_absence",
+    "cancel_game",
     "cast_vote",
     "create_game",
     "cut_deadline_now",

@@ -1,6 +1,7 @@
 """The site's own posts in the game thread, written as the host does on a forum: a phase
 begins (with its deadline), the day's final vote count and elimination, the night's deaths
-or a quiet night, a revote, a modkill, the end of the game.
+or a quiet night, a revote, a modkill, a replacement, the end of the game, a game
+cancelled in sign-ups.
 
 Each is a public post by the host marked ``is_auto``, written inside the transaction of the
 change it announces, and linked from the phase banner (``Phase.announcements``). They say
@@ -172,6 +173,17 @@ def table_tie(label: str, tied: list[Slot], votes: int, skip_tied: bool) -> str:
 
 def _and(items: list[str], word: str = "and") -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {word} {items[-1]}"
+
+
+def cancelled(signed_up: Iterable[Slot], reason: str) -> str:
+    """The host called the game off in sign-ups; those who had signed up are named."""
+    lines = ["**The host has cancelled this game.** It will not start."]
+    if reason:
+        lines.append(escape_markdown(reason))
+    names = ", ".join(f"@{name(s)}" for s in signed_up)
+    if names:
+        lines.append(f"Thank you for signing up, {names}.")
+    return "\n\n".join(lines)
 
 
 def modkilled(slot: Slot, reason: str) -> str:

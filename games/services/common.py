@@ -195,6 +195,8 @@ def require_running(game: Game) -> None:
         raise WrongPhase("The game has not started yet.", ErrorCode.NOT_STARTED)
     if game.status == GameStatus.FINISHED:
         raise WrongPhase("The game is over.", ErrorCode.GAME_OVER)
+    if game.status == GameStatus.CANCELLED:
+        raise WrongPhase("The host cancelled this game.", ErrorCode.CANCELLED)
 
 
 def require_player(tx: Tx, user: Any, *, alive: bool = True) -> Slot:

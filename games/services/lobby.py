@@ -33,6 +33,7 @@ from ..models import (
     resolver_name,
 )
 from ..naming import slot_ref
+from . import announcements
 from .common import (
     Tx,
     by_resolver_name,
@@ -288,6 +289,8 @@ def join_game(user: Any, game_id: int) -> Slot:
         raise NotAllowed("Log in to join a game.", ErrorCode.LOGIN)
     with game_tx(game_id) as tx:
         game = tx.game
+        if game.is_cancelled:
+            raise WrongPhase("The host cancelled this game.", ErrorCode.CANCELLED)
         if not game.is_signups:
             raise WrongPhase("Sign-ups are closed.", ErrorCode.SIGNUPS_CLOSED)
         if user.pk == game.host_id:
@@ -323,6 +326,31 @@ def remove_signup(user: Any, game_id: int, slot_id: int) -> None:
                 "The game has started: use replace or modkill.", ErrorCode.SIGNUPS_CLOSED
             )
         _remove_signup(tx, target_slot(tx, slot_id))
+
+
+def cancel_game(user: Any, game_id: int, *, reason: str = "") -> Game:
+    """The host calls the game off during sign-ups: it leaves the lobby, and its thread
+    keeps an announcement to the players who had signed up."""
+    with game_tx(game_id) as tx:
+        game = tx.game
+        require_host(user, game)
+        if game.is_cancelled:
+            raise WrongPhase("The game is already cancelled.", ErrorCode.CANCELLED)
+        if not game.is_signups:
+            raise WrongPhase(
+                "Only a game in sign-ups can be cancelled; this one has started.",
+                ErrorCode.SIGNUPS_CLOSED,
+            )
+        game.status = GameStatus.CANCELLED
+        game.finished_at = tx.now
+        game.save(update_fields=["status", "finished_at"])
+        announcements.announce(tx, announcements.cancelled(tx.slots, reason))
+        emit(
+            tx,
+            "game_cancelled",
+            {"title": game.title, "players": [slot_ref(s) for s in tx.slots]},
+        )
+        return game
 
 
 def _remove_signup(tx: Tx, slot: Slot) -> None:

@@ -78,7 +78,7 @@ def _thread_exists(tx: Tx, thread: str) -> bool:
     """Private threads exist only where the game has the team (as the pages say)."""
     if thread == Thread.PUBLIC:
         return True
-    if tx.game.is_signups:
+    if tx.game.is_signups or tx.game.is_cancelled:
         return False
     if thread == Thread.MAFIA:
         return any(s.is_mafia for s in tx.slots)
@@ -97,6 +97,8 @@ def _check_can_post(tx: Tx, user: Any, thread: str) -> Slot:
     slot = tx.locked.slot_of_user(user.pk)
     if slot is None:
         raise NotAllowed("Only the players and the host post in this game.", ErrorCode.NOT_PLAYER)
+    if game.is_cancelled:
+        raise WrongPhase("The host cancelled this game.", ErrorCode.CANCELLED)
     if game.is_signups:
         if thread != Thread.PUBLIC:
             raise WrongPhase("Only the game thread is open during sign-ups.", ErrorCode.SIGNUPS)

@@ -21,6 +21,8 @@ def join_queue(user: Any, game_id: int, *, now: datetime | None = None) -> Repla
     with game_tx(game_id, now) as tx:
         if tx.game.status == GameStatus.FINISHED:
             raise WrongPhase("The game is over.", ErrorCode.GAME_OVER)
+        if tx.game.status == GameStatus.CANCELLED:
+            raise WrongPhase("The host cancelled this game.", ErrorCode.CANCELLED)
         if user.pk == tx.game.host_id:
             raise NotAllowed("The host cannot replace in their own game.", ErrorCode.HOST)
         if tx.locked.slot_of_user(user.pk) is not None:

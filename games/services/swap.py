@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from .. import naming
+from ..markup import escape_markdown
 from ..models import Replacement, ReplacementSignup, Slot
+from .announcements import announce, name
 from .ballots import emit_vote_count
 from .common import Tx, emit, role_pm
 
@@ -22,6 +24,8 @@ def do_replace(tx: Tx, slot: Slot, new_user: Any) -> None:
     slot.prods = 0
     slot.save(update_fields=["user", "prods"])
     tx.names = naming.seat_names(tx.slots)
+    # As forum hosts do: the thread says who replaces whom (the old posts keep their name).
+    announce(tx, f"**{name(slot)} replaces {escape_markdown(old.get_username())}.**")
     emit(
         tx,
         "replaced",

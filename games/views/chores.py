@@ -70,8 +70,8 @@ def multi_iso(request: HttpRequest, game_id: int) -> HttpResponse:
     """The game thread's posts of several players, one column each (``?iso=3&iso=5``)."""
     game = get_game(game_id)
     viewer = Viewer.of(game, request.user)
-    seats = parse_iso(request.GET.getlist("iso"))[:MAX_ISO_COLUMNS]
     slots = {s.seat: s for s in game.slots.select_related("user")}
+    seats = parse_iso(request.GET.getlist("iso"), slots.values())[:MAX_ISO_COLUMNS]
     columns = []
     for seat in seats:
         slot = slots.get(seat)

@@ -17,6 +17,7 @@ from ..forms import PostForm, TargetForm, form_message, reply_hint
 from ..models import Game, Post, Thread
 from ..reads import snapshot
 from ..reads.access import THREAD_LABELS, Viewer, get_game
+from ..reads.seats import replaced_out
 from ..reads.thread_page import parse_iso, read_thread_page, unknown_seats
 from .common import back, run_service, thread_url
 
@@ -42,7 +43,7 @@ def _thread_page(request: HttpRequest, game: Game, thread: str) -> HttpResponse:
     viewer = Viewer.of(game, request.user, slots)
     viewer.require_read(thread)
     current = snapshot.current_phase(game) if not game.is_signups else None
-    iso = parse_iso(request.GET.getlist("iso"))
+    iso = parse_iso(request.GET.getlist("iso"), slots)
     page, counts = read_thread_page(game, thread, iso, request.GET.get("page"), slots)
     block = viewer.posting_block(thread, current)
     form = None
@@ -69,6 +70,8 @@ def _thread_page(request: HttpRequest, game: Game, thread: str) -> HttpResponse:
         "iso_counts": counts,
         "form": form,
         "posting_block": block,
+        # a former player of the game: who replaced them (their seat's secrets are not theirs)
+        "replaced": replaced_out(game, request.user) if viewer.slot is None else None,
         "is_last_page": page.number == page.num_pages,
         "slots": slots,
         "live_slots": slots,

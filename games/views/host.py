@@ -14,7 +14,15 @@ from django.views.decorators.http import require_POST
 
 from .. import deadlines, ratelimit, services
 from ..errors import GameRuleError
-from ..forms import ExtendForm, HostPostForm, ModkillForm, ReplaceForm, SlotChoiceForm
+from ..forms import (
+    CancelForm,
+    ExtendForm,
+    HostPostForm,
+    ModkillForm,
+    ReplaceForm,
+    SlotChoiceForm,
+    form_message,
+)
 from ..inactivity import slots_needing_replacement
 from ..models import Game, Phase
 from ..reads.access import Viewer, get_game
@@ -107,6 +115,12 @@ def _host_op(request: HttpRequest, game: Game, op: str) -> str:
             user, gid, form.cleaned_data["slot"], form.cleaned_data["username"]
         )
         return f"{slot.display_name} now plays seat {slot.seat}."
+    if op == "cancel":
+        form = CancelForm(request.POST)
+        if not form.is_valid():
+            return _form_error(form)
+        services.cancel_game(user, gid, reason=form.cleaned_data["reason"])
+        return "The game is cancelled; the thread says so to everyone who signed up."
     if op == "count":
         count = services.post_vote_count(user, gid)
         return f"{count.label} is posted."
@@ -133,10 +147,8 @@ class _FormError(Exception):
 
 
 def _form_error(form: Any) -> str:
-    errors = [
-        f"{k}: {' '.join(v)}" if k != "__all__" else " ".join(v) for k, v in form.errors.items()
-    ]
-    raise _FormError("; ".join(errors))
+    # The fields' labels, never their names ("Replacement (username): ...").
+    raise _FormError(form_message(form))
 
 
 @login_required

@@ -18,6 +18,7 @@ from ..forms import DayActionForm, NightActionForm, WithdrawForm, form_message
 from ..models import Game, Slot
 from ..reads.access import Viewer, get_game
 from ..reads.role_pm import RolePM
+from ..reads.seats import replaced_out
 from .common import run_service
 
 
@@ -45,7 +46,7 @@ def role_context(game: Game, slot: Slot) -> dict[str, Any]:
             {
                 "phase": a.phase,
                 "ability": a.ability,
-                "targets": [names.get(t, "?") for t in a.targets],
+                "targets": [read.held(t, a) for t in a.targets],
             }
             for a in sorted(read.past, key=lambda a: (a.phase.number, a.pk))
         ],
@@ -83,6 +84,13 @@ def role_pm(request: HttpRequest, game_id: int) -> HttpResponse:
     viewer = Viewer.of(game, request.user)
     if viewer.is_host and not viewer.is_player:
         return HttpResponseRedirect(reverse("games:host", args=[game_id]))
+    if not viewer.has_role and request.method == "GET":
+        replaced = replaced_out(game, request.user)
+        if replaced is not None:
+            # Still a 404 (the seat's role PM is its new holder's alone), saying why.
+            context = {"game": game, "viewer": viewer, "replaced": replaced}
+            context["threads"] = viewer.readable_threads()
+            return render(request, "games/replaced.html", context, status=404)
     slot = _player_slot(game, request.user)
     context = role_context(game, slot)
     submitted = request.POST.get("form_ability", "") if request.method == "POST" else ""

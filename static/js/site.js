@@ -55,7 +55,9 @@
         });
         if (el.tagName === "SELECT") el.selectedIndex = 0;
         if (el.type === "checkbox") el.checked = false;
-        if (el.type === "number") el.value = "1";
+        // A new row counts one of its role; its X-Shot and X-Vote start blank (no modifier:
+        // presetting them made every added role "1-Shot 1-Vote").
+        if (el.type === "number") el.value = /-count$/.test(el.name) ? "1" : "";
       });
       rows.appendChild(row);
       total.value = index + 1;

@@ -8,13 +8,14 @@ the same part of a fresh load of that page in the same browser context
 (``tests/e2e/live_parity.py``). A page found drifted is reloaded after its checkpoint, so
 each scenario is judged on its own.
 
-The scenarios play four games through the JSON API (``scripts/reference_bot.py``'s client):
+The scenarios play five games through the JSON API (``scripts/reference_bot.py``'s client):
 
 * a forum game (sign-ups, start, votes, the host's clock, chores, a modkill, a day shot, a
   replacement, a hammer, a night, the dawn, the end with prods);
 * a forum game with locking wagons;
 * a classic game played in the thread (nominations, a tied vote that goes to a revote);
-* a classic table (the turn panel: turns, notices, a vote that closes).
+* a classic table (the turn panel: turns, notices, a vote that closes);
+* a forum game cancelled in sign-ups.
 
 Which kinds each scenario emitted is read from the game's event log (PostgreSQL), so a kind
 counts as covered only where it really happened. A kind with no scenario fails
@@ -57,6 +58,7 @@ LONG = 600  # minutes: no deadline passes during a scenario
 # Which scenario emits each kind. The test checks the game's event log agrees.
 SCENARIOS: dict[str, tuple[str, ...]] = {
     "signups": ("game_created", "signup_joined", "signup_left"),
+    "cancel": ("game_cancelled",),
     "start": ("game_started", "role_pm", "roles", "phase_started"),
     "votes": ("vote", "unvote", "vote_count", "post", "vote_refused"),
     "pause": ("paused",),
@@ -460,7 +462,27 @@ def table_game(run: Run) -> None:
     game.close()
 
 
-GAMES = (forum_game, locked_wagon_game, classic_thread_game, table_game)
+def cancelled_game(run: Run) -> None:
+    """The host cancels a game in sign-ups while its pages are open."""
+    game = new_game(
+        run,
+        "cancelled",
+        {"setup": "forum-vanilla", "day_length_minutes": LONG, "night_length_minutes": LONG},
+        PLAYERS[:3],
+    )
+    game.cast = {"town": PLAYERS[0], "actor": PLAYERS[1]}
+    game.open("spectator", "sign-ups")
+    game.open("host", "sign-ups")
+    game.open("host", "host dashboard", "host/")
+    game.open("town", "sign-ups")
+    game.open("actor", "sign-ups")
+    game.seq = event_position(run, game.game_id)
+    game.call(HOST, "POST", "host/cancel/", {"reason": "parity"})
+    game.checkpoint("cancel")
+    game.close()
+
+
+GAMES = (forum_game, locked_wagon_game, classic_thread_game, table_game, cancelled_game)
 
 
 # -- the fixture and the tests ----------------------------------------------------------------

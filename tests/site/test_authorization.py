@@ -341,6 +341,12 @@ ROWS: list[Row] = [
         data=lambda ctx, person: {"slot": ctx.target.pk, "username": "standby"},
     ),
     Row(
+        "host: cancel the game",
+        "POST",
+        G + "/host/cancel/",
+        {"day": only(others="404", host="no"), "signups": only("host", others="404")},
+    ),
+    Row(
         "host: post",
         "POST",
         G + "/host/post/",
@@ -525,6 +531,13 @@ ROWS: list[Row] = [
         A + "/host/remove-signup/",
         {"day": nobody(), "signups": only("host")},
         data=SLOT,
+        api=True,
+    ),
+    Row(
+        "API host: cancel the game",
+        "POST",
+        A + "/host/cancel/",
+        {"day": nobody(), "signups": only("host")},
         api=True,
     ),
     Row(

@@ -424,5 +424,5 @@ def test_pages_and_the_api_refuse_nul_alike(make_game):
         content_type="application/json",
     )
     assert answer.status_code == 400
-    assert answer.json()["error"] == "note: Text may not contain NUL characters."
+    assert answer.json()["error"] == "Note: Text may not contain NUL characters."
     assert answer.json()["code"] == "null_characters_not_allowed"
