@@ -157,14 +157,11 @@ def test_the_table_shows_the_seats_as_dealt_from_the_first_night(rules: Rules) -
         expect(panel.locator("#turn-seats")).to_have_text(expected)
 
 
-def test_a_question_names_its_addressee_and_an_act_after_the_deadline_is_refused(
-    rules: Rules,
-) -> None:
-    rules.new_game("power-nine", "E2E: questions and deadlines at a power table")
+def test_a_question_names_its_addressee_on_the_post_and_to_them(rules: Rules) -> None:
+    rules.new_game("power-nine", "E2E: questions at a power table")
     spectator = rules.pages["spectator"]
     expect(spectator.locator("#turn-panel .turn-step")).to_contain_text("Question round")
 
-    # -- a question for the other person, asked through the page -------------------------
     asker = rules.bots_pass_until_a_person_speaks()
     addressee = next(p for p in PEOPLE if p != asker)
     page = rules.pages[asker]
@@ -190,7 +187,12 @@ def test_a_question_names_its_addressee_and_an_act_after_the_deadline_is_refused
     )
     fresh.close()
 
-    # -- a post after the turn's deadline, the timer lagging ------------------------------
+
+def test_a_post_after_the_turn_s_deadline_is_refused_whatever_the_timer_s_lag(
+    rules: Rules,
+) -> None:
+    rules.new_game("power-nine", "E2E: deadlines at a power table")
+    spectator = rules.pages["spectator"]
     late = rules.bots_pass_until_a_person_speaks()
     page = rules.pages[late]
     goto(page, rules.url("?page=last"))
