@@ -314,12 +314,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "seats_in_signup_order",
         Kind.BOOL,
-        False,
+        # A forum thread has no speaking order: its player list stays in sign-up order
+        # unless the host deals seats; a table always deals them (``_seats_rule``).
+        _thread_days,
         label="Seat the players in sign-up order",
         help="Unticked: seats are dealt at random when the game starts.",
-        api_help="Forum games: seats follow the sign-up order instead of a random deal.",
+        api_help="Forum games (default true): seats follow the sign-up order; false deals "
+        "them at random. Tables always deal them at random.",
         rule=_seats_rule,
-        form=Entry("seats_in_signup_order"),
+        form=Entry("seats_in_signup_order", initial=True),  # shown for forum games only
         api=Entry("seats_in_signup_order"),
         applies=_thread_days,
     ),

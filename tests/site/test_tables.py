@@ -11,7 +11,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games import services
-from games.errors import ErrorCode, GameRuleError, InvalidInput, WrongPhase
+from games.errors import ErrorCode, InvalidInput, WrongPhase
 from games.models import GameEvent, Nomination, Phase, Slot
 from games.reads.table import turn_view
 from tests.conftest import current_phase
@@ -46,8 +46,10 @@ def api_as(user: Any) -> APIClient:
 @pytest.mark.parametrize("setup", ["classic-ten", "city-ten", "power-nine", "forum-vanilla"])
 def test_seats_are_dealt_at_random_from_the_game_s_seed(make_game, setup):
     orders = []
+    # A forum host unticks "Seat the players in sign-up order" (ticked by default).
+    dealt = {"seats_in_signup_order": False} if setup == "forum-vanilla" else {"table": True}
     for seed in (1, 2, 3):
-        game = make_game(setup, table=setup != "forum-vanilla", seed=seed)
+        game = make_game(setup, seed=seed, **dealt)
         order = seats_by_signup(game)
         assert sorted(order) == list(range(1, game.player_cap + 1))  # a permutation
         orders.append(order)
@@ -55,7 +57,7 @@ def test_seats_are_dealt_at_random_from_the_game_s_seed(make_game, setup):
     # These seeds deal orders other than sign-up (the chance of one matching is 1/n!).
     assert all(order != identity for order in orders)
     assert len({tuple(o) for o in orders}) == 3
-    again = make_game(setup, table=setup != "forum-vanilla", seed=2)
+    again = make_game(setup, seed=2, **dealt)
     assert seats_by_signup(again) == orders[1]  # the same seed deals the same seats
 
 
@@ -67,8 +69,9 @@ def test_day_one_does_not_always_open_with_the_first_to_sign_up(make_game):
     assert openers != {"player1"}
 
 
-def test_a_forum_host_may_keep_the_sign_up_order_but_a_table_may_not(make_game):
-    game = make_game("forum-vanilla", seats_in_signup_order=True)
+def test_a_forum_game_keeps_the_sign_up_order_by_default_but_a_table_may_not(make_game):
+    game = make_game("forum-vanilla")  # a thread has no speaking order
+    assert game.seats_in_signup_order
     assert seats_by_signup(game) == list(range(1, game.player_cap + 1))
     with pytest.raises(InvalidInput) as refused:
         make_game("classic-ten", table=True, seats_in_signup_order=True)
@@ -194,4 +197,3 @@ def test_before_the_deadline_the_same_acts_are_taken(make_game):
     services.submit_post(first.user, game.pk, body=SPEECH)
     services.nominate(first.user, game.pk, None)
     assert Nomination.objects.filter(nominator=first).exists()
-
