@@ -37,6 +37,7 @@ class ErrorCode(StrEnum):
     DAY_SETTINGS = "day_settings"
     MIN_POSTS = "min_posts"
     OPENNESS = "openness"
+    SEATS = "seats"
     VOTE_COUNT_EVERY = "vote_count_every"
     ROLE_COUNT = "role_count"
     PLAYER_CAP = "player_cap"
@@ -104,6 +105,7 @@ class ErrorCode(StrEnum):
     TURN_REFUSED = "turn_refused"
     NOT_YOUR_TURN = "not_your_turn"
     NO_TURN = "no_turn"
+    TURN_ENDED = "turn_ended"  # the turn's (or the phase's) deadline has passed
 
     # Night and day actions
     NIGHT_ZERO = "night_zero"

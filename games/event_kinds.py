@@ -236,6 +236,7 @@ class TurnPayload(TypedDict):
     voted: list[SlotRef | None]
     closed_votes: list[dict[str, Any]]
     skip_discussion: list[SlotRef | None]
+    seats: list[SlotRef | None]
     your_turn: bool
     you_may: list[str]
 
@@ -253,6 +254,7 @@ class PostPayload(TypedDict):
     is_host: bool
     is_auto: bool
     phase: int | None
+    to: SlotRef | None  # a power question's addressee
     html: str
     created_at: str
 

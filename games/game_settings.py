@@ -84,6 +84,21 @@ def _vote_modifiers(rules: Rules) -> bool:
     return rules.has_vote_modifiers
 
 
+def _thread_days(rules: Rules) -> bool:
+    return rules.day_shape == "thread"
+
+
+def _seats_rule(rules: Rules, value: Any) -> None:
+    """A table's seats are always dealt at random (its speaking order starts from them)."""
+    if value and not _thread_days(rules):
+        raise InvalidInput(
+            f"A {rules.name} table deals its seats at random; only a forum game may keep "
+            "the sign-up order.",
+            ErrorCode.SEATS,
+            "seats_in_signup_order",
+        )
+
+
 @dataclass(frozen=True)
 class Entry:
     """Where a setting appears outside the service: its field name there (None: not
@@ -295,6 +310,21 @@ SETTINGS: tuple[Setting, ...] = (
         api=Entry("day_settings"),
         applies=_table_days,
         only_with="turn_based",
+    ),
+    Setting(
+        "seats_in_signup_order",
+        Kind.BOOL,
+        # A forum thread has no speaking order: its player list stays in sign-up order
+        # unless the host deals seats; a table always deals them (``_seats_rule``).
+        _thread_days,
+        label="Seat the players in sign-up order",
+        help="Unticked: seats are dealt at random when the game starts.",
+        api_help="Forum games (default true): seats follow the sign-up order; false deals "
+        "them at random. Tables always deal them at random.",
+        rule=_seats_rule,
+        form=Entry("seats_in_signup_order", initial=True),  # shown for forum games only
+        api=Entry("seats_in_signup_order"),
+        applies=_thread_days,
     ),
     Setting(
         "openness",

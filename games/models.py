@@ -172,6 +172,11 @@ class Game(models.Model):
     day_settings = models.JSONField(
         default=dict, blank=True, help_text="The day script's settings (word limit, budget...)."
     )
+    seats_in_signup_order = models.BooleanField(
+        default=False,
+        help_text="Seats follow the sign-up order (forum games only); otherwise they are "
+        "dealt at random when the game starts.",
+    )
     status = models.CharField(max_length=10, choices=GameStatus.choices, default="signups")
     seed = models.BigIntegerField(default=new_seed)
     phase_number = models.PositiveIntegerField(default=0, help_text="The current phase; 0 before.")
@@ -420,6 +425,12 @@ class Post(models.Model):
     vote_note = models.TextField(
         blank=True, help_text="Why the post's bold vote did not count (shown under the post)."
     )
+    # A power question's addressee: the seat, and its player's name when asked (a later
+    # replacement does not rewrite who was asked).
+    to = models.ForeignKey(
+        Slot, null=True, blank=True, on_delete=models.PROTECT, related_name="questions"
+    )
+    to_name = models.CharField(max_length=150, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -126,6 +126,9 @@ class GameSerializer(serializers.Serializer):
     day_settings = serializers.DictField()
     vote_modifiers_public = serializers.BooleanField()
     lynch_proof_ends_day = serializers.BooleanField()
+    seats_in_signup_order = serializers.BooleanField(
+        help_text="Seats follow the sign-up order (otherwise dealt at random at the start)."
+    )
     phase = PhaseSerializer(allow_null=True)
     players = PlayerSerializer(many=True)
     threads = serializers.ListField(
@@ -177,6 +180,7 @@ def game_data(game: Any, viewer: Viewer, *, players: bool = True) -> dict[str, A
         "day_settings": game.day_settings,
         "vote_modifiers_public": game.vote_modifiers_public,
         "lynch_proof_ends_day": game.lynch_proof_ends_day,
+        "seats_in_signup_order": game.seats_in_signup_order,
         "phase": phase_data(phase),
         "players": [player_data(s, viewer) for s in slots],
         "threads": [t for t, _ in viewer.readable_threads()],
@@ -265,6 +269,10 @@ class PostSerializer(serializers.Serializer):
         allow_blank=True, help_text="Why the post's bold vote counted for nothing, if it did."
     )
     phase = serializers.IntegerField(allow_null=True)
+    to = SlotRefSerializer(
+        allow_null=True,
+        help_text="A power question's addressee (their name when asked); null otherwise.",
+    )
     body = serializers.CharField(help_text="The source text (Markdown/BBCode).")
     html = serializers.CharField(help_text="The rendered, sanitised HTML.")
     created_at = serializers.DateTimeField()
@@ -290,10 +298,18 @@ def post_data(post: Any, seats: Mapping[int, int] | None = None) -> dict[str, An
         "is_auto": post.is_auto,
         "vote_note": post.vote_note,
         "phase": phase,
+        "to": _addressee(post, seats),
         "body": post.body,
         "html": post.html,
         "created_at": post.created_at,
     }
+
+
+def _addressee(post: Any, seats: Mapping[int, int] | None) -> dict[str, Any] | None:
+    if not post.to_id:
+        return None
+    seat = seats[post.to_id] if seats is not None else post.to.seat
+    return {"slot_id": post.to_id, "seat": seat, "name": post.to_name}
 
 
 class IsoCountSerializer(serializers.Serializer):
@@ -326,11 +342,19 @@ class PostCreateSerializer(HostPostSerializer):
 
 
 class PostResultSerializer(serializers.Serializer):
-    post = PostSerializer(allow_null=True, help_text="null: only skip-discussion lines.")
+    post = PostSerializer(
+        allow_null=True,
+        help_text="null (status 200): only skip-discussion lines, nothing posted.",
+    )
     vote_message = serializers.CharField(
         allow_blank=True, help_text="Why a vote in the post counted for nothing, if it did."
     )
     day_ended = serializers.BooleanField()
+    table_note = serializers.CharField(
+        allow_blank=True,
+        help_text="What the post's skip-discussion line did (counted, taken back, the vote "
+        "begins), if it had one.",
+    )
 
 
 # -- votes --------------------------------------------------------------------------------
@@ -701,6 +725,9 @@ class TurnSerializer(serializers.Serializer):
     voted = SlotRefSerializer(many=True, help_text="Who has voted (not for whom).")
     closed_votes = ClosedVoteSerializer(many=True)
     skip_discussion = SlotRefSerializer(many=True)
+    seats = SlotRefSerializer(
+        many=True, help_text="Everyone by seat, as dealt at the start (empty before)."
+    )
     your_turn = serializers.BooleanField()
     you_may = serializers.ListField(
         child=serializers.CharField(),

@@ -330,13 +330,16 @@ class PostsView(GameAPIView):
         result = services.submit_post(
             request.user, game_id, body=data["body"], thread=data["thread"], to=data.get("to")
         )
+        # 201 only when a post was created; a post of skip-discussion lines alone posts
+        # nothing, and ``table_note`` says what it did.
         return Response(
             {
-                "post": s.post_data(result.post) if result else None,
-                "vote_message": result.vote_message if result else "",
-                "day_ended": result.day_ended if result else False,
+                "post": s.post_data(result.post) if result.post else None,
+                "vote_message": result.vote_message,
+                "day_ended": result.day_ended,
+                "table_note": result.table_note,
             },
-            status=status.HTTP_201_CREATED,
+            status=status.HTTP_201_CREATED if result.post else status.HTTP_200_OK,
         )
 
 

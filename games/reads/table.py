@@ -1,8 +1,8 @@
 """The table: whose turn it is, a read (beside ``vote_count``) for pages, the API and events.
 
-Everything here is public: the step, the speaker, the order, the clock, the nominations,
-who has voted in an open vote (never for whom: ballots are shown when the vote closes) and
-the closed votes' ballots. ``your_turn`` and ``you_may`` are the one viewer's own.
+Everything here is public: the seats, the step, the speaker, the order, the clock, the
+nominations, who has voted in an open vote (never for whom: ballots are shown when the vote
+closes) and the closed votes' ballots. ``your_turn`` and ``you_may`` are the one viewer's own.
 """
 
 from __future__ import annotations
@@ -44,11 +44,14 @@ def turn_view(
         "voted": [],
         "closed_votes": [],
         "skip_discussion": [],
+        "seats": [],
         "your_turn": False,
         "you_may": [],
     }
     if game.is_signups:
         return {**view, "step": NOT_STARTED}
+    # The seats as dealt at the start: the table sits this way from the first night.
+    view["seats"] = [slot_ref(s) for s in sorted(slots, key=lambda s: s.seat)]
     if game.is_finished:
         view["step"] = OVER
     if phase is None:

@@ -1,5 +1,6 @@
 """Sign-ups: creating a game (its setup checked by the resolver), joining, leaving, the
-host removing a sign-up, and the start (the seeded deal, role PMs, the first phase)."""
+host removing a sign-up, and the start (the seeded deal of seats and roles, role PMs, the
+first phase)."""
 
 from __future__ import annotations
 
@@ -373,8 +374,12 @@ def start_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phase
                 f"The setup needs {game.role_count} players; {len(tx.slots)} have joined.",
                 ErrorCode.NOT_ENOUGH_PLAYERS,
             )
-        _renumber_seats(tx)
-        players = _deal(game, [s.seat for s in tx.slots])
+        joined = list(tx.slots)  # in sign-up order
+        _seat(tx, deal_seats(game, len(joined)))
+        # Roles go by sign-up, as before seats were dealt (the seed alone decides them);
+        # the resolver's players are in seat order, as the table sits.
+        players = _deal(game, [s.seat for s in joined])
+        players.sort(key=lambda p: naming.seat_of(p["name"]) or 0)
         state = _build_state(game, players)
         for slot, player in zip(tx.slots, state.players, strict=True):
             slot.role = player.role
@@ -399,13 +404,24 @@ def start_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phase
         return open_phase(tx, game.starts_with)
 
 
-def _renumber_seats(tx: Tx) -> None:
-    """Seats 1..n in join order (leavers leave gaps during sign-ups)."""
-    if [s.seat for s in tx.slots] == list(range(1, len(tx.slots) + 1)):
-        return
-    offset = 10_000  # step aside first: (game, seat) is unique
-    Slot.objects.filter(game=tx.game).update(seat=F("seat") + offset)
-    for i, slot in enumerate(tx.slots, start=1):
-        slot.seat = i
-        Slot.objects.filter(pk=slot.pk).update(seat=i)
+def deal_seats(game: Game, count: int) -> list[int]:
+    """The seats of the players in sign-up order: 1..n dealt at random from the game's
+    seed (the classic document: "Seating positions are randomized each game"), or in
+    sign-up order where the host keeps it (a forum game's setting)."""
+    seats = list(range(1, count + 1))
+    if not game.seats_in_signup_order:
+        # Its own stream of the seed: the roles' deal stays what the seed made it.
+        random.Random(f"seats:{game.seed}").shuffle(seats)
+    return seats
+
+
+def _seat(tx: Tx, seats: list[int]) -> None:
+    """Give the players (in sign-up order) ``seats``; ``tx.slots`` then go by seat."""
+    if [s.seat for s in tx.slots] != seats:
+        offset = 10_000  # step aside first: (game, seat) is unique
+        Slot.objects.filter(game=tx.game).update(seat=F("seat") + offset)
+        for slot, seat in zip(tx.slots, seats, strict=True):
+            slot.seat = seat
+            Slot.objects.filter(pk=slot.pk).update(seat=seat)
+    tx.slots.sort(key=lambda s: s.seat)
     tx.names = naming.seat_names(tx.slots)

@@ -28,11 +28,12 @@ def submit_post(
     thread: str = Thread.PUBLIC,
     to: int | None = None,
     now: datetime | None = None,
-) -> PostResult | None:
+) -> PostResult:
     """Post in a thread; a bold vote in a public day post is applied. Posts are final.
 
     On a table day a game-thread post is a turn (``to``: a power question's addressee);
-    None when the post was only skip-discussion lines (nothing is posted).
+    its ``post`` is None when it was only skip-discussion lines (nothing is posted; its
+    ``table_note`` says what they did).
     """
     with game_tx(game_id, now) as tx:
         if getattr(user, "pk", None) == tx.game.host_id:

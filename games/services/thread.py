@@ -17,17 +17,20 @@ from ..models import (
     Thread,
     Vote,
 )
+from ..naming import slot_ref
 from .common import MAX_POST_LENGTH, Tx, emit
 
 
 @dataclass
 class PostResult:
-    """A post and what its vote did: ``vote_message`` explains a vote that did not count."""
+    """A post and what its vote did: ``vote_message`` explains a vote that did not count;
+    ``table_note`` says what a table took from it besides (a skip-discussion line)."""
 
-    post: Post | None  # None: a table vote (no post: ballots stay hidden until it closes)
+    post: Post | None  # None: a table vote, or only skip-discussion lines (nothing posted)
     vote: Vote | None = None
     vote_message: str = ""
     day_ended: bool = False
+    table_note: str = ""
 
 
 def do_post(
@@ -39,6 +42,7 @@ def do_post(
     *,
     is_host: bool = False,
     is_auto: bool = False,
+    to: Slot | None = None,
 ) -> Post:
     body = (body or "").strip()
     if not body:
@@ -59,6 +63,8 @@ def do_post(
         html=markup.render_post(body),
         is_host=is_host,
         is_auto=is_auto,
+        to=to,
+        to_name=to.display_name if to is not None else "",
     )
     emit(tx, "post", post_payload(post, user.get_username()), thread_audience(thread))
     return post
@@ -77,6 +83,7 @@ def post_payload(post: Post, author_name: str) -> dict[str, Any]:
         "is_host": post.is_host,
         "is_auto": post.is_auto,
         "phase": post.phase.number if post.phase else None,
+        "to": slot_ref(post.to) if post.to_id else None,
         "html": post.html,
         "created_at": post.created_at.isoformat(),
     }

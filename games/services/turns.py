@@ -13,13 +13,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from resolver.days import DayRuleError
 from resolver.model import SKIP
 
 from ..errors import ErrorCode, GameRuleError, InvalidInput, NotAllowed, WrongPhase
-from ..models import Slot, Thread
+from ..models import PhaseKind, Slot, Thread
 from . import table
 from .common import (
     Tx,
+    emit,
     game_tx,
     require_host,
     require_open_phase,
@@ -41,38 +43,72 @@ def in_table_day(tx: Tx) -> bool:
 
 def table_post(
     tx: Tx, user: Any, slot: Slot, body: str, to: int | None = None
-) -> tuple[PostResult | None, GameRuleError | None]:
+) -> tuple[PostResult, GameRuleError | None]:
     """A player's post in the game thread during a table day: a turn taken (or refused).
 
-    Returns the post (None when it was only skip-discussion lines) and the refusal to
-    raise after the commit, if any.
+    Returns what it did (``post`` None when it was only skip-discussion lines; then
+    ``table_note`` says what they did) and the refusal to raise after the commit, if any.
+    A skip-discussion line is part of the speaker's message: it counts before the message
+    ends the turn, and not at all when the message itself is refused.
     """
-    if tx.phase.is_paused:
-        raise WrongPhase("The game is paused.", ErrorCode.PAUSED)
+    require_open_phase(tx, PhaseKind.DAY)  # paused, or past the turn's deadline: refused
     player = slot.resolver_name
     script = table.script_of(tx.game)
     body, tokens = script.split_post(body or "")
-    refused: GameRuleError | None = None
-    post = None
-    if (body or "").strip():
-        event: dict[str, Any] = {"kind": "post", "player": player, "words": len(body.split())}
-        if table.load(tx.phase).step == "question":
-            event["target"] = target_slot(tx, to).resolver_name if to is not None else None
-        reason = table.apply(tx, event)
-        if reason:
-            refused = NotAllowed(reason, ErrorCode.NOT_YOUR_TURN)
-        else:
-            post = do_post(tx, user, slot, body, Thread.PUBLIC)
-    elif not tokens:
+    has_text = bool((body or "").strip())
+    if not has_text and not tokens:
         raise InvalidInput("The post is empty.", ErrorCode.EMPTY, "body")
-    if refused is None and tokens:
-        state = table.load(tx.phase)
-        for event in script.token_events(state, player, tokens):
+    before = table.load(tx.phase)
+    event: dict[str, Any] = {"kind": "post", "player": player, "words": len(body.split())}
+    addressee = None
+    if before.step == "question":
+        addressee = target_slot(tx, to) if to is not None else None
+        event["target"] = addressee.resolver_name if addressee is not None else None
+    note = ""
+    if tokens and (not has_text or _accepted(script, before, event)):
+        for token_event in script.token_events(before, player, tokens):
+            reason = table.apply(tx, token_event)
+            if reason:
+                return PostResult(None), InvalidInput(reason, ErrorCode.TURN_REFUSED)
+        note = _skip_discussion_note(tx, player, before)
+    post = None
+    if has_text:
+        if table.load(tx.phase).step == before.step:
             reason = table.apply(tx, event)
             if reason:
-                refused = InvalidInput(reason, ErrorCode.TURN_REFUSED)
+                return PostResult(None), NotAllowed(reason, ErrorCode.NOT_YOUR_TURN)
+        # else: its own line ended the discussion; the message is still the speaker's.
+        post = do_post(tx, user, slot, body, Thread.PUBLIC, to=addressee)
+        if addressee is not None:
+            text = f"{slot.display_name} asked you a question (post #{post.number})."
+            emit(tx, "turn_notice", {"kind": "question", "text": text}, f"slot:{addressee.pk}")
     _end_if_done(tx)
-    return (PostResult(post) if post is not None else None), refused
+    return PostResult(post, table_note=note), None
+
+
+def _accepted(script: Any, state: Any, event: dict[str, Any]) -> bool:
+    """Would the script take this post now? (A dry run: the script is pure.)"""
+    try:
+        script.apply(state, event)
+    except DayRuleError:
+        return False
+    return True
+
+
+def _skip_discussion_note(tx: Tx, player: str, before: Any) -> str:
+    """What a post's skip-discussion line did, in words (the answer says it)."""
+    after = table.load(tx.phase)
+    if after.step != before.step:
+        return "A majority voted to end the discussion: the vote begins."
+    needed = len(after.alive) // 2 + 1
+    votes = f"{len(after.skip_discussion)} of the {needed} needed"
+    if player in after.skip_discussion:
+        if player in before.skip_discussion:
+            return f"You already vote to end the discussion ({votes})."
+        return f"Your vote to end the discussion counts ({votes})."
+    if player in before.skip_discussion:
+        return f"You took back your vote to end the discussion ({votes})."
+    return f"You had no vote to end the discussion to take back ({votes})."
 
 
 def pass_turn(user: Any, game_id: int, *, now: datetime | None = None) -> None:
@@ -115,7 +151,7 @@ def _player_event(user: Any, game_id: int, make: Any, *, now: datetime | None) -
     with game_tx(game_id, now) as tx:
         require_running(tx.game)
         slot = require_player(tx, user)
-        require_open_phase(tx, "day")
+        require_open_phase(tx, PhaseKind.DAY)
         if not in_table_day(tx):
             raise WrongPhase(
                 "This game's day is a free thread: there are no turns.", ErrorCode.NO_TURN

@@ -128,7 +128,7 @@ def reply(request: HttpRequest, game_id: int, thread: str = Thread.PUBLIC) -> Ht
             post = services.host_post(
                 request.user, game_id, body=form.cleaned_data["body"], thread=thread
             )
-            vote_message = ""
+            vote_message = table_note = ""
         else:
             result = services.submit_post(
                 request.user,
@@ -137,15 +137,17 @@ def reply(request: HttpRequest, game_id: int, thread: str = Thread.PUBLIC) -> Ht
                 thread=thread,
                 to=form.cleaned_data["to"],
             )
-            post = result.post if result else None
-            vote_message = result.vote_message if result else ""
+            post = result.post
+            vote_message = result.vote_message
+            table_note = result.table_note
     except GameRuleError as exc:
         messages.error(request, exc.message)
         return HttpResponseRedirect(url + "?page=last#reply")
     if vote_message:
         messages.warning(request, vote_message)
-    if post is None:  # only skip-discussion lines: counted, nothing posted
-        messages.info(request, "Your vote on ending the discussion was counted.")
+    if table_note:
+        messages.info(request, table_note)
+    if post is None:  # only skip-discussion lines: nothing posted
         return HttpResponseRedirect(url + "?page=last")
     return HttpResponseRedirect(
         f"{url}?page={fragments.page_of(post.number)}#post-{thread}-{post.number}"

@@ -12,10 +12,12 @@ Three turn-based discussion steps, then the vote:
 4. **Vote** ("vote"): everyone votes at once for a living player or skip. Plurality; a tie
    or skip on top eliminates nobody. There are no last words and no revote.
 
-During steps 1-3 any living player may vote to end the discussion (a line
-``VOTE_SKIP_DISCUSSION`` in a post; ``UNVOTE_SKIP_DISCUSSION`` takes it back). A strict
-majority of the living ends the discussion at once and the vote begins. ``strip_tokens``
-takes those lines out of a post for the site and ``token_events`` turns them into events.
+During steps 1-3 the speaker may vote to end the discussion (a line
+``VOTE_SKIP_DISCUSSION`` in their message: the document puts it in a discussion message,
+and only the speaker sends one; ``UNVOTE_SKIP_DISCUSSION`` takes it back). Votes stand
+across turns; a strict majority of the living ends the discussion at once and the vote
+begins. ``strip_tokens`` takes those lines out of a post for the site and ``token_events``
+turns them into events.
 """
 
 from __future__ import annotations
@@ -182,11 +184,24 @@ class PowerDay(DayScript):
     def extra_actions(self, state: DayState) -> Mapping[str, tuple[str, ...]]:
         if state.step not in DISCUSSION_STEPS:
             return {}
-        voted = set(state.skip_discussion)
-        return {
-            p: (UNVOTE_SKIP_DISCUSSION,) if p in voted else (VOTE_SKIP_DISCUSSION,)
-            for p in state.alive
-        }
+        # The line goes in a message, and only the speaker sends one.
+        speaker = state.order[state.turn]
+        voted = speaker in state.skip_discussion
+        return {speaker: (UNVOTE_SKIP_DISCUSSION,) if voted else (VOTE_SKIP_DISCUSSION,)}
+
+    def _why_not(self, state: DayState, turn: Any, player: str, kind: str) -> str:
+        if kind in TOKENS.values() and turn.speaker and player != turn.speaker:
+            return (
+                f"{kind.upper()} goes in your own message, on your turn: it is "
+                f"{turn.speaker}'s turn, not {player}'s."
+            )
+        if kind in TOKENS.values() and turn.speaker == player:
+            if kind == VOTE_SKIP_DISCUSSION:
+                return f"{player} already votes to end the discussion."
+            return f"{player} has no vote to end the discussion to take back."
+        if kind in TOKENS.values() and state.step not in DISCUSSION_STEPS:
+            return f"{kind.upper()} counts only during the question round and the discussion."
+        return super()._why_not(state, turn, player, kind)
 
     def _on_vote_skip_discussion(
         self, state: DayState, player: str, event: Mapping[str, Any], out: Out
@@ -265,13 +280,15 @@ def strip_tokens(body: str) -> tuple[str, tuple[str, ...]]:
 def token_events(state: DayState, player: str, tokens: Sequence[str]) -> list[dict[str, str]]:
     """The event a post's tokens send now, if any.
 
-    The tokens toggle one vote, so only the last counts, and only if it changes something
-    (a repeated vote or an unvote without a vote sends nothing) during a discussion step.
+    The tokens toggle one vote, so only the last counts, and the speaker's only if it
+    changes something (a repeated vote or an unvote without a vote sends nothing). Anyone
+    else's, or one outside the discussion steps, is sent to be refused with its reason.
     """
-    if not tokens or state.step not in DISCUSSION_STEPS or player not in state.alive:
+    if not tokens or player not in state.alive:
         return []
+    speaking = state.step in DISCUSSION_STEPS and state.order[state.turn] == player
     voted = player in state.skip_discussion
-    if (tokens[-1] == VOTE_SKIP_DISCUSSION) == voted:
+    if speaking and (tokens[-1] == VOTE_SKIP_DISCUSSION) == voted:
         return []
     return [{"kind": tokens[-1], "player": player}]
 

@@ -130,6 +130,7 @@ def test_a_vote_closes_by_itself_once_every_living_player_has_voted():
     script = get_day_script("power")
     state = script.start_day(["A", "B", "C"], ["A", "B", "C"], 1)
     state, _ = script.apply(state, {"kind": "vote_skip_discussion", "player": "A"})
+    state, _ = script.apply(state, {"kind": "pass", "player": "A"})
     state, _ = script.apply(state, {"kind": "vote_skip_discussion", "player": "B"})
     assert script.now(state).step == VOTE
     state, _ = script.apply(state, {"kind": "vote", "player": "A", "target": "C"})

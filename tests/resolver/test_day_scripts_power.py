@@ -152,33 +152,46 @@ def test_resolve_agrees_with_the_rule_set_and_brings_its_reveal_and_co_wins():
 # -- skip-discussion votes ------------------------------------------------------------------
 def test_a_strict_majority_of_skip_discussion_votes_ends_the_discussion_at_once():
     state = day()
-    assert SCRIPT.now(state).actions["Eve"] == ("vote_skip_discussion",)
-    state = do(state, "vote_skip_discussion", "Eve")
-    state = do(state, "vote_skip_discussion", "Dan")
-    assert SCRIPT.now(state).actions["Dan"] == ("unvote_skip_discussion",)
-    assert SCRIPT.now(state).step == QUESTION
-    state = do(state, "vote_skip_discussion", "Ann")  # 3 of 5
+    assert SCRIPT.now(state).actions["Ann"] == ("pass", "post", "vote_skip_discussion")
+    assert "Eve" not in SCRIPT.now(state).actions  # the line goes in the speaker's message
+    state = do(state, "vote_skip_discussion", "Ann")
+    assert SCRIPT.now(state).actions["Ann"] == ("pass", "post", "unvote_skip_discussion")
+    for player in ("Ann", "Bob"):
+        if player != "Ann":
+            state = do(state, "vote_skip_discussion", player)
+        state = do(state, "pass", player)
+    assert SCRIPT.now(state).step == QUESTION  # 2 of 5: the votes stand across turns
+    state = do(state, "vote_skip_discussion", "Cat")  # 3 of 5
     assert SCRIPT.now(state).step == VOTE
     assert "voted to end the discussion" in state.explanation[-1]
 
 
+def test_a_skip_discussion_vote_from_someone_not_speaking_is_refused():
+    state = day()
+    with pytest.raises(DayRuleError, match="goes in your own message, on your turn: it is Ann's"):
+        do(state, "vote_skip_discussion", "Eve")
+    with pytest.raises(DayRuleError, match="UNVOTE_SKIP_DISCUSSION goes in your own message"):
+        do(state, "unvote_skip_discussion", "Eve")
+
+
 def test_half_is_not_a_strict_majority_and_an_unvote_takes_it_back():
     state = day(SEATS[:4])
-    state = do(state, "vote_skip_discussion", "Ann")
+    state = do(do(state, "vote_skip_discussion", "Ann"), "pass", "Ann")
     state = do(state, "vote_skip_discussion", "Bob")
     assert SCRIPT.now(state).step == QUESTION  # 2 of 4
-    state = do(state, "unvote_skip_discussion", "Bob")
+    state = do(do(state, "unvote_skip_discussion", "Bob"), "pass", "Bob")
     state = do(state, "vote_skip_discussion", "Cat")
     assert state.skip_discussion == ("Ann", "Cat")
-    with pytest.raises(DayRuleError, match="Ann cannot vote skip discussion now"):
-        do(state, "vote_skip_discussion", "Ann")
+    with pytest.raises(DayRuleError, match="Cat already votes to end the discussion"):
+        do(state, "vote_skip_discussion", "Cat")
     state = until(state, STATEMENT)  # the votes carry over between the discussion steps
-    assert SCRIPT.now(do(state, "vote_skip_discussion", "Dan")).step == VOTE
+    state = do(state, "pass", SCRIPT.now(state).speaker)  # Ann has voted: on to Bob
+    assert SCRIPT.now(do(state, "vote_skip_discussion", "Bob")).step == VOTE
 
 
 def test_skip_discussion_votes_are_not_part_of_the_vote():
     state = until(day(), VOTE)
-    with pytest.raises(DayRuleError, match="Nobody can vote skip discussion during the vote"):
+    with pytest.raises(DayRuleError, match="counts only during the question round"):
         do(state, "vote_skip_discussion", "Ann")
 
 
@@ -200,4 +213,10 @@ def test_token_events_send_the_last_token_when_it_changes_something():
     assert token_events(state, "Ann", ("vote_skip_discussion", "unvote_skip_discussion")) == []
     voted = do(state, "vote_skip_discussion", "Ann")
     assert token_events(voted, "Ann", ("vote_skip_discussion",)) == []
-    assert token_events(until(state, VOTE), "Ann", ("vote_skip_discussion",)) == []
+    # Anyone else's, or one during the vote, is sent for the script to refuse, saying why.
+    assert token_events(state, "Bob", ("vote_skip_discussion",)) == [
+        {"kind": "vote_skip_discussion", "player": "Bob"}
+    ]
+    assert token_events(until(state, VOTE), "Ann", ("vote_skip_discussion",)) == [
+        {"kind": "vote_skip_discussion", "player": "Ann"}
+    ]

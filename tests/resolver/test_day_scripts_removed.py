@@ -89,9 +89,10 @@ def test_the_vote_does_not_wait_for_a_removed_voter_and_void_ballots_are_cast_ag
 
 def test_a_vote_closes_when_the_only_missing_voter_is_removed():
     state = POWER.start_day(SEATS[:5], SEATS[:5], 1)
-    state, _ = do(POWER, state, "vote_skip_discussion", "S0")
-    state, _ = do(POWER, state, "vote_skip_discussion", "S1")
-    state, _ = do(POWER, state, "vote_skip_discussion", "S2")
+    for voter in ("S0", "S1", "S2"):  # each on their turn, in their message
+        state, _ = do(POWER, state, "vote_skip_discussion", voter)
+        if state.step != VOTE:
+            state, _ = do(POWER, state, "pass", voter)
     assert state.step == VOTE
     for voter in ("S0", "S1", "S2", "S3"):
         state, _ = do(POWER, state, "vote", voter, target="S3")
@@ -103,6 +104,7 @@ def test_power_skip_votes_become_a_majority_when_a_player_leaves():
     state = POWER.start_day(SEATS[:6], SEATS[:6], 1)
     for voter in ("S0", "S1", "S2"):  # 3 of 6: not a strict majority
         state, _ = do(POWER, state, "vote_skip_discussion", voter)
+        state, _ = do(POWER, state, "pass", voter)
     assert state.step != VOTE
     state, _ = do(POWER, state, "removed", "S5")  # 3 of 5 is
     assert state.step == VOTE and "S5" not in state.ballot

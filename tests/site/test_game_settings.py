@@ -44,9 +44,10 @@ def test_the_form_offers_the_settings_the_rule_set_has(name: str) -> None:
     assert role_formset(name)().forms[0].fields["count"].max_value == MAX_PLAYERS
     # Settings the template does not place by name are listed by the form.
     listed = {f.name for f in form.more_fields()}
-    assert listed == (
-        {"vote_modifiers_public", "lynch_proof_ends_day"} if rules.has_vote_modifiers else set()
-    )
+    expected = {"seats_in_signup_order"} if rules.day_shape == "thread" else set()
+    if rules.has_vote_modifiers:
+        expected |= {"vote_modifiers_public", "lynch_proof_ends_day"}
+    assert listed == expected
 
 
 def test_a_game_gets_the_spec_defaults(host) -> None:

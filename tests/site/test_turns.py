@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from django.utils import timezone
+from rest_framework.test import APIClient
 
 from games import services
 from games.errors import GameRuleError, InvalidInput, NotAllowed, WrongPhase
@@ -53,6 +54,12 @@ def end_night_zero(game: Any) -> None:
 def speech(game: Any, slot: Slot, target: Slot | None) -> None:
     services.submit_post(slot.user, game.pk, body=WORDS[:300])
     services.nominate(slot.user, game.pk, target.pk if target else None)
+
+
+def api_as(user: Any) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
 
 
 def living(game: Any) -> list[Slot]:
@@ -322,23 +329,62 @@ def test_power_question_names_its_addressee(make_game):
     assert speaker(game).pk == second.pk
 
 
+def vote_to_end_discussion(game: Any) -> str:
+    """The speaker's message of one VOTE_SKIP_DISCUSSION line, then their pass (unless the
+    line ended the discussion); what the answer said."""
+    slot = speaker(game)
+    result = services.submit_post(slot.user, game.pk, body="VOTE_SKIP_DISCUSSION")
+    assert result.post is None and result.table_note
+    if view(game)["step"] != "vote":
+        services.pass_turn(slot.user, game.pk)
+    return result.table_note
+
+
 def test_power_skip_discussion_tokens_end_the_discussion_and_leave_the_thread(make_game):
     game = make_game("power-nine", table=True)
     players = living(game)
-    first = players[0]
+    first = speaker(game)
     result = services.submit_post(
-        first.user, game.pk, body="Why so quiet?\nVOTE_SKIP_DISCUSSION\n", to=players[1].pk
+        first.user,
+        game.pk,
+        body="Why so quiet?\nVOTE_SKIP_DISCUSSION\n",
+        to=next(p for p in players if p.pk != first.pk).pk,
     )
     assert "VOTE_SKIP_DISCUSSION" not in result.post.body
+    assert result.table_note == "Your vote to end the discussion counts (1 of the 5 needed)."
     assert view(game)["skip_discussion"][0]["slot_id"] == first.pk
     needed = len(players) // 2 + 1
-    for slot in players[1:needed]:
-        assert services.submit_post(slot.user, game.pk, body="VOTE_SKIP_DISCUSSION") is None
+    notes = [vote_to_end_discussion(game) for _ in range(needed - 1)]
+    assert notes[-1] == "A majority voted to end the discussion: the vote begins."
     assert view(game)["step"] == "vote"
     for slot in players:
         services.cast_vote(slot.user, game.pk, None)
     assert current_phase(game).is_night  # skip on top: nobody is eliminated
     assert not game.slots.filter(alive=False).exists()
+
+
+def test_power_skip_discussion_from_someone_not_speaking_is_refused_and_not_counted(make_game):
+    # The document puts the line in a discussion message: only the speaker sends one.
+    game = make_game("power-nine", table=True)
+    other = next(p for p in living(game) if p.pk != speaker(game).pk)
+    with pytest.raises(GameRuleError) as refused:
+        services.submit_post(other.user, game.pk, body="VOTE_SKIP_DISCUSSION")
+    assert refused.value.code == "turn_refused"
+    assert "goes in your own message, on your turn" in refused.value.message
+    assert view(game)["skip_discussion"] == []
+    # The API says so too, never a 201 with nothing in it.
+    response = api_as(other.user).post(
+        f"/api/v1/games/{game.pk}/posts/", {"body": "VOTE_SKIP_DISCUSSION"}, format="json"
+    )
+    assert response.status_code == 422 and "on your turn" in response.json()["error"]
+    # The speaker's line alone posts nothing, and the answer says what it counted.
+    response = api_as(speaker(game).user).post(
+        f"/api/v1/games/{game.pk}/posts/", {"body": "VOTE_SKIP_DISCUSSION"}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    assert response.json()["post"] is None
+    assert response.json()["table_note"].startswith("Your vote to end the discussion counts")
+    assert len(view(game)["skip_discussion"]) == 1
 
 
 def test_forum_games_keep_their_free_thread(make_game):
@@ -477,8 +523,8 @@ def test_a_player_who_lets_every_turn_run_out_is_prodded_at_the_day_s_end(make_g
 def test_a_vote_that_ends_the_day_leaves_its_ballots_in_the_thread(make_game):
     game = make_game("power-nine", table=True)
     players = living(game)
-    for slot in players[:5]:  # a strict majority of nine ends the discussion at once
-        services.submit_post(slot.user, game.pk, body="VOTE_SKIP_DISCUSSION")
+    for _ in range(5):  # a strict majority of nine ends the discussion at once
+        vote_to_end_discussion(game)
     assert view(game)["step"] == "vote"
     target = players[-1]
     for slot in players:
