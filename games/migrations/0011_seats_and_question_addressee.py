@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0009_event_kind_choices'),
+        ('games', '0010_game_cancelled'),
     ]
 
     operations = [
