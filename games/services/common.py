@@ -210,7 +210,7 @@ def require_player(tx: Tx, user: Any, *, alive: bool = True) -> Slot:
 
 def require_open_phase(tx: Tx, kind: str) -> Phase:
     """The phase a player's act belongs to: current, unresolved, of ``kind``, not paused
-    and, at a table, not past its deadline (every table act goes through here)."""
+    and not past its deadline (every player's act goes through here)."""
     phase = tx.phase
     if phase is None or phase.resolved:
         raise WrongPhase("There is no phase in progress.", ErrorCode.NO_PHASE)
@@ -219,10 +219,10 @@ def require_open_phase(tx: Tx, kind: str) -> Phase:
         raise WrongPhase(f"That can only be done {what}.", f"not_{kind}")
     if phase.is_paused:
         raise WrongPhase("The game is paused.", ErrorCode.PAUSED)
-    if tx.game.turn_based and phase.deadline is not None and tx.now >= phase.deadline:
-        # At a table the deadline is the rule, whatever the timer's lag: an act after it
-        # is refused, and the timer task applies the rules' default as usual.
-        what = "turn" if phase.is_day else "night"
+    if phase.deadline is not None and tx.now >= phase.deadline:
+        # The deadline is the rule, whatever the timer's lag: an act after it is refused,
+        # and the timer task ends the phase (or applies a table's default) as usual.
+        what = "night" if not phase.is_day else "turn" if tx.game.turn_based else "day"
         raise WrongPhase(f"The {what} ended: its deadline has passed.", ErrorCode.TURN_ENDED)
     return phase
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from games import services
@@ -153,3 +155,18 @@ def test_forum_night_with_a_cop(make_game, host):
     assert PrivateResult.objects.get(slot=cop).payload["result"] == "mafia"
     townie.refresh_from_db()
     assert not townie.alive and townie.revealed_role == "vanilla_townie"
+
+
+def test_a_night_action_after_the_night_s_deadline_is_refused(classic_night):
+    """The deadline is the rule, before any sweeper has ended the night."""
+    game = classic_night
+    detective = slot_of(game, "detective")
+    town = slots_of(game, "town")[0]
+    late = current_phase(game).deadline + timedelta(seconds=1)
+    with pytest.raises(WrongPhase) as refused:
+        services.submit_night_action(
+            detective.user, game.pk, ability="investigate", targets=[town.pk], now=late
+        )
+    assert refused.value.code == "turn_ended"
+    assert refused.value.message == "The night ended: its deadline has passed."
+    assert not NightAction.objects.exists()

@@ -253,3 +253,22 @@ def test_vote_count_lists_dead_with_public_roles_only(make_game, host):
     assert dead[townies[0].pk]["role"] is None  # modkills do not reveal
     assert count["alive_count"] == 5 and count["majority"] == 3
     assert "goon" not in str(count["alive"]) and "vanilla" not in str(count)
+
+
+def test_a_forum_day_s_deadline_is_the_rule_before_the_timer_runs(make_game):
+    """A vote a second after the deadline, before any sweeper has ended the day, does not
+    count: the button is refused, a bold vote's post stands with a note saying so."""
+    game = make_game()
+    a, b = slots_of(game, "vanilla_townie")[:2]
+    late = current_phase(game).deadline + timedelta(seconds=1)
+    with pytest.raises(WrongPhase) as refused:
+        services.cast_vote(a.user, game.pk, b.pk, now=late)
+    assert refused.value.code == "turn_ended"
+    assert refused.value.message == "The day ended: its deadline has passed."
+    result = services.submit_post(a.user, game.pk, body=f"**Vote: {b.display_name}**", now=late)
+    assert result.post is not None and result.vote is None
+    assert "deadline has passed" in result.post.vote_note
+    assert not Vote.objects.filter(voter=a).exists()
+    # A second earlier the same vote counts.
+    services.cast_vote(a.user, game.pk, b.pk, now=late - timedelta(seconds=2))
+    assert Vote.objects.filter(voter=a, target=b).exists()
