@@ -332,12 +332,19 @@ def create_users(env: dict[str, str], names: list[str], password: str) -> None:
         f"    u.set_password({password!r})\n"
         "    u.save()\n"
     )
+    django_shell(env, code)
+
+
+def django_shell(env: dict[str, str], code: str, timeout: float = 180) -> str:
+    """Run ``code`` in ``manage.py shell`` against the stack's database (``env``); its
+    output, or the test fails with the shell's error."""
     done = subprocess.run(
         [sys.executable, "manage.py", "shell", "-c", code],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
     )
-    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout

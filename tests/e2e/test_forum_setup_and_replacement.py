@@ -12,15 +12,13 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import ROOT, chromium_watchdog, create_users
+from .conftest import chromium_watchdog, create_users, django_shell
 
 pytestmark = pytest.mark.e2e
 
@@ -118,16 +116,8 @@ print("RESULT" + json.dumps({{"game": game.pk, "gus": gus.user.username,
 
 def _play_to_day_2(env: dict[str, str]) -> dict[str, Any]:
     code = SETUP_GAME.format(host=HOST, players=PLAYERS)
-    done = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", code],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    line = next(x for x in done.stdout.splitlines() if x.startswith("RESULT"))
+    out = django_shell(env, code)
+    line = next(x for x in out.splitlines() if x.startswith("RESULT"))
     return json.loads(line[len("RESULT") :])
 
 

@@ -5,14 +5,12 @@ sidebar with a scroll of its own). Issue 19, item 13."""
 from __future__ import annotations
 
 import contextlib
-import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import ROOT, chromium_watchdog, create_users
+from tests.e2e.conftest import chromium_watchdog, create_users, django_shell
 
 pytestmark = pytest.mark.timeout(300)
 PASSWORD = "a-long-pass-123"
@@ -39,16 +37,8 @@ def start_game(env: dict[str, str]) -> int:
         "services.modkill(host, g.pk, s.pk, reason='A long reason for a modkill that wraps')\n"
         "print('GAME', g.pk)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", code],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return int(done.stdout.split("GAME")[-1].split()[0])
+    out = django_shell(env, code)
+    return int(out.split("GAME")[-1].split()[0])
 
 
 @pytest.fixture
