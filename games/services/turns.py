@@ -70,7 +70,7 @@ def table_post(
             reason = table.apply(tx, token_event)
             if reason:
                 return PostResult(None), InvalidInput(reason, ErrorCode.TURN_REFUSED)
-        note = _skip_discussion_note(tx, player, before)
+        note = _skip_discussion_note(tx, script, player, before)
     post = None
     if has_text:
         if table.load(tx.phase).step == before.step:
@@ -95,12 +95,12 @@ def _accepted(script: Any, state: Any, event: dict[str, Any]) -> bool:
     return True
 
 
-def _skip_discussion_note(tx: Tx, player: str, before: Any) -> str:
+def _skip_discussion_note(tx: Tx, script: Any, player: str, before: Any) -> str:
     """What a post's skip-discussion line did, in words (the answer says it)."""
     after = table.load(tx.phase)
     if after.step != before.step:
         return "A majority voted to end the discussion: the vote begins."
-    needed = len(after.alive) // 2 + 1
+    needed = script.skip_discussion_needed(after)
     votes = f"{len(after.skip_discussion)} of the {needed} needed"
     if player in after.skip_discussion:
         if player in before.skip_discussion:

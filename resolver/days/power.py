@@ -203,12 +203,16 @@ class PowerDay(DayScript):
             return f"{kind.upper()} counts only during the question round and the discussion."
         return super()._why_not(state, turn, player, kind)
 
+    def skip_discussion_needed(self, state: DayState) -> int:
+        """Votes that end the discussion: a strict majority of the living."""
+        return len(state.alive) // 2 + 1
+
     def _on_vote_skip_discussion(
         self, state: DayState, player: str, event: Mapping[str, Any], out: Out
     ) -> DayState:
         voters = tuple(p for p in state.alive if p in {*state.skip_discussion, player})
         state = replace(state, skip_discussion=voters)
-        needed = len(state.alive) // 2 + 1
+        needed = self.skip_discussion_needed(state)
         out.append(
             Notice(
                 "skip_discussion",
@@ -228,7 +232,7 @@ class PowerDay(DayScript):
     def after_removal(self, state: DayState, out: Out) -> DayState:
         """Fewer living players: the votes to end the discussion may be a majority now."""
         voters = state.skip_discussion
-        if state.step not in DISCUSSION_STEPS or len(voters) < len(state.alive) // 2 + 1:
+        if state.step not in DISCUSSION_STEPS or len(voters) < self.skip_discussion_needed(state):
             return state
         state = self.explain(
             state,
