@@ -141,6 +141,7 @@ class VoteCountPayload(TypedDict):
     deadline: str | None
     paused_remaining: float | None
     resolved: bool
+    at_table: NotRequired[bool]
     lock_text: NotRequired[str]
     nominated: NotRequired[list[SlotRef | None]]
 

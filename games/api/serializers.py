@@ -423,6 +423,11 @@ class VoteCountSerializer(serializers.Serializer):
     deadline = serializers.DateTimeField(allow_null=True)
     paused_remaining = serializers.FloatField(allow_null=True)
     resolved = serializers.BooleanField()
+    at_table = serializers.BooleanField(
+        required=False,
+        help_text="A table day: its ballots are the table's (`turn/`), shown when its vote "
+        "closes; wagons stay empty.",
+    )
 
 
 class VoteResultSerializer(serializers.Serializer):

@@ -56,7 +56,9 @@ def turn_view(
         view["step"] = OVER
     if phase is None:
         return view
-    view["deadline"] = phase.deadline.isoformat() if phase.deadline else None
+    # A finished game's last phase keeps its deadline in the database; no clock runs.
+    if phase.deadline and not game.is_finished:
+        view["deadline"] = phase.deadline.isoformat()
     view["paused"] = phase.is_paused
     if phase.is_night and not game.is_finished:
         view["step"] = NIGHT

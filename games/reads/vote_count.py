@@ -68,7 +68,9 @@ def vote_count(
     "l_minus", "locked", "voters": [{slot_id, seat, name, post_number, locked,
     weight?}], "modifiers"?}], "not_voting": [...], "alive": [...], "dead": [{..., "role",
     "role_title"}], "vote_modifiers_public",
-    "nominated": [...] (classic), "deadline", "paused_remaining", "resolved"}``
+    "nominated": [...] (classic: each nominated player once), "at_table" (a table day: its
+    ballots are the table's, shown when its vote closes), "deadline", "paused_remaining",
+    "resolved"}``
     """
     game = phase.game
     if slots is None:
@@ -152,16 +154,16 @@ def vote_count(
         if phase.paused_remaining is not None
         else None,
         "resolved": phase.resolved,
+        "at_table": phase.is_table_day,
     }
     if game.vote_rule == VoteRule.MAJORITY_LOCK:
         data["lock_text"] = f"A wagon of {majority + 1} locks"
     if game.vote_rule == VoteRule.PLURALITY:
         data["majority_text"] = f"With {len(alive)} alive, the most votes at the deadline eliminate"
     if phase.is_day and get_ruleset(game.ruleset).uses_nominations:
-        data["nominated"] = [
-            slot_ref(by_id.get(n.target_id)) if n.target_id else None
-            for n in phase.nominations.all()
-        ]
+        # Each nominated player (or skip) once, in the order of their first nomination.
+        targets = dict.fromkeys(n.target_id for n in phase.nominations.order_by("id"))
+        data["nominated"] = [slot_ref(by_id.get(t)) if t else None for t in targets]
     return data
 
 

@@ -197,3 +197,37 @@ def test_before_the_deadline_the_same_acts_are_taken(make_game):
     services.submit_post(first.user, game.pk, body=SPEECH)
     services.nominate(first.user, game.pk, None)
     assert Nomination.objects.filter(nominator=first).exists()
+
+
+# -- the table's vote beside the vote count ---------------------------------------------------
+def test_a_table_day_s_vote_count_points_to_the_table_not_an_empty_count(make_game, client):
+    """A table's ballots are the table's: the count card must not say "No votes yet" or list
+    everyone as not voting while they vote at the table."""
+    city = make_game("city-ten", table=True)
+    while view(city)["step"] != "vote":
+        services.pass_turn(speaker(city).user, city.pk)
+    voter, target = list(city.slots.select_related("user").order_by("seat"))[:2]
+    services.cast_vote(voter.user, city.pk, target.pk)
+    assert view(city)["voted"] == [
+        {"slot_id": voter.pk, "seat": voter.seat, "name": voter.display_name}
+    ]
+    count = services.vote_count(current_phase(city))
+    assert count["at_table"] is True
+    page = client.get(f"/games/{city.pk}/").content.decode()
+    card = page[page.index('id="vote-count"') :]
+    card = card[: card.index("</section>")]
+    assert 'under <a href="#turn-panel">The table</a>' in card
+    assert "No votes yet" not in card and "Not voting" not in card
+    api = api_as(voter.user).get(f"/api/v1/games/{city.pk}/vote-count/").json()
+    assert api["at_table"] is True
+
+
+def test_a_finished_table_game_shows_no_running_clock(make_game):
+    from games.models import Game, GameStatus
+
+    game = make_game("classic-ten", table=True)
+    assert view(game)["deadline"] is not None
+    Game.objects.filter(pk=game.pk).update(status=GameStatus.FINISHED)
+    game.refresh_from_db()
+    over = view(game)
+    assert over["step"] == "over" and over["deadline"] is None

@@ -197,6 +197,7 @@ def test_classic_nominations_plurality_and_revote(make_game):
     services.nominate(slots[2].user, game.pk, a.pk)
     services.nominate(slots[3].user, game.pk, b.pk)
     services.nominate(slots[4].user, game.pk, None)  # skip: allowed on day 1
+    services.nominate(slots[5].user, game.pk, a.pk)  # a second nomination of a: listed once
     with pytest.raises(InvalidInput, match="already nominated"):
         services.nominate(slots[2].user, game.pk, b.pk)
     count = services.vote_count(current_phase(game))
