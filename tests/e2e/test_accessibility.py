@@ -162,11 +162,18 @@ def axe_violations(page: Page) -> list[dict[str, Any]]:
 
 def audit(run: Run, key: tuple[str, str, str], person: str, url: str) -> None:
     page = page_of(run, person)
-    try:
-        page.goto(url, wait_until="load")
-        run.audits[key] = Audit(page.url, axe_violations(page))
-    except Exception as exc:  # one page that broke must not hide the others
-        run.errors.append(f"{key}: {url}: {exc}")
+    for attempt in range(3):
+        try:
+            page.goto(url, wait_until="load")
+            run.audits[key] = Audit(page.url, axe_violations(page))
+            return
+        except Exception as exc:  # one page that broke must not hide the others
+            # live.js reloading the page (a change of access) under the navigation or the
+            # audit is no fault of the page: audit it again.
+            if isinstance(exc, PlaywrightError) and attempt < 2:
+                continue
+            run.errors.append(f"{key}: {url}: {exc}")
+            return
 
 
 def describe(phase: str, page: str, viewer: str, a: Audit) -> str:
