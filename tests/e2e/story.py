@@ -264,3 +264,20 @@ class Window:
 
 def elapsed_ms(since: float) -> int:
     return int((time.monotonic() - since) * 1000)
+
+
+def open_as(browser: Any, base_url: str, name: str, password: str, log: str) -> tuple[Any, Page]:
+    """A new browser context and page for ``name`` (logged in unless ``password`` is
+    empty), with its dialogs and console watched under ``log``."""
+    context = browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    watch_dialogs(page, [])
+    watch_console(page, log)
+    if password:
+        page.goto("/accounts/login/")
+        page.fill("#id_username", name)
+        page.fill("#id_password", password)
+        page.get_by_role("button", name="Log in").click()
+        expect(page.locator(".site-nav .who")).to_have_text(name)
+    return context, page

@@ -30,7 +30,7 @@ from playwright.sync_api import Page, expect
 
 from . import story as story_module
 from .conftest import LOGS, chromium_watchdog, create_users, reference_bot
-from .story import LIVE_MS, goto, post_reply, watch_console, watch_dialogs
+from .story import LIVE_MS, goto, open_as, post_reply
 
 pytestmark = pytest.mark.e2e
 
@@ -61,19 +61,8 @@ class Tie:
     slot_ids: dict[str, int] = field(default_factory=dict)
 
     def open(self, name: str) -> Page:
-        context = self.browser.new_context(
-            base_url=self.base_url, viewport={"width": 1280, "height": 900}
-        )
-        context.set_default_timeout(15_000)
+        context, page = open_as(self.browser, self.base_url, name, PASSWORD, f"tie-{name}")
         self.contexts.append(context)
-        page = context.new_page()
-        watch_dialogs(page, [])
-        watch_console(page, f"tie-{name}")
-        page.goto("/accounts/login/")
-        page.fill("#id_username", name)
-        page.fill("#id_password", PASSWORD)
-        page.get_by_role("button", name="Log in").click()
-        expect(page.locator(".site-nav .who")).to_have_text(name)
         return page
 
     @property
