@@ -28,7 +28,7 @@ from playwright.sync_api import Page, expect
 
 from . import story as story_module
 from .conftest import LOGS, chromium_watchdog, create_users, reference_bot
-from .story import LIVE_MS, MARKER, goto, post_reply, watch_console, watch_dialogs
+from .story import LIVE_MS, MARKER, goto, open_as, post_reply
 
 pytestmark = pytest.mark.e2e
 
@@ -72,19 +72,8 @@ class Table:
 
     # -- people ---------------------------------------------------------------------------
     def open(self, name: str, *, log_in: bool = True) -> Browser:
-        context = self.browser.new_context(
-            base_url=self.base_url, viewport={"width": 1280, "height": 900}
-        )
-        context.set_default_timeout(15_000)
-        page = context.new_page()
-        watch_dialogs(page, [])
-        watch_console(page, f"table-{name}")
-        if log_in:
-            page.goto("/accounts/login/")
-            page.fill("#id_username", name)
-            page.fill("#id_password", PASSWORD)
-            page.get_by_role("button", name="Log in").click()
-            expect(page.locator(".site-nav .who")).to_have_text(name)
+        password = PASSWORD if log_in else ""
+        context, page = open_as(self.browser, self.base_url, name, password, f"table-{name}")
         return Browser(name, context, page)
 
     def url(self, suffix: str = "") -> str:
