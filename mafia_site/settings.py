@@ -5,7 +5,8 @@ machine (SQLite, in-process channel layer, in-process deadline worker). Producti
 the test suite set ``DATABASE_URL`` and ``REDIS_URL`` to use PostgreSQL and Redis.
 
 Environment: SECRET_KEY, DEBUG, ALLOWED_HOSTS (comma-separated), CSRF_TRUSTED_ORIGINS,
-DATABASE_URL, DB_CONN_MAX_AGE, DB_POOL_SIZE, REDIS_URL, LOG_LEVEL.
+DATABASE_URL, DB_CONN_MAX_AGE, DB_POOL_SIZE, REDIS_URL, LOG_LEVEL, EMAIL_HOST (and the
+other EMAIL_* settings), MAIL_DIR, DEFAULT_FROM_EMAIL, SITE_URL.
 """
 
 import os
@@ -246,6 +247,28 @@ RATE_LIMITS = rate_limits(_RATE_SPEC) if RATE_LIMITS_ENABLED else {}
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
+
+# -- e-mail ---------------------------------------------------------------------------
+# Production sends through the SMTP server in EMAIL_HOST (EMAIL_PORT, EMAIL_HOST_USER,
+# EMAIL_HOST_PASSWORD, EMAIL_USE_TLS / EMAIL_USE_SSL). Without one, mail is written as
+# files under MAIL_DIR (var/mail by default) where a newcomer can read it.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+if EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+    EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+    EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+    EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+    # An unreachable server fails the send (to be retried) instead of holding a worker.
+    EMAIL_TIMEOUT = float(os.environ.get("EMAIL_TIMEOUT", "10"))
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    EMAIL_FILE_PATH = os.environ.get("MAIL_DIR", str(BASE_DIR / "var" / "mail"))
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Forum Mafia <mafia@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# The site's address as people reach it: links in e-mails and webhooks are built on it.
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 
 # -- API -----------------------------------------------------------------------------
 REST_FRAMEWORK = {
