@@ -5,7 +5,7 @@ layer show these, never the slugs ("Vanilla Townie", not ``vanilla_townie``)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any
 
 from resolver.errors import InvalidScenario
@@ -42,6 +42,15 @@ def day_label(day: date | str) -> str:
     if isinstance(day, str):
         day = date.fromisoformat(day[:10])
     return f"{_DAY_NAMES[day.weekday()]} {day.day} {_MONTH_NAMES[day.month - 1]}"
+
+
+def moment_label(moment: datetime | str) -> str:
+    """A deadline in words that leave the site (notifications, e-mail): "Fri 3 May, 18:00
+    UTC" (the pages show local time; a mail or a chat message cannot)."""
+    if isinstance(moment, str):
+        moment = datetime.fromisoformat(moment)
+    moment = moment.astimezone(UTC)
+    return f"{day_label(moment.date())}, {moment:%H:%M} UTC"
 
 
 _DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")

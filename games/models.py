@@ -21,6 +21,8 @@ from django.utils.functional import cached_property
 
 from .event_kinds import KINDS
 from .lru import ProcessLRU
+from .notification_kinds import CHANNELS, NOTIFICATION_KINDS
+from .notification_kinds import KIND_CHOICES as NOTIFICATION_KIND_CHOICES
 
 # (phase id, its start) -> "Day 2": see Phase.label.
 _PHASE_LABELS: ProcessLRU[str] = ProcessLRU(8192)
@@ -682,3 +684,84 @@ class SimulationRun(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+
+
+# -- notifications -------------------------------------------------------------------------
+class MailState(models.TextChoices):
+    NONE = "", "Not by e-mail"
+    PENDING = "pending", "Waiting for the next digest"
+    SENT = "sent", "Sent in a digest"
+    SKIPPED = "skipped", "Not mailed (seen on the site first, or unsubscribed)"
+
+
+class Notification(models.Model):
+    """One thing a person should know, written in the same transaction as the change it is
+    about (``games.notifications``), so a notification exists exactly when its change does.
+
+    ``key`` groups repeats: a batched kind updates the one unread notification with its key
+    (``count`` grows), and a once-only kind (a reminder, L-1) is not written twice."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
+    )
+    game = models.ForeignKey(
+        Game, null=True, blank=True, on_delete=models.CASCADE, related_name="notifications"
+    )
+    kind = models.CharField(max_length=30, choices=NOTIFICATION_KIND_CHOICES)
+    text = models.CharField(max_length=500)
+    link = models.CharField(max_length=300)  # a path on this site
+    key = models.CharField(max_length=120, blank=True, default="")
+    count = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+    read_at = models.DateTimeField(null=True, blank=True)
+    in_inbox = models.BooleanField(default=True)
+    mail = models.CharField(max_length=10, choices=MailState.choices, default="", blank=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-pk"]
+        indexes = [
+            models.Index(fields=["user", "-updated_at"], name="notification_inbox"),
+            models.Index(
+                fields=["updated_at"],
+                condition=models.Q(mail="pending"),
+                name="notification_mail_pending",
+            ),
+        ]
+        constraints = [
+            # One unread notification per key: a batched kind adds to it.
+            models.UniqueConstraint(
+                fields=["user", "key"],
+                condition=models.Q(read_at__isnull=True) & ~models.Q(key=""),
+                name="notification_one_unread_per_key",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.kind}: {self.text}"
+
+
+class NotificationPrefs(models.Model):
+    """A person's notification settings: a channel per kind (``games.notification_kinds``;
+    a kind missing here has its default), the reminder's lead time, the digest's window and
+    desktop notifications."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="notification_prefs",
+    )
+    channels = models.JSONField(default=dict, blank=True)
+    # "Your vote or night action is still missing N hours before the deadline" (0: never).
+    reminder_hours = models.PositiveSmallIntegerField(default=2)
+    # E-mail gathers what happened in this many minutes into one digest.
+    digest_minutes = models.PositiveSmallIntegerField(default=15)
+    desktop = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return f"notification settings of {self.user_id}"
+
+    def channel(self, kind: str) -> str:
+        chosen = self.channels.get(kind)
+        return chosen if chosen in CHANNELS else NOTIFICATION_KINDS[kind].default

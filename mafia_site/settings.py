@@ -254,17 +254,30 @@ LOGOUT_REDIRECT_URL = "/"
 # files under MAIL_DIR (var/mail by default) where a newcomer can read it.
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
 if EMAIL_HOST:
-    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
-    EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
-    EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
-    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
-    EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
-    # An unreachable server fails the send (to be retried) instead of holding a worker.
-    EMAIL_TIMEOUT = float(os.environ.get("EMAIL_TIMEOUT", "10"))
+    MAILERS = {
+        "default": {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {
+                "host": EMAIL_HOST,
+                "port": int(os.environ.get("EMAIL_PORT", "25")),
+                "username": os.environ.get("EMAIL_HOST_USER", ""),
+                "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+                "use_tls": env_bool("EMAIL_USE_TLS", False),
+                "use_ssl": env_bool("EMAIL_USE_SSL", False),
+                # An unreachable server fails the send (to be retried), not hold a worker.
+                "timeout": float(os.environ.get("EMAIL_TIMEOUT", "10")),
+            },
+        }
+    }
 else:
-    EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
-    EMAIL_FILE_PATH = os.environ.get("MAIL_DIR", str(BASE_DIR / "var" / "mail"))
+    MAIL_DIR = os.environ.get("MAIL_DIR", str(BASE_DIR / "var" / "mail"))
+    MAILERS = {
+        "default": {
+            "BACKEND": "django.core.mail.backends.filebased.EmailBackend",
+            "OPTIONS": {"file_path": MAIL_DIR},
+        }
+    }
+del EMAIL_HOST  # Django 6.1 reads MAILERS; its EMAIL_* settings are deprecated
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Forum Mafia <mafia@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # The site's address as people reach it: links in e-mails and webhooks are built on it.

@@ -102,6 +102,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "games.markup",
             "games.models",
             "games.naming",
+            "games.notification_kinds",
             "games.outage",
             "games.plain_text",
             "games.ratelimit",
@@ -123,7 +124,16 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("reads", ("games.reads",)),
     ("fragments", ("games.fragments", "games.templatetags")),
     ("live", ("games.live",)),
-    ("services", ("games.services", "games.deadlines", "games.inactivity", "games.demo")),
+    (
+        "services",
+        (
+            "games.services",
+            "games.deadlines",
+            "games.inactivity",
+            "games.demo",
+            "games.notifications",
+        ),
+    ),
     (
         "top",
         (

@@ -42,6 +42,7 @@ from ..models import (
     Vote,
 )
 from ..naming import slot_ref
+from ..notifications.fanout import fan_out
 from ..outage import OUTAGE_ERRORS
 from ..reads.role_pm import role_pm as role_pm  # re-exported: the services' role PM event
 
@@ -82,6 +83,10 @@ class Tx:
     # The first event row written: its existence after a failed COMMIT says whether the
     # transaction committed anyway (``game_tx``).
     first_event_pk: int | None = None
+    # The events written, for the notifications written with them (``games.notifications``).
+    events: list[GameEvent] = field(default_factory=list)
+    # The people those notifications went to (their bells are redrawn after the commit).
+    told: set[int] = field(default_factory=set)
 
     @property
     def game(self) -> Game:
@@ -107,6 +112,8 @@ def game_tx(game_id: int, now: datetime | None = None) -> Iterator[Tx]:
             tx.names = naming.seat_names(locked.slots)
             yield tx
             game = tx.game
+            if tx.events:
+                tx.told = fan_out(game, tx.slots, tx.phase, tx.events, tx.now)
             if game.event_seq >= tx.first_seq:
                 if tx.state_changed or not tx.only_posts:
                     game.state_seq = game.event_seq
@@ -159,6 +166,7 @@ def emit(tx: Tx, kind: str, payload: dict[str, Any], audience: str = "public") -
     )
     if tx.first_event_pk is None:
         tx.first_event_pk = event.pk
+    tx.events.append(event)
     return event
 
 
