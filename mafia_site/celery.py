@@ -42,6 +42,12 @@ app.conf.beat_schedule = {
         "schedule": 60.0,
         "options": {"expires": 60.0},
     },
+    # "Your vote / night action is still missing" N hours before a deadline (issue 20).
+    "send-deadline-reminders": {
+        "task": "games.tasks.send_deadline_reminders",
+        "schedule": 60.0,
+        "options": {"expires": 60.0},
+    },
 }
 # Messages unacknowledged this long go to another worker; every ETA task we send is due
 # well within it (games.scheduling.SHORT_RANGE), so no task is duplicated by redelivery.

@@ -89,6 +89,7 @@ class Command(BaseCommand):
         if scanner:
             jobs.append(every(options["scan_seconds"], tasks.run_due_phases, "Deadline scan"))
             jobs.append(every(60.0, services.post_scheduled_counts, "Vote count schedule"))
+            jobs.append(every(60.0, tasks.send_deadline_reminders, "Deadline reminders"))
         if not options["no_demo"]:
             rng = random.Random()
             jobs.append(every(options["bot_seconds"], lambda: demo.tick(rng), "Demo bots"))
