@@ -58,7 +58,7 @@ def test_l0_under_the_lock_rule_and_nothing_under_plurality(make_game):
     texts = [n.text for n in _notes(target.user, "near_elimination")]
     assert texts == [
         f"You are at L-1 in {game.title}: 4 of the 5 votes that eliminate are on you.",
-        f"You are at L-0 in {game.title}: the 5 votes on you are enough to eliminate you.",
+        f"You are at L-0 in {game.title}: the wagon on you has reached 5 votes.",
     ]
     other = make_game("forum-vanilla", vote_rule="plurality")
     target, *voters = _seats(other)
@@ -68,6 +68,27 @@ def test_l0_under_the_lock_rule_and_nothing_under_plurality(make_game):
     assert not Notification.objects.filter(
         game=other, kind="near_elimination"
     )  # a plurality count has no L-n
+
+
+def test_l1_keeps_hidden_vote_modifiers_hidden(make_game):
+    # A loved cop (hidden: the table's modifiers are not public) needs 5, the count says 4.
+    roles = [
+        {"role": "cop", "count": 1, "modifiers": ["loved"]},
+        {"role": "goon", "count": 2},
+        {"role": "vanilla_townie", "count": 4},
+    ]
+    game = make_game("forum-vanilla", role_list=roles)
+    loved = slot_of(game, "cop")
+    voters = [s for s in _seats(game) if s.pk != loved.pk]
+    for voter in voters[:4]:
+        services.cast_vote(voter.user, game.pk, loved.pk)
+    assert current_phase(game).is_day  # the fourth vote did not hammer
+    texts = [n.text for n in _notes(loved.user, "near_elimination")]
+    assert texts == [
+        f"You are at L-1 in {game.title}: 3 of the 4 votes that eliminate are on you.",
+        f"You are at L-0 in {game.title}: the wagon on you has reached 4 votes.",
+    ]  # what the public count shows, word for word: nothing about being loved
+    assert _told("near_elimination") == {loved.user_id}
 
 
 # -- deadline reminders ------------------------------------------------------------------

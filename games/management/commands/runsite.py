@@ -3,7 +3,8 @@
 Serves ``mafia_site.asgi`` (HTTP and websockets) with uvicorn and, on the same event loop:
 
 * the deadline scanner (``games.tasks.run_due_phases`` every ``--scan-seconds``), standing
-  in for Celery worker + beat when there is no Redis (``--scanner auto``);
+  in for Celery worker + beat when there is no Redis (``--scanner auto``), with beat's
+  minute jobs (scheduled vote counts, deadline reminders);
 * the demo bots (``games.demo.tick`` every ``--bot-seconds``), unless ``--no-demo``.
 
 Both run their synchronous database work in worker threads through ``sync_to_async``, so the
