@@ -154,7 +154,10 @@ def near_elimination(event: GameEvent, ctx: Context) -> Iterator[Note]:
                 f"{wagon['needed']} votes that eliminate are on you."
             )
         else:
-            text = f"You are at L-0 in {ctx.game.title}: the wagon on you has reached {wagon['needed']} votes."
+            text = (
+                f"You are at L-0 in {ctx.game.title}: the wagon on you has reached "
+                f"{wagon['needed']} votes."
+            )
         key = f"L{level}:{phase.pk}:{slot.pk}"
         yield Note(slot.user_id, "near_elimination", text, ctx.thread(), key=key)
 
