@@ -230,3 +230,13 @@ def test_the_host_hears_once_when_the_last_night_action_is_in(make_game, host):
     assert _told("night_actions_in") == {host.pk}
     services.submit_night_action(doctor.user, game.pk, ability="protect", targets=[goons[1].pk])
     assert len(_notes(host, "night_actions_in")) == 1  # a changed action: once a night
+
+
+def test_beat_runs_the_reminder_sweep_each_minute(make_game):
+    from games import tasks
+    from mafia_site.celery import app
+
+    entry = app.conf.beat_schedule["send-deadline-reminders"]
+    assert entry["task"] == tasks.send_deadline_reminders.name and entry["schedule"] == 60.0
+    make_game("forum-vanilla")  # its day ends in a day: nothing due yet
+    assert tasks.send_deadline_reminders() == 0
