@@ -682,3 +682,22 @@ class SimulationRun(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+
+
+class ThreadVisit(models.Model):
+    """How far a person has read a thread of a game: the newest post number they were
+    shown and when. Written when they open the thread (``services.visits``), read by
+    "my games" for the unread counts."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="thread_visits"
+    )
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    thread = models.CharField(max_length=10, choices=Thread.choices)
+    last_post_number = models.PositiveIntegerField(default=0)
+    visited_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "game", "thread"], name="thread_visit_once"),
+        ]
