@@ -207,9 +207,9 @@ def test_the_list_costs_a_bounded_number_of_queries(make_game, host, django_asse
     from games.reads.my_games import my_games
 
     for user in (games[0].slots.get(user__username="player1").user, host):
-        with django_assert_max_num_queries(12):
+        with django_assert_max_num_queries(10):
             listed = my_games(user)
             assert len(listed.active) >= 3
         more = [make_game("forum-vanilla") for _ in range(2)]
-        with django_assert_max_num_queries(12):
+        with django_assert_max_num_queries(10):
             assert len(my_games(user).active) == len(listed.active) + len(more)
