@@ -213,3 +213,15 @@ def test_the_list_costs_a_bounded_number_of_queries(make_game, host, django_asse
         more = [make_game("forum-vanilla") for _ in range(2)]
         with django_assert_max_num_queries(10):
             assert len(my_games(user).active) == len(listed.active) + len(more)
+
+
+def test_a_visit_is_recorded_only_where_the_reader_may_read(make_game, client_for):
+    game = make_game("forum-vanilla")
+    townie = slot_of(game, "vanilla_townie")
+    assert client_for(townie.user).get(f"/games/{game.pk}/t/mafia/").status_code == 404
+    assert client_for(None).get(f"/games/{game.pk}/").status_code == 200
+    assert client_for(townie.user).get(f"/games/{game.pk}/?iso=1").status_code == 200
+    assert not ThreadVisit.objects.exists()  # no visit: a 404, anonymous, an ISO view
+    goon = slots_of(game, "goon")[0]
+    assert client_for(goon.user).get(f"/games/{game.pk}/t/mafia/").status_code == 200
+    assert ThreadVisit.objects.filter(user=goon.user, thread="mafia").count() == 1
