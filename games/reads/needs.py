@@ -33,6 +33,13 @@ from .table import is_your_turn
 
 YOUR_TURN, VOTE, NIGHT_ACTION, PRODDED = "your_turn", "vote", "night_action", "prodded"
 NEED_CODES = (YOUR_TURN, VOTE, NIGHT_ACTION, PRODDED)  # the order they are listed in
+# Each code in words, to the player ("you").
+NEED_LABELS = {
+    YOUR_TURN: "It is your turn at the table",
+    VOTE: "You have not voted today",
+    NIGHT_ACTION: "Your night action is missing",
+    PRODDED: "You were prodded for inactivity",
+}
 UNREAD: Any = object()  # "the caller has not read the current phase"
 
 

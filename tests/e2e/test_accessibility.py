@@ -88,6 +88,7 @@ GAME_PAGES: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
 # Pages outside a game: (page, URL, viewers). The simulation's URL is known at run time.
 SITE_PAGES: list[tuple[str, str, tuple[str, ...]]] = [
     ("lobby", "/", ("anonymous", "host")),
+    ("my games", "/my-games/", ("host",)),
     ("log in", "/accounts/login/", ("anonymous",)),
     ("sign up", "/accounts/signup/", ("anonymous",)),
     ("new game", "/games/new/", ("host",)),
