@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
+from allauth.account import forms as allauth_forms
 from allauth.account.forms import LoginForm as AllauthLoginForm
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
@@ -101,6 +102,40 @@ class SignUpForm(PlainTextForm, AllauthSignupForm):
         ].help_text = "For password resets and, later, notifications; we send a link to verify it."
         for field in self.fields.values():
             field.widget.attrs.pop("placeholder", None)
+
+
+class AccountForm(PlainTextForm):
+    """Mixed into allauth's forms of the account pages: the site's text rule, labels in the
+    site's words, and no placeholders (the labels say it)."""
+
+    email_label = "E-mail address"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name, field in self.fields.items():
+            field.widget.attrs.pop("placeholder", None)
+            if name == "email":
+                field.label = self.email_label
+
+
+class AddEmailForm(AccountForm, allauth_forms.AddEmailForm):
+    email_label = "New e-mail address"
+
+
+class ChangePasswordForm(AccountForm, allauth_forms.ChangePasswordForm):
+    pass
+
+
+class SetPasswordForm(AccountForm, allauth_forms.SetPasswordForm):
+    pass
+
+
+class ResetPasswordForm(AccountForm, allauth_forms.ResetPasswordForm):
+    pass
+
+
+class ResetPasswordKeyForm(AccountForm, allauth_forms.ResetPasswordKeyForm):
+    pass
 
 
 def join_length(amount: int, unit: str) -> timedelta:

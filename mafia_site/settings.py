@@ -263,7 +263,15 @@ AUTHENTICATION_BACKENDS = [
     "allauth.account.auth_backends.AuthenticationBackend",  # log in by e-mail address
 ]
 ACCOUNT_ADAPTER = "games.accounts.AccountAdapter"
-ACCOUNT_FORMS = {"login": "games.forms.LoginForm", "signup": "games.forms.SignUpForm"}
+ACCOUNT_FORMS = {
+    "login": "games.forms.LoginForm",
+    "signup": "games.forms.SignUpForm",
+    "add_email": "games.forms.AddEmailForm",
+    "change_password": "games.forms.ChangePasswordForm",
+    "set_password": "games.forms.SetPasswordForm",
+    "reset_password": "games.forms.ResetPasswordForm",
+    "reset_password_from_key": "games.forms.ResetPasswordKeyForm",
+}
 ACCOUNT_LOGIN_METHODS = {"username", "email"}
 ACCOUNT_SIGNUP_FIELDS = ["username*", "email", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = "optional"
