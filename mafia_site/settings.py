@@ -270,6 +270,17 @@ SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # The site's address as people reach it: links in e-mails and webhooks are built on it.
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 
+# -- Webhooks (games.webhooks): the host's Discord/Slack webhook gets the announcements ----
+# A webhook on a private or loopback address would let a host make the server call its own
+# network: refused in production, allowed in a development run (and by the tests).
+WEBHOOK_ALLOW_PRIVATE = env_bool("WEBHOOK_ALLOW_PRIVATE", DEBUG)
+# Seconds to wait before each retry of a failed delivery: 5 attempts over ~15 minutes.
+WEBHOOK_RETRY_SECONDS = [
+    float(x) for x in os.environ.get("WEBHOOK_RETRY_SECONDS", "15,60,240,600").split(",") if x
+]
+# One POST may take this long: a slow chat server holds a worker, never a game.
+WEBHOOK_TIMEOUT = float(os.environ.get("WEBHOOK_TIMEOUT", "5"))
+
 # -- API -----------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

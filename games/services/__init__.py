@@ -13,7 +13,8 @@ here; each module holds one kind of state change (Zulip's ``zerver/actions/`` sp
   ``table`` (the day script's state on the phase and the turn's clock).
 * ``day_actions``: a day vigilante's shot and a day investigator's check, resolved at once;
 * ``vote_count_posts``: numbered vote counts posted on request or on a schedule;
-* ``absences``: V/LA; ``replacements``: the replacement queue (over ``swap``).
+* ``absences``: V/LA; ``replacements``: the replacement queue (over ``swap``);
+* ``webhook``: the host's chat webhook URL and its retry (delivery: ``games.webhooks``).
 
 Below them sit ``common`` (the game transaction, events, look-ups and checks), ``thread``
 (the low-level post write) and ``ballots`` (the locked day's standing votes). Each public
@@ -64,6 +65,7 @@ from .thread import PostResult, post_payload
 from .turns import pass_turn, skip_speaker
 from .vote_count_posts import post_scheduled_counts, post_vote_count
 from .votes import cast_vote, nominate, unvote
+from .webhook import retry_webhook, set_webhook
 
 __all__ = [
     "MAX_PLAYERS",
@@ -102,9 +104,11 @@ __all__ = [
     "replace_with_next",
     "resolver_flags",
     "resume_game",
+    "retry_webhook",
     "role_pm",
     "save_setup",
     "saved_setup_kwargs",
+    "set_webhook",
     "skip_speaker",
     "start_game",
     "submit_night_action",

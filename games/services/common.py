@@ -82,6 +82,10 @@ class Tx:
     # The first event row written: its existence after a failed COMMIT says whether the
     # transaction committed anyway (``game_tx``).
     first_event_pk: int | None = None
+    # Whether the game has a webhook (None: not looked up yet) and whether its delivery
+    # task is already asked for after this commit (``games.webhooks.queue``).
+    webhook: bool | None = None
+    webhook_kicked: bool = False
 
     @property
     def game(self) -> Game:
