@@ -209,6 +209,7 @@ def sweep(now: datetime | None = None, *, inline: bool = False) -> list[int]:
         .values_list("game_id", flat=True)
         .distinct()
     )
+    games = [g for g in games if _due(g)]  # its oldest post due, not just a later one
     for game_id in games:
         if inline:
             try:
@@ -238,9 +239,14 @@ def deliver_game(game_id: int) -> int:
 
 
 def _due(game_id: int) -> bool:
-    return WebhookDelivery.objects.filter(
-        game_id=game_id, status=DeliveryStatus.PENDING, next_attempt_at__lte=timezone.now()
-    ).exists()
+    """Whether the game's next post (its oldest pending one: they go in order) is due."""
+    first = (
+        WebhookDelivery.objects.filter(game_id=game_id, status=DeliveryStatus.PENDING)
+        .order_by("id")
+        .values_list("next_attempt_at", flat=True)
+        .first()
+    )
+    return first is not None and first <= timezone.now()
 
 
 def _deliver_locked(game_id: int) -> int:
