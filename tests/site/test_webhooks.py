@@ -308,3 +308,25 @@ def test_the_create_page_sets_the_webhook_and_refuses_a_bad_one(host, client_for
     good = client.post("/games/new/?ruleset=forum", _create_post(webhook_url=url))
     assert good.status_code == 302, good.content.decode()[-2000:]
     assert GameWebhook.objects.get(game__title="My game").url == url
+
+
+def test_a_night_kill_where_deaths_reveal_no_role_sends_no_role(make_game, host):
+    """City: a death does not reveal the role until the end, so the webhook does not either."""
+    from resolver.rulesets import get_ruleset
+
+    game = make_game("city-ten")
+    services.set_webhook(host, game.pk, f"http://127.0.0.1:9/{SECRET}")
+    services.cut_deadline_now(host, game.pk)  # day 1 ends: night 1
+    slots = list(game.slots.select_related("user").order_by("seat"))
+    mafia = [s for s in slots if s.is_mafia]
+    victim = next(s for s in slots if not s.is_mafia and s.role != "doctor")
+    services.submit_night_action(mafia[0].user, game.pk, ability="kill", targets=[victim.pk])
+    services.cut_deadline_now(host, game.pk)  # the night ends: the kill is announced
+    victim.refresh_from_db()
+    assert not victim.alive
+    sent = [d.body for d in WebhookDelivery.objects.filter(game=game)]
+    (body,) = [b for b in sent if "found dead" in b["content"]]
+    title = get_ruleset("city").roles[victim.role].title
+    for text in (body["content"], body["text"]):
+        assert victim.display_name in text and "not revealed until the game ends" in text
+        assert title not in text and victim.role not in text.lower()
