@@ -76,6 +76,8 @@ class ErrorCode(StrEnum):
     NOT_QUEUED = "not_queued"
     QUEUE_EMPTY = "queue_empty"
     BY = "by"
+    BAD_WEBHOOK = "bad_webhook"
+    NO_WEBHOOK = "no_webhook"
 
     # Posts and threads
     EMPTY = "empty"

@@ -20,13 +20,14 @@ from resolver.rulesets import get_ruleset
 from resolver.rulesets.base import FlagSpec
 from resolver.rulesets.base import Ruleset as ResolverRuleset
 
-from . import display, game_settings
+from . import display, game_settings, webhooks
 from .accounts import USERNAME_HELP
 from .errors import GameRuleError
 from .game_settings import MAX_PLAYERS, SETTINGS, UNITS, Kind, Setting, split_length
 from .models import (
     MAX_PHASE_LENGTH,
     MAX_PHASE_MINUTES,
+    MAX_WEBHOOK_URL_LENGTH,
     MIN_PHASE_LENGTH,
     Ruleset,
     Thread,
@@ -326,6 +327,16 @@ class GameForm(SiteForm, _SettingFields):
         label="Save this setup as",
         help_text="Keep the setup (roles, rules, timing) to start another game from it.",
     )
+    webhook_url = forms.CharField(
+        required=False,
+        max_length=MAX_WEBHOOK_URL_LENGTH,
+        label="Chat webhook (Discord or Slack)",
+        help_text="Optional: the announcements (phases, deaths, the end) are posted there too.",
+        widget=forms.URLInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
+    )
+
+    def clean_webhook_url(self) -> str:
+        return clean_webhook(self.cleaned_data.get("webhook_url", ""))
 
     def __init__(self, *args: Any, ruleset: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -625,6 +636,31 @@ class HostPostForm(SiteForm):
         super().__init__(*args, **kwargs)
         if threads is not None:  # only the threads this game has (no masons' without masons)
             self.fields["thread"].choices = threads
+
+
+def clean_webhook(url: str) -> str:
+    """A webhook URL the site may post to, or "" (none); a form error says what is wrong."""
+    if not url.strip():
+        return ""
+    try:
+        return webhooks.check_url(url)
+    except webhooks.BadWebhook as exc:
+        raise forms.ValidationError(str(exc)) from None
+
+
+class WebhookForm(SiteForm):
+    """The host's chat webhook URL (empty: no webhook)."""
+
+    url = forms.CharField(
+        required=False,
+        max_length=MAX_WEBHOOK_URL_LENGTH,
+        label="Webhook URL (Discord or Slack)",
+        help_text="Leave empty to stop posting to the chat.",
+        widget=forms.URLInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
+    )
+
+    def clean_url(self) -> str:
+        return clean_webhook(self.cleaned_data.get("url", ""))
 
 
 class ExtendForm(SiteForm):

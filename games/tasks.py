@@ -12,6 +12,10 @@
   finds the phase still due in any case.
 
 The embedded setup (no Redis) runs ``run_due_phases`` in a thread instead of a worker.
+
+The host's chat webhooks (``games.webhooks``): ``deliver_webhooks(game_id)`` posts a game's
+due announcements in order; ``sweep_webhooks`` (beat) queues it for any game whose task
+was lost.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from typing import Any
 from celery import shared_task
 from django.utils import timezone
 
-from . import services
+from . import services, webhooks
 from .deadlines import record_sweep, sweep_overdue
 from .errors import NotFound
 from .models import Phase
@@ -80,6 +84,18 @@ def send_deadline_reminders() -> int:
 def post_scheduled_vote_counts() -> int:
     """Post the numbered vote count of every game whose schedule is due (beat, each minute)."""
     return len(services.post_scheduled_counts())
+
+
+@shared_task(name=webhooks.DELIVER_TASK, ignore_result=True)
+def deliver_webhooks(game_id: int) -> int:
+    """Post the game's due webhook deliveries, in order; returns how many were sent."""
+    return webhooks.deliver_game(game_id)
+
+
+@shared_task(name="games.tasks.sweep_webhooks", ignore_result=True)
+def sweep_webhooks() -> int:
+    """Queue the deliveries of every game with a webhook post due (beat, every 30 s)."""
+    return len(webhooks.sweep())
 
 
 def _retry_if_early(game_id: int, phase_number: int, turn_seq: int | None = None) -> None:

@@ -28,6 +28,7 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 DEADLINE_SCAN_SECONDS = float(os.environ.get("DEADLINE_SCAN_SECONDS", "15"))
+WEBHOOK_SWEEP_SECONDS = float(os.environ.get("WEBHOOK_SWEEP_SECONDS", "30"))
 
 app.conf.beat_schedule = {
     "advance-due-phases": {
@@ -47,6 +48,12 @@ app.conf.beat_schedule = {
         "task": "games.tasks.send_deadline_reminders",
         "schedule": 60.0,
         "options": {"expires": 60.0},
+    },
+    # Webhook posts whose delivery task was lost (worker killed, broker outage).
+    "sweep-webhooks": {
+        "task": "games.tasks.sweep_webhooks",
+        "schedule": WEBHOOK_SWEEP_SECONDS,
+        "options": {"expires": WEBHOOK_SWEEP_SECONDS},
     },
 }
 # Messages unacknowledged this long go to another worker; every ETA task we send is due

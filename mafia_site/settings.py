@@ -6,7 +6,8 @@ the test suite set ``DATABASE_URL`` and ``REDIS_URL`` to use PostgreSQL and Redi
 
 Environment: SECRET_KEY, DEBUG, ALLOWED_HOSTS (comma-separated), CSRF_TRUSTED_ORIGINS,
 DATABASE_URL, DB_CONN_MAX_AGE, DB_POOL_SIZE, REDIS_URL, LOG_LEVEL, EMAIL_HOST (and the
-other EMAIL_* settings), MAIL_DIR, DEFAULT_FROM_EMAIL, SITE_URL.
+other EMAIL_* settings), MAIL_DIR, DEFAULT_FROM_EMAIL, SITE_URL, WEBHOOK_ALLOW_PRIVATE,
+WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT.
 """
 
 import os
@@ -325,6 +326,17 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Forum Mafia <mafia@lo
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # The site's address as people reach it: links in e-mails and webhooks are built on it.
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+
+# -- Webhooks (games.webhooks): the host's Discord/Slack webhook gets the announcements ----
+# A webhook on a private or loopback address would let a host make the server call its own
+# network: refused in production, allowed in a development run (and by the tests).
+WEBHOOK_ALLOW_PRIVATE = env_bool("WEBHOOK_ALLOW_PRIVATE", DEBUG)
+# Seconds to wait before each retry of a failed delivery: 5 attempts over ~15 minutes.
+WEBHOOK_RETRY_SECONDS = [
+    float(x) for x in os.environ.get("WEBHOOK_RETRY_SECONDS", "15,60,240,600").split(",") if x
+]
+# One POST may take this long: a slow chat server holds a worker, never a game.
+WEBHOOK_TIMEOUT = float(os.environ.get("WEBHOOK_TIMEOUT", "5"))
 
 # -- API -----------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -76,3 +76,11 @@ def test_pages_and_the_api_carry_a_content_security_policy(client):
         assert "unsafe-inline" not in policy and "frame-ancestors 'none'" in policy, url
     docs = client.get("/api/v1/docs/").content.decode()
     assert not re.search(r"<script>(?!\s*</script>)", docs)  # no inline script to block
+
+
+def test_webhooks_on_private_addresses_are_refused_in_production():
+    code = SETUP.replace("print(settings.DEBUG)", "print(settings.WEBHOOK_ALLOW_PRIVATE)")
+    done = run(code, SECRET_KEY=secrets.token_hex(32))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+    assert run(code, DEBUG="true").stdout.strip() == "True"  # the development run

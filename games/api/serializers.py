@@ -22,6 +22,7 @@ from ..display import public_setup
 from ..game_settings import Kind, Setting
 from ..models import (
     MAX_PHASE_MINUTES,
+    MAX_WEBHOOK_URL_LENGTH,
     GameStatus,
     Ruleset,
     Thread,
@@ -549,11 +550,22 @@ class PhaseRecordSerializer(serializers.Serializer):
     notes = serializers.ListField(child=serializers.CharField())
 
 
+class WebhookStatusSerializer(serializers.Serializer):
+    url_masked = serializers.CharField(help_text="Only the site: the URL itself is secret.")
+    failure = serializers.CharField(
+        allow_null=True, help_text="Why the last delivery failed for good (null: no failure)."
+    )
+    failed_at = serializers.DateTimeField(allow_null=True)
+    failed_posts = serializers.IntegerField(help_text="Posts not sent: POST host/webhook/retry/.")
+    pending_posts = serializers.IntegerField()
+
+
 class HostViewSerializer(serializers.Serializer):
     game = GameSerializer()
     slots = SlotRolesSerializer(many=True)
     phases = PhaseRecordSerializer(many=True)
     needs_replacement = SlotRefSerializer(many=True, help_text="Inactive: replace them.")
+    webhook = WebhookStatusSerializer(allow_null=True, help_text="The chat webhook; null: none.")
 
 
 class ArchiveSerializer(serializers.Serializer):
@@ -577,6 +589,14 @@ class ModkillSerializer(SlotIdSerializer):
 
 class CancelSerializer(InputSerializer):
     reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+
+class WebhookSerializer(InputSerializer):
+    url = serializers.CharField(
+        allow_blank=True,
+        max_length=MAX_WEBHOOK_URL_LENGTH,
+        help_text="A Discord or Slack incoming webhook URL; empty: remove the webhook.",
+    )
 
 
 class ReplaceSerializer(SlotIdSerializer):

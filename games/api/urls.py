@@ -48,6 +48,12 @@ urlpatterns = [
     ),
     path("games/<int:game_id>/host/post/", views.HostPostView.as_view(), name="api-host-post"),
     path("games/<int:game_id>/host/cancel/", views.CancelView.as_view(), name="api-cancel"),
+    path("games/<int:game_id>/host/webhook/", views.WebhookView.as_view(), name="api-webhook"),
+    path(
+        "games/<int:game_id>/host/webhook/retry/",
+        views.WebhookRetryView.as_view(),
+        name="api-webhook-retry",
+    ),
     path("games/<int:game_id>/vote-counts/", chores.VoteCountsView.as_view(), name="api-counts"),
     path("games/<int:game_id>/vote-log/", chores.VoteLogView.as_view(), name="api-vote-log"),
     path("games/<int:game_id>/away/", chores.AwayView.as_view(), name="api-away"),

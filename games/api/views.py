@@ -26,7 +26,7 @@ from rest_framework.views import APIView
 
 from resolver.rulesets import NAMES as RULESET_NAMES
 
-from .. import display, game_settings, naming, ratelimit, services
+from .. import display, game_settings, naming, ratelimit, services, webhooks
 from ..errors import BadCredentials, ErrorCode, InvalidInput
 from ..inactivity import slots_needing_replacement
 from ..models import Game, GameStatus, NightAction, Slot, Thread
@@ -628,6 +628,7 @@ class HostView(_HostOnly):
                 "slots": [slot_roles(x) for x in slots],
                 "phases": phases_data(game, slots, include_open=True),
                 "needs_replacement": [_ref(x) for x in slots_needing_replacement(game)],
+                "webhook": webhooks.status(game),  # masked: the URL is never sent back
             }
         )
 
@@ -749,6 +750,24 @@ class HostPostView(_HostOp):
 
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
         return services.host_post(request.user, game_id, body=data["body"], thread=data["thread"])
+
+
+class WebhookView(_HostOp):
+    """Set the game's chat webhook (a Discord or Slack incoming webhook URL; empty: remove
+    it). The site's public announcements are posted there too (``bad_webhook``: a URL it
+    will not post to). The answer never repeats the URL."""
+
+    body = s.WebhookSerializer
+
+    def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
+        return services.set_webhook(request.user, game_id, data["url"])
+
+
+class WebhookRetryView(_HostOp):
+    """Send the posts the webhook failed to take again, in order (``no_webhook``: none set)."""
+
+    def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
+        return services.retry_webhook(request.user, game_id)
 
 
 # -- archive ----------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ here; each module holds one kind of state change (Zulip's ``zerver/actions/`` sp
 * ``vote_count_posts``: numbered vote counts posted on request or on a schedule;
 * ``absences``: V/LA; ``replacements``: the replacement queue (over ``swap``);
 * ``visits``: how far a person has read a thread (not game state: no lock, no event).
+* ``webhook``: the host's chat webhook URL and its retry (delivery: ``games.webhooks``).
 
 Below them sit ``common`` (the game transaction, events, look-ups and checks), ``thread``
 (the low-level post write) and ``ballots`` (the locked day's standing votes). Each public
@@ -66,6 +67,7 @@ from .turns import pass_turn, skip_speaker
 from .visits import record_visit
 from .vote_count_posts import post_scheduled_counts, post_vote_count
 from .votes import cast_vote, nominate, unvote
+from .webhook import retry_webhook, set_webhook
 
 __all__ = [
     "MAX_PLAYERS",
@@ -105,9 +107,11 @@ __all__ = [
     "replace_with_next",
     "resolver_flags",
     "resume_game",
+    "retry_webhook",
     "role_pm",
     "save_setup",
     "saved_setup_kwargs",
+    "set_webhook",
     "skip_speaker",
     "start_game",
     "submit_night_action",

@@ -6,7 +6,8 @@ cancelled in sign-ups.
 Each is a public post by the host marked ``is_auto``, written inside the transaction of the
 change it announces, and linked from the phase banner (``Phase.announcements``). They say
 only what is public: a role is named only as the resolver revealed it (a cleaned role stays
-unknown, a role the rules do not reveal is not named).
+unknown, a role the rules do not reveal is not named). The game's chat webhook, if the
+host set one, gets each of them word for word (``games.webhooks``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from .. import webhooks
 from ..display import death_line
 from ..markup import escape_markdown
 from ..models import Phase, Post, Slot, Thread, VoteRule
@@ -26,6 +28,7 @@ def announce(tx: Tx, body: str) -> Post:
     """Post ``body`` in the game thread as the host, marked automatic."""
     post = do_post(tx, tx.game.host, None, body, Thread.PUBLIC, is_host=True, is_auto=True)
     tx.announced.append(post.number)
+    webhooks.queue(tx, post)  # the game's chat webhook says it too, after the commit
     return post
 
 

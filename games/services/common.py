@@ -88,6 +88,10 @@ class Tx:
     events: list[GameEvent] = field(default_factory=list)
     # The people those notifications went to (their bells are redrawn after the commit).
     told: set[int] = field(default_factory=set)
+    # Whether the game has a webhook (None: not looked up yet) and whether its delivery
+    # task is already asked for after this commit (``games.webhooks.queue``).
+    webhook: bool | None = None
+    webhook_kicked: bool = False
 
     @property
     def game(self) -> Game:

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from .. import deadlines, ratelimit, services
+from .. import deadlines, ratelimit, services, webhooks
 from ..errors import GameRuleError
 from ..forms import (
     CancelForm,
@@ -21,10 +21,11 @@ from ..forms import (
     ModkillForm,
     ReplaceForm,
     SlotChoiceForm,
+    WebhookForm,
     form_message,
 )
 from ..inactivity import slots_needing_replacement
-from ..models import Game, Phase
+from ..models import Game, GameWebhook, Phase
 from ..reads.access import Viewer, get_game
 from ..reads.phase_history import phase_records
 from ..reads.vote_count import vote_count
@@ -65,8 +66,15 @@ def dashboard(request: HttpRequest, game_id: int) -> HttpResponse:
         "vote_count": vote_count(phase) if phase is not None and phase.is_day else None,
         "deadline_health": deadlines.health(),
         "phase_overdue": _overdue_seconds(phase),
+        # The URL is the host's secret: in their own form here, nowhere else.
+        "webhook_form": WebhookForm(initial={"url": _webhook_url(game)}, auto_id="webhook_%s"),
+        "webhook": webhooks.status(game),
     }
     return render(request, "games/host.html", context)
+
+
+def _webhook_url(game: Game) -> str:
+    return GameWebhook.objects.filter(game=game).values_list("url", flat=True).first() or ""
 
 
 def _overdue_seconds(phase: Phase | None) -> int | None:
@@ -139,6 +147,17 @@ def _host_op(request: HttpRequest, game: Game, op: str) -> str:
             user, gid, body=form.cleaned_data["body"], thread=form.cleaned_data["thread"]
         )
         return "Posted."
+    if op == "webhook":
+        form = WebhookForm(request.POST)
+        if not form.is_valid():
+            return _form_error(form)
+        hook = services.set_webhook(user, gid, form.cleaned_data["url"])
+        if hook is None:
+            return "The webhook is removed: nothing more is posted to the chat."
+        return "The webhook is set: the announcements will be posted to the chat."
+    if op == "webhook-retry":
+        count = services.retry_webhook(user, gid)
+        return f"Sending {count} post{'s' if count != 1 else ''} to the webhook again."
     raise Http404("No such host action.")
 
 

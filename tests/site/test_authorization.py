@@ -36,7 +36,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, resolve
 
 from games import services
 from games.errors import GameRuleError
-from games.models import Game, Slot
+from games.models import Game, GameWebhook, Slot
 from games.reads.table import turn_view
 from games.setups import SETUPS
 from tests.conftest import slot_of
@@ -562,6 +562,24 @@ ROWS: list[Row] = [
         A + "/host/post/",
         same(only("host"), *HOST_OPS_STATES),
         data={"body": "hi", "thread": "masons"},
+        api=True,
+    ),
+    Row(
+        "API host: set the webhook",
+        "POST",
+        A + "/host/webhook/",
+        same(only("host"), *HOST_OPS_STATES),
+        data={"url": ""},
+        api=True,
+    ),
+    Row(
+        "API host: retry the webhook",
+        "POST",
+        A + "/host/webhook/retry/",
+        same(only("host"), *HOST_OPS_STATES),
+        prep=lambda ctx, person: GameWebhook.objects.get_or_create(
+            game=ctx.game, defaults={"url": "https://chat.example/hook"}
+        ),
         api=True,
     ),
     Row("API archive", "GET", A + "/archive/", ARCHIVE, api=True),

@@ -61,7 +61,7 @@ from games.errors import GameRuleError
 from games.live import audiences as live_audiences
 from games.live import kinds, numbering
 from games.live import replay as live_replay
-from games.models import Game, NightAction, PrivateResult, Slot
+from games.models import Game, NightAction, PrivateResult, Slot, WebhookDelivery
 from games.reads.table import turn_view
 from games.setups import SETUPS
 from resolver.rulesets import get_ruleset
@@ -74,6 +74,8 @@ INVESTIGATORS = ("cop", "sheriff", "detective")
 PLAIN_TOWN = ("vanilla_townie", "villager", "citizen", "town")
 THREADS = ("public", "mafia", "masons", "dead")
 SITE_ID_KEYS = {"pk", "post_id", "event_id", "action_id", "result_id", "seq", "event_seq"}
+# The host's chat webhook: its URL is the host's secret; what is posted to it is public.
+WEBHOOK_URL = "https://chat.example/api/webhooks/4242/wh-secret-token-7c1e"
 HTML_ID_TRACES = re.compile(
     r"data-(?:post|event|action|result)-?id|data-(?:last-)?seq=|event_seq|id=\"post-\d"
 )
@@ -141,11 +143,11 @@ def forbidden(game: Game, who: Knowledge, secrets: Secrets) -> dict[str, str]:
     if who.is_host:
         return {}
     rules = get_ruleset(game.ruleset)
+    out: dict[str, str] = {"wh-secret-token-7c1e": "the host's webhook URL"}
     slots = list(game.slots.select_related("user"))
     allowed_roles = {s.role for s in slots if s.pk in who.known or revealed(s)}
     words_everywhere = {a.lower() for a in rules.alignment_titles} | set(THREADS)
     words_everywhere |= {t.lower() for t in rules.alignment_titles.values()}
-    out: dict[str, str] = {}
     for slot in slots:
         if slot.pk in who.known or revealed(slot) or slot.role in allowed_roles:
             continue
@@ -198,6 +200,9 @@ def capture(game: Game, person: Person) -> dict[str, Any]:
         assert response.status_code in (200, 302, 401, 403, 404), (url, response.status_code)
         text = response.content.decode()
         bodies[url] = json.loads(text) if url.startswith("/api/") else text
+    if person.user is None:  # the chat webhook speaks to the public: anonymous's knowledge
+        deliveries = WebhookDelivery.objects.filter(game=game).order_by("id")
+        bodies["webhook: deliveries"] = [d.body for d in deliveries]
     audiences, _seq = live_audiences.viewer_audiences(game.pk, person.user)
     since = 0 if not person.started else None
     result = live_replay.replay(game.pk, audiences, since, dict(person.positions) or None)
@@ -452,6 +457,7 @@ def start(setup: str, host: Any) -> tuple[Game, list[Person]]:
     kwargs = SETUPS[setup].game_kwargs()
     # Neutral names: a title or user name saying "cop" would be found as a role.
     game = services.create_game(host, title="A watched game", seed=5, **kwargs)
+    services.set_webhook(host, game.pk, WEBHOOK_URL)  # every announcement goes out too
     for n in range(game.player_cap):
         services.join_game(UserFactory(username=f"watched{n}"), game.pk)
     services.start_game(host, game.pk)
@@ -474,7 +480,8 @@ def start(setup: str, host: Any) -> tuple[Game, list[Person]]:
 @pytest.mark.parametrize(
     "setup", ["forum-cop-doctor-nine", "city-ten", "classic-ten", "power-nine"]
 )
-def test_nothing_hidden_leaks_in_a_whole_game(setup, host):
+def test_nothing_hidden_leaks_in_a_whole_game(setup, host, settings):
+    settings.WEBHOOK_ALLOW_PRIVATE = True  # chat.example is then not looked up in the DNS
     game, people = start(setup, host)
     watched = {p.slot_id for p in people if p.slot_id}
     dead = next(p for p in people if p.name == "dead")
@@ -507,6 +514,9 @@ def test_nothing_hidden_leaks_in_a_whole_game(setup, host):
     assert {"role", "private result", "a post in the mafia thread"} <= kinds, kinds
     assert "a post in the dead thread" in kinds and any("explanation" in k for k in kinds)
     assert len(seen["bodies"]) > 150, len(seen["bodies"])
+    # The webhook got the announcements (deaths included), and they were searched.
+    assert WebhookDelivery.objects.filter(game=game).count() > 5
+    assert any(w.endswith("webhook: deliveries") for w in seen["bodies"])
     # After the end everything may show, and the archive shows every role to everyone.
     assert not scan(game, people, secrets, "over:")
     archive = Client().get(f"/api/v1/games/{game.pk}/archive/").json()

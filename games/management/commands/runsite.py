@@ -21,6 +21,7 @@ import logging
 import os
 import random
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -82,7 +83,7 @@ class Command(BaseCommand):
     async def serve(self, options: dict[str, Any], scanner: bool) -> None:
         import uvicorn
 
-        from games import demo, services, tasks
+        from games import demo, services, tasks, webhooks
 
         host, port = options["host"], options["port"]
         server = uvicorn.Server(uvicorn.Config(**uvicorn_options(host=host, port=port)))
@@ -91,6 +92,8 @@ class Command(BaseCommand):
             jobs.append(every(options["scan_seconds"], tasks.run_due_phases, "Deadline scan"))
             jobs.append(every(60.0, services.post_scheduled_counts, "Vote count schedule"))
             jobs.append(every(60.0, tasks.send_deadline_reminders, "Deadline reminders"))
+            # No worker either: the chat webhooks' posts are sent from here.
+            jobs.append(every(5.0, partial(webhooks.sweep, inline=True), "Webhook posts"))
         if not options["no_demo"]:
             rng = random.Random()
             jobs.append(every(options["bot_seconds"], lambda: demo.tick(rng), "Demo bots"))
