@@ -133,6 +133,7 @@ READ_ONLY = {
     "games:votes",
     "games:activity",
     "games:multi_iso",
+    "games:my_games",
     # allauth's pages that only say something (mail sent, password set, account inactive),
     # and its log-in by code, which is off (the view sends back to the log-in page).
     "account_email_verification_sent",
