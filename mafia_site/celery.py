@@ -28,6 +28,8 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 DEADLINE_SCAN_SECONDS = float(os.environ.get("DEADLINE_SCAN_SECONDS", "15"))
+# E-mail digests (games.notifications.mail): built and (re)sent by a sweep each minute.
+DIGEST_SCAN_SECONDS = float(os.environ.get("DIGEST_SCAN_SECONDS", "60"))
 
 app.conf.beat_schedule = {
     "advance-due-phases": {
@@ -41,6 +43,11 @@ app.conf.beat_schedule = {
         "task": "games.tasks.post_scheduled_vote_counts",
         "schedule": 60.0,
         "options": {"expires": 60.0},
+    },
+    "sweep-digests": {
+        "task": "games.tasks.sweep_digests",
+        "schedule": DIGEST_SCAN_SECONDS,
+        "options": {"expires": max(DIGEST_SCAN_SECONDS, 5.0)},
     },
 }
 # Messages unacknowledged this long go to another worker; every ETA task we send is due

@@ -282,6 +282,12 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Forum Mafia <mafia@lo
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # The site's address as people reach it: links in e-mails and webhooks are built on it.
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+# E-mail digests (games.notifications.mail): a sending worker's lease (longer than a send
+# can take), the first retry's wait after an SMTP error (doubling, at most an hour), and
+# the attempts before a digest is given up as failed.
+DIGEST_LEASE_SECONDS = float(os.environ.get("DIGEST_LEASE_SECONDS", "300"))
+DIGEST_RETRY_SECONDS = float(os.environ.get("DIGEST_RETRY_SECONDS", "60"))
+DIGEST_MAX_ATTEMPTS = int(os.environ.get("DIGEST_MAX_ATTEMPTS", "12"))
 
 # -- API -----------------------------------------------------------------------------
 REST_FRAMEWORK = {
