@@ -28,6 +28,7 @@ class Recorder:
 
     def __init__(self) -> None:
         self.messages: list[EmailMessage] = []
+        self.raw: list[bytes] = []  # as they came over the wire
         self.refuse: str | None = None  # e.g. "451 try again later"
         self.stall = threading.Event()  # set: hold every DATA until cleared
         self.stalled = 0  # DATA commands held so far
@@ -51,6 +52,7 @@ class Recorder:
             return self.refuse
         message = email.message_from_bytes(envelope.content, policy=email.policy.default)
         with self._lock:
+            self.raw.append(envelope.original_content or envelope.content)
             self.messages.append(message)
         return "250 Message accepted for delivery"
 

@@ -25,6 +25,7 @@ audience only, so a mail never tells more than the site shows its reader.
 
 from __future__ import annotations
 
+import email.policy
 import logging
 import smtplib
 import uuid
@@ -260,10 +261,17 @@ def _domain() -> str:
     return urlsplit(settings.SITE_URL).hostname or "localhost"
 
 
+class DigestMail(EmailMultiAlternatives):
+    def message(self, *, policy: email.policy.Policy = email.policy.default) -> Any:
+        # Headers folded at 78 characters would turn the long one-click URL into RFC 2047
+        # encoded words, which no mail client reads as a URL; RFC 5322 allows 998.
+        return super().message(policy=policy.clone(max_line_length=998))
+
+
 def message(digest: EmailDigest) -> EmailMultiAlternatives:
     """The digest as a mail: the same bytes' worth on every attempt, Message-ID included."""
     one_click = unsubscribe_url(digest.user_id, ALL)
-    mail = EmailMultiAlternatives(
+    mail = DigestMail(
         subject=digest.subject,
         body=digest.text,
         from_email=settings.DEFAULT_FROM_EMAIL,

@@ -81,6 +81,9 @@ def test_several_notifications_make_one_mail_after_the_window(smtp, make_game):
                                message["List-Unsubscribe"])  # fmt: skip
     assert unsubscribe
     assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    # On the wire as a plain URL, not folded into encoded words a mail client cannot read.
+    raw = smtp.handler.raw[smtp.messages.index(message)]
+    assert f"List-Unsubscribe: <{unsubscribe.group(1)}>".encode() in raw
     assert all(
         n.mail == MailState.SENT and n.digest_id == digest.pk
         for n in Notification.objects.filter(pk__in=[n.pk for n in mine])
