@@ -3,15 +3,15 @@ services (and, through them, the resolver), whose errors are put back on these f
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
+from allauth.account import forms as allauth_forms
+from allauth.account.forms import LoginForm as AllauthLoginForm
+from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
-from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.forms import formset_factory
 from django.forms.forms import DeclarativeFieldsMetaclass
 
@@ -21,7 +21,7 @@ from resolver.rulesets.base import FlagSpec
 from resolver.rulesets.base import Ruleset as ResolverRuleset
 
 from . import display, game_settings
-from .confusables import confusable_with
+from .accounts import USERNAME_HELP
 from .errors import GameRuleError
 from .game_settings import MAX_PLAYERS, SETTINGS, UNITS, Kind, Setting, split_length
 from .models import (
@@ -65,47 +65,77 @@ def form_message(form: forms.BaseForm) -> str:
     return " ".join(parts)
 
 
-# Letters and digits of any script, and . @ + - _, in words separated by single spaces.
-USERNAME = re.compile(r"[\w.@+-]+(?: [\w.@+-]+)*")
-
-
-class LoginForm(PlainTextForm, AuthenticationForm):
-    """Django's login form (it reads the name as NFKC, e.g. full-width letters as ASCII)."""
-
-
-class SignUpForm(PlainTextForm, UserCreationForm):
-    """A new account. The name may have spaces and any script's letters, but must not look
-    like an existing name (``games.confusables``): "\u0440l7" with a Cyrillic "\u0440" is refused
-    beside "pl7", as is "Alice" beside "alice"."""
-
-    class Meta(UserCreationForm.Meta):
-        model = get_user_model()
-        fields = ("username",)
+class LoginForm(PlainTextForm, AllauthLoginForm):
+    """allauth's login by name or e-mail address. Its field keeps the name ``username``
+    (the form's old name, which scripts and browser tests fill) and reads the name as NFKC
+    (full-width letters as ASCII), as Django's login did."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields[
-            "username"
-        ].help_text = "Up to 150 characters: letters, digits, single spaces and . @ + - _"
+        field = self.fields.pop("login")
+        field.label = "Name or e-mail address"
+        field.widget.attrs.pop("placeholder", None)
+        field.widget.attrs["autocomplete"] = "username"
+        self.fields = {"username": field, **self.fields}
+        self.fields["password"].widget.attrs.pop("placeholder", None)
+        self.fields["password"].help_text = ""
 
     def clean_username(self) -> str:
-        name = unicodedata.normalize("NFC", str(self.cleaned_data.get("username") or "").strip())
-        if not USERNAME.fullmatch(name):
-            raise forms.ValidationError(
-                "Use letters, digits, single spaces between words and . @ + - _ only."
-            )
-        existing = list(get_user_model().objects.values_list("username", flat=True))
-        other = confusable_with(name, existing)
-        if other is not None:
-            raise forms.ValidationError(
-                f'"{name}" looks too much like the existing name "{other}"; choose another.'
-            )
-        return name
+        return unicodedata.normalize("NFKC", str(self.cleaned_data.get("username") or "")).strip()
 
-    def _get_validation_exclusions(self) -> set[str]:
-        # The name is checked above (spaces allowed); the model's validator would refuse
-        # spaces.
-        return {*super()._get_validation_exclusions(), "username"}
+    def clean(self) -> dict[str, Any]:
+        if "username" in self.cleaned_data:
+            self.cleaned_data["login"] = self.cleaned_data["username"]
+        return super().clean()
+
+
+class SignUpForm(PlainTextForm, AllauthSignupForm):
+    """A new account: a name (``games.accounts.clean_name``: any script, no look-alikes), an
+    optional e-mail address (verified by a link when given) and a password twice."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["username"].help_text = USERNAME_HELP
+        self.fields["email"].label = "E-mail address (optional)"
+        self.fields[
+            "email"
+        ].help_text = "For password resets and, later, notifications; we send a link to verify it."
+        for field in self.fields.values():
+            field.widget.attrs.pop("placeholder", None)
+
+
+class AccountForm(PlainTextForm):
+    """Mixed into allauth's forms of the account pages: the site's text rule, labels in the
+    site's words, and no placeholders (the labels say it)."""
+
+    email_label = "E-mail address"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name, field in self.fields.items():
+            field.widget.attrs.pop("placeholder", None)
+            if name == "email":
+                field.label = self.email_label
+
+
+class AddEmailForm(AccountForm, allauth_forms.AddEmailForm):
+    email_label = "New e-mail address"
+
+
+class ChangePasswordForm(AccountForm, allauth_forms.ChangePasswordForm):
+    pass
+
+
+class SetPasswordForm(AccountForm, allauth_forms.SetPasswordForm):
+    pass
+
+
+class ResetPasswordForm(AccountForm, allauth_forms.ResetPasswordForm):
+    pass
+
+
+class ResetPasswordKeyForm(AccountForm, allauth_forms.ResetPasswordKeyForm):
+    pass
 
 
 def join_length(amount: int, unit: str) -> timedelta:

@@ -44,6 +44,9 @@ MIN_PHASE_LENGTH = timedelta(minutes=1)
 MAX_PHASE_LENGTH = timedelta(days=14)
 MAX_PHASE_MINUTES = int(MAX_PHASE_LENGTH.total_seconds() // 60)
 MAX_MIN_POSTS_PER_DAY = 1000
+# Prods before the host's inactivity action applies ("repeated inactivity"): the services
+# act on it, the host's dashboard and "my games" flag the slot.
+PRODS_BEFORE_ACTION = 2
 
 
 class Ruleset(models.TextChoices):
@@ -400,6 +403,28 @@ class Phase(models.Model):
             if self.pk is not None:
                 _PHASE_LABELS.put(key, label)
         return label
+
+    @classmethod
+    def read_labels(cls, phases: list[Phase]) -> None:
+        """Work out the ``label`` of phases of several games in one query (a list of games
+        would otherwise count each game's phases on its own), by the same count."""
+        wanted = [p for p in phases if p.pk is not None and "label" not in p.__dict__]
+        if not wanted:
+            return
+        rows = cls.objects.filter(game_id__in={p.game_id for p in wanted}).values_list(
+            "game_id", "kind", "number", "night_zero"
+        )
+        rows = list(rows)
+        for phase in wanted:
+            same = [
+                r
+                for r in rows
+                if r[0] == phase.game_id and r[1] == phase.kind and r[2] <= phase.number
+            ]
+            counted = len(same) - sum(1 for r in same if r[3])
+            label = f"{phase.get_kind_display()} {counted}"
+            _PHASE_LABELS.put((phase.pk, phase.started_at), label)
+            phase.__dict__["label"] = label
 
 
 class Post(models.Model):
@@ -774,6 +799,25 @@ class NotificationPrefs(models.Model):
     def channel(self, kind: str) -> str:
         chosen = self.channels.get(kind)
         return chosen if chosen in CHANNELS else NOTIFICATION_KINDS[kind].default
+
+
+class ThreadVisit(models.Model):
+    """How far a person has read a thread of a game: the newest post number they were
+    shown and when. Written when they open the thread (``services.visits``), read by
+    "my games" for the unread counts."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="thread_visits"
+    )
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    thread = models.CharField(max_length=10, choices=Thread.choices)
+    last_post_number = models.PositiveIntegerField(default=0)
+    visited_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "game", "thread"], name="thread_visit_once"),
+        ]
 
 
 class DigestStatus(models.TextChoices):

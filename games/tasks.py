@@ -69,6 +69,14 @@ def advance_phase_task(self, game_id: int, phase_number: int, turn_seq: int | No
     return advanced
 
 
+@shared_task(name="games.tasks.send_deadline_reminders", ignore_result=True)
+def send_deadline_reminders() -> int:
+    """Write the "still missing" reminders now due (beat, each minute); how many told."""
+    from .notifications.reminders import send_reminders
+
+    return send_reminders()
+
+
 @shared_task(name="games.tasks.post_scheduled_vote_counts", ignore_result=True)
 def post_scheduled_vote_counts() -> int:
     """Post the numbered vote count of every game whose schedule is due (beat, each minute)."""

@@ -2,13 +2,14 @@
 
 from django.urls import path
 
-from .views import archive, chores, game, host, lobby, role, simulation, unsubscribe
+from .views import archive, chores, game, host, lobby, my_games, role, simulation, unsubscribe
 
 app_name = "games"
 
 urlpatterns = [
     path("", lobby.lobby, name="lobby"),
     path("games/new/", lobby.create_game, name="create"),
+    path("my-games/", my_games.my_games_page, name="my_games"),
     path("games/<int:game_id>/", game.thread, name="thread"),
     path("games/<int:game_id>/post/", game.reply, name="reply"),
     path("games/<int:game_id>/posts/<int:number>/", game.post_link, name="post_link"),

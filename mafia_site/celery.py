@@ -44,6 +44,12 @@ app.conf.beat_schedule = {
         "schedule": 60.0,
         "options": {"expires": 60.0},
     },
+    # "Your vote / night action is still missing" N hours before a deadline (issue 20).
+    "send-deadline-reminders": {
+        "task": "games.tasks.send_deadline_reminders",
+        "schedule": 60.0,
+        "options": {"expires": 60.0},
+    },
     "sweep-digests": {
         "task": "games.tasks.sweep_digests",
         "schedule": DIGEST_SCAN_SECONDS,

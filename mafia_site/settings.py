@@ -72,6 +72,10 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI served from here, not a CDN
+    # Accounts: sign-up, log-in, e-mail addresses with verification, password reset
+    # (django-allauth's account app; no social login).
+    "allauth",
+    "allauth.account",
     "games",
 ]
 
@@ -90,6 +94,7 @@ MIDDLEWARE = [
     "mafia_site.personal.PersonalAnswersMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
 ]
 
 ROOT_URLCONF = "mafia_site.urls"
@@ -248,6 +253,44 @@ RATE_LIMITS = rate_limits(_RATE_SPEC) if RATE_LIMITS_ENABLED else {}
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
+
+# Accounts (django-allauth, games.accounts). A name and a password make an account; an
+# e-mail address is optional (bots and API agents need none) but verified by a link when
+# given, and only a verified address is ever sent notifications (games.accounts
+# .verified_email). Log in by name or by address. Links in its mail are built from the
+# request.
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",  # log in by e-mail address
+]
+ACCOUNT_ADAPTER = "games.accounts.AccountAdapter"
+ACCOUNT_FORMS = {
+    "login": "games.forms.LoginForm",
+    "signup": "games.forms.SignUpForm",
+    "add_email": "games.forms.AddEmailForm",
+    "change_password": "games.forms.ChangePasswordForm",
+    "set_password": "games.forms.SetPasswordForm",
+    "reset_password": "games.forms.ResetPasswordForm",
+    "reset_password_from_key": "games.forms.ResetPasswordKeyForm",
+}
+ACCOUNT_LOGIN_METHODS = {"username", "email"}
+ACCOUNT_SIGNUP_FIELDS = ["username*", "email", "password1*", "password2*"]
+ACCOUNT_EMAIL_VERIFICATION = "optional"
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Forum Mafia] "
+ACCOUNT_SESSION_REMEMBER = True  # as the old login did: no "remember me" box
+ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
+ACCOUNT_LOGIN_ON_PASSWORD_RESET = False
+ACCOUNT_EMAIL_CONFIRMATION_AUTHENTICATED_REDIRECT_URL = "/accounts/email/"
+# A logged-in person who opens the log-in or sign-up page sees it (as before), not a
+# redirect.
+ACCOUNT_AUTHENTICATED_LOGIN_REDIRECTS = False
+# games.ratelimit counts logins and sign-ups (its 429 page, its RATE_LIMITS setting);
+# allauth's own limits stay on the mail it sends (reset, verification) and the account
+# pages, and go with RATE_LIMITS=off.
+ACCOUNT_RATE_LIMITS = (
+    {"login": False, "login_failed": False, "signup": False} if RATE_LIMITS_ENABLED else False
+)
 
 # -- e-mail ---------------------------------------------------------------------------
 # Production sends through the SMTP server in EMAIL_HOST (EMAIL_PORT, EMAIL_HOST_USER,

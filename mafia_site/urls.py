@@ -1,14 +1,14 @@
 """Top-level URLs: accounts, the admin, the JSON API and the game pages."""
 
+from allauth.account import views as account_views
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.contrib.staticfiles import finders
 from django.http import FileResponse, HttpRequest
 from django.urls import include, path, re_path
 from django.views.decorators.cache import cache_control
 
 from games.api.django_errors import not_found
-from games.views.accounts import RateLimitedLoginView, signup
+from games.views.accounts import RateLimitedLoginView, RateLimitedSignupView
 from games.views.health import healthz
 
 # A database or Redis outage outside a view still answers 503 with a message; any other
@@ -17,6 +17,8 @@ handler500 = "games.outage.server_error"
 handler400 = "games.api.django_errors.bad_request"
 handler403 = "games.api.django_errors.permission_denied"
 handler404 = "games.api.django_errors.page_not_found"
+# allauth's own rate limits (reset and verification mail) answer with the site's 429 page.
+handler429 = "games.views.accounts.too_many_account_requests"
 
 
 @cache_control(max_age=86400, public=True)
@@ -29,9 +31,12 @@ urlpatterns = [
     path("favicon.ico", favicon),
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
-    path("accounts/signup/", signup, name="signup"),
+    # Accounts: allauth's pages (games.accounts); sign-up and log-in counted by the site's
+    # rate limits. The short names are the ones the templates and tests use.
+    path("accounts/signup/", RateLimitedSignupView.as_view(), name="signup"),
     path("accounts/login/", RateLimitedLoginView.as_view(), name="login"),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/logout/", account_views.logout, name="logout"),
+    path("accounts/", include("allauth.urls")),
     path("api/v1/", include("games.api.urls")),
     # Anything else under /api/ (a game id that is not a number, another version...) is the
     # API's JSON 404, whatever the method.

@@ -19,6 +19,8 @@ from email.message import EmailMessage
 from typing import Any
 
 from aiosmtpd.controller import Controller
+from allauth.account.models import EmailAddress
+from django.contrib.auth import get_user_model
 
 from tests.servers import free_port
 
@@ -112,6 +114,15 @@ def smtp_server() -> Iterator[SmtpServer]:
     finally:
         server.handler.stall.clear()
         server.stop()
+
+
+def verify_addresses() -> None:
+    """Every account's ``email`` becomes its verified primary address: mail goes only to
+    verified addresses (``games.accounts.verified_email``)."""
+    for user in get_user_model().objects.exclude(email=""):
+        EmailAddress.objects.get_or_create(
+            user=user, email=user.email, defaults={"verified": True, "primary": True}
+        )
 
 
 def parts(message: EmailMessage) -> dict[str, str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.urls import reverse
 from rest_framework import serializers
 
 from resolver.rulesets import NAMES as RULESET_NAMES
@@ -21,11 +22,14 @@ from ..display import public_setup
 from ..game_settings import Kind, Setting
 from ..models import (
     MAX_PHASE_MINUTES,
+    GameStatus,
     Ruleset,
     Thread,
 )
+from ..naming import slot_ref
 from ..plain_text import use_plain_text
 from ..reads.access import Viewer
+from ..reads.my_games import HOST_CODES, NEED_CODES, MyGame, MyGames
 from ..services.common import MAX_POST_LENGTH
 from ..services.nights import MAX_EXTRA_LENGTH
 from ..setups import SETUPS
@@ -798,3 +802,77 @@ class QueueSerializer(serializers.Serializer):
     queue = serializers.ListField(
         child=serializers.CharField(), help_text="Usernames, next in line first."
     )
+
+
+class UnreadSerializer(serializers.Serializer):
+    thread = serializers.ChoiceField(choices=Thread.choices)
+    label = serializers.CharField()
+    unread = serializers.IntegerField(help_text="Posts after the last one you were shown.")
+
+
+class YourSeatSerializer(SlotRefSerializer):
+    alive = serializers.BooleanField()
+
+
+class MyGameSerializer(serializers.Serializer):
+    """One of your games, from your point of view: never anyone's role or action."""
+
+    game_id = serializers.IntegerField()
+    title = serializers.CharField()
+    url = serializers.CharField(help_text="The game's page (its thread).")
+    ruleset = serializers.ChoiceField(choices=Ruleset.choices)
+    status = serializers.ChoiceField(choices=GameStatus.choices)
+    status_label = serializers.CharField(help_text='"Sign-ups (5/7)", "Day 2", "Night 1"...')
+    phase = PhaseSerializer(allow_null=True)
+    relation = serializers.ChoiceField(
+        choices=["player", "host", "queued"],
+        help_text="You hold a slot, host it, or wait in its replacement queue.",
+    )
+    you = YourSeatSerializer(allow_null=True, help_text="Your seat (players only).")
+    needs = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(NEED_CODES)),
+        help_text="What the game waits for from you now, in this order: your_turn (a "
+        "table day), vote (an open day, no vote of yours), night_action (an ability "
+        "tonight not used yet), prodded (an inactivity prod this phase).",
+    )
+    host_needs = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(HOST_CODES)),
+        help_text="Hosts: start (the sign-ups are full), replace (a player is due a replacement).",
+    )
+    deadline = serializers.DateTimeField(allow_null=True, help_text="The next deadline.")
+    unread = serializers.IntegerField(help_text="Unread posts, all your threads together.")
+    threads = UnreadSerializer(many=True)
+
+
+class MyGamesSerializer(serializers.Serializer):
+    active = MyGameSerializer(many=True, help_text="Those that need you first, then by deadline.")
+    finished = MyGameSerializer(many=True, help_text="Finished lately, newest first.")
+
+
+def my_game_data(item: MyGame) -> dict[str, Any]:
+    game, slot = item.game, item.slot
+    return {
+        "game_id": game.pk,
+        "title": game.title,
+        "url": reverse("games:thread", args=[game.pk]),
+        "ruleset": game.ruleset,
+        "status": game.status,
+        "status_label": item.status_label,
+        "phase": phase_data(item.phase),
+        "relation": item.relation,
+        "you": {**slot_ref(slot), "alive": slot.alive} if slot is not None else None,
+        "needs": list(item.needs),
+        "host_needs": list(item.host_needs),
+        "deadline": item.deadline,
+        "unread": item.unread,
+        "threads": [
+            {"thread": t.thread, "label": t.label, "unread": t.unread} for t in item.threads
+        ],
+    }
+
+
+def my_games_data(games: MyGames) -> dict[str, Any]:
+    return {
+        "active": [my_game_data(g) for g in games.active],
+        "finished": [my_game_data(g) for g in games.finished],
+    }

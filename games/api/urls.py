@@ -13,6 +13,7 @@ urlpatterns = [
     path("rulesets/", views.RulesetsView.as_view(), name="api-rulesets"),
     path("setups/", views.SetupsView.as_view(), name="api-setups"),
     path("games/", views.GameListView.as_view(), name="api-games"),
+    path("my-games/", views.MyGamesView.as_view(), name="api-my-games"),
     path("games/<int:game_id>/", views.GameDetailView.as_view(), name="api-game"),
     path("games/<int:game_id>/join/", views.JoinView.as_view(), name="api-join"),
     path("games/<int:game_id>/leave/", views.LeaveView.as_view(), name="api-leave"),

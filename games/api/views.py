@@ -33,6 +33,7 @@ from ..models import Game, GameStatus, NightAction, Slot, Thread
 from ..outage import answer_after_commit
 from ..reads import snapshot
 from ..reads.access import Viewer, get_game
+from ..reads.my_games import my_games
 from ..reads.people import user_called
 from ..reads.phase_history import phase_records
 from ..reads.role_pm import RolePM
@@ -220,6 +221,17 @@ class GameListView(GameAPIView):
 
 def game_data_light(game: Game, request: Request) -> dict[str, Any]:
     return s.game_data(game, Viewer(game, request.user, None), players=False)
+
+
+class MyGamesView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    @docs.read(s.MyGamesSerializer)
+    def get(self, request: Request) -> Response:
+        """Your games: those you play, host or wait to replace into (and the ones finished
+        lately), each with what it waits for from you now, its next deadline and your
+        unread posts. The same read as the "my games" page."""
+        return Response(s.my_games_data(my_games(request.user)))
 
 
 class GameDetailView(GameAPIView):

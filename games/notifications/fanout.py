@@ -44,8 +44,18 @@ def write(notes: list[Note], game: Game | None, now: datetime) -> set[int]:
         for p in NotificationPrefs.objects.filter(user_id__in={n.user_id for n in notes})
     }
     fresh: list[Notification] = []
+    # Keyed notes already in ``fresh``: a second one in the same batch (two counts in one
+    # transaction, two posts) folds into it or, once-only, is dropped.
+    fresh_by_key: dict[tuple[int, str], Notification] = {}
     told: set[int] = set()
     for note in notes:
+        if note.key and (note.user_id, note.key) in fresh_by_key:
+            if NOTIFICATION_KINDS[note.kind].batched:
+                row = fresh_by_key[note.user_id, note.key]
+                row.count += 1
+                if note.text_many:
+                    row.text = note.text_many.format(count=row.count)[:500]
+            continue
         person = prefs.get(note.user_id)
         channel = person.channel(note.kind) if person else NOTIFICATION_KINDS[note.kind].default
         if channel == OFF:
@@ -63,20 +73,21 @@ def write(notes: list[Note], game: Game | None, now: datetime) -> set[int]:
                 continue
         elif note.key and Notification.objects.filter(user_id=note.user_id, key=note.key).exists():
             continue  # once only
-        fresh.append(
-            Notification(
-                user_id=note.user_id,
-                game=game,
-                kind=note.kind,
-                text=note.text[:500],
-                link=note.link,
-                key=note.key,
-                created_at=now,
-                updated_at=now,
-                in_inbox=inbox,
-                mail=mail,
-            )
+        row = Notification(
+            user_id=note.user_id,
+            game=game,
+            kind=note.kind,
+            text=note.text[:500],
+            link=note.link,
+            key=note.key,
+            created_at=now,
+            updated_at=now,
+            in_inbox=inbox,
+            mail=mail,
         )
+        fresh.append(row)
+        if note.key:
+            fresh_by_key[note.user_id, note.key] = row
         told.add(note.user_id)
     Notification.objects.bulk_create(fresh)
     return told

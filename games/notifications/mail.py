@@ -46,6 +46,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from .. import presence
+from ..accounts import verified_email
 from ..models import DigestStatus, EmailDigest, MailState, Notification, NotificationPrefs
 from ..notification_kinds import BOTH, EMAIL, INBOX, NOTIFICATION_KINDS, OFF
 
@@ -57,10 +58,9 @@ DEFAULT_DIGEST_MINUTES: int = NotificationPrefs._meta.get_field("digest_minutes"
 
 
 def recipient_address(user: Any) -> str | None:
-    """Where a person's mail goes, or None: nothing is mailed then.
-
-    The one place to switch to verified addresses (``games.accounts.verified_email``)."""
-    return user.email or None
+    """Where a person's mail goes, or None: nothing is mailed then. Only a verified address
+    counts: mail never goes to an address its owner has not confirmed."""
+    return verified_email(user)
 
 
 # -- settings --------------------------------------------------------------------------------

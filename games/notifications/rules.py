@@ -10,7 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from ..display import alignment_title, day_label, moment_label
-from ..models import GameEvent, ReplacementSignup
+from ..models import TEAM_THREADS, GameEvent, ReplacementSignup, Thread, VoteRule
+from ..naming import fold
+from ..reads.access import THREAD_LABELS, private_threads_of
+from ..reads.needs import NIGHT_ACTION, needs_of
+from .mentions import spoken_to
 from .notes import Context, Note, Rule
 
 RULES: dict[str, list[Rule]] = {}
@@ -119,6 +123,104 @@ def replacement_wanted(event: GameEvent, ctx: Context) -> Iterator[Note]:
         yield Note(user_id, "replacement_wanted", text, ctx.thread())
 
 
+_NO_L_N = ("at_table", "in_revote", "resolved")
+
+
+@on("vote_count")
+def near_elimination(event: GameEvent, ctx: Context) -> Iterator[Note]:
+    """L-1 and L-0 from the public count, once per slot, day and level.
+
+    The count's ``l_minus`` is what every page shows: the votes still needed by the public
+    threshold (hidden vote modifiers stay hidden: the count then uses plain majority). L-0
+    means the wagon on you has what eliminates you: under a hammer the day ends with it,
+    under a lock you go at the deadline unless votes move. A plurality day shows no L-n
+    (the most votes at the deadline eliminate), so it tells nothing; neither do a revote
+    (between the tied), a table's day (its ballots are secret until its vote closes) nor
+    the day's final count (its end is announced)."""
+    p = event.payload
+    phase = ctx.phase
+    if p["vote_rule"] == VoteRule.PLURALITY or any(p.get(k) for k in _NO_L_N):
+        return
+    if phase is None or phase.number != p["phase"] or not phase.is_day:
+        return
+    for wagon in p["wagons"]:
+        slot = ctx.slot(wagon["target"])
+        if slot is None or not slot.alive or not slot.user_id or wagon["l_minus"] > 1:
+            continue
+        level = wagon["l_minus"]
+        if level == 1:
+            text = (
+                f"You are at L-1 in {ctx.game.title}: {wagon['count']} of the "
+                f"{wagon['needed']} votes that eliminate are on you."
+            )
+        else:
+            text = (
+                f"You are at L-0 in {ctx.game.title}: the wagon on you has reached "
+                f"{wagon['needed']} votes."
+            )
+        key = f"L{level}:{phase.pk}:{slot.pk}"
+        yield Note(slot.user_id, "near_elimination", text, ctx.thread(), key=key)
+
+
+def _where(thread: str) -> str:
+    """ "the game thread", "the mafia chat", "the masons' thread"..."""
+    label = THREAD_LABELS.get(thread, thread)
+    return f"the {label[0].lower()}{label[1:]}"
+
+
+def _author_id(p: dict, ctx: Context) -> int | None:
+    if p["is_host"]:
+        return ctx.game.host_id
+    slot = ctx.by_id.get(p["slot_id"]) if p["slot_id"] else None
+    return slot.user_id if slot is not None else None
+
+
+@on("post")
+def mentioned(event: GameEvent, ctx: Context) -> Iterator[Note]:
+    """A post that quotes someone or mentions them (``@name``) tells them, by the name they
+    play (or host) under now; the audience check keeps it to people who can read the
+    thread (a mention in the mafia chat of a town player tells nobody)."""
+    p = event.payload
+    html = p["html"]
+    if p["is_auto"] or ("@" not in html and "quote-author" not in html):
+        return
+    people = {fold(s.display_name): s.user_id for s in ctx.players() if s.user_id}
+    people.setdefault(fold(ctx.game.host.get_username()), ctx.game.host_id)
+    author = _author_id(p, ctx)
+    where = f"{_where(p['thread'])} of {ctx.game.title}"
+    for name, how in sorted(spoken_to(html, people).items()):
+        user_id = people[name]
+        if user_id == author:
+            continue
+        text = f"{p['author']} {how} you in {where}."
+        yield Note(user_id, "mentioned", text, ctx.post(p["number"], p["thread"]))
+
+
+@on("post")
+def partner_posted(event: GameEvent, ctx: Context) -> Iterator[Note]:
+    """A post in the mafia chat or a team's thread tells the thread's other living members
+    (batched per person and thread). Never anyone else: not the town, not the dead, and not
+    the host, who reads every thread but need not hear of every post in it."""
+    p = event.payload
+    thread = p["thread"]
+    if p["is_auto"] or thread not in (Thread.MAFIA, *TEAM_THREADS):
+        return
+    author = _author_id(p, ctx)
+    where = f"{_where(thread)} of {ctx.game.title}"
+    link = ctx.post(p["number"], thread)
+    for slot in ctx.players(alive_only=True):
+        if slot.user_id == author or thread not in private_threads_of(ctx.game, slot):
+            continue
+        yield Note(
+            slot.user_id,
+            "partner_posted",
+            f"{p['author']} posted in {where}.",
+            link,
+            key=f"thread:{ctx.game.pk}:{thread}",
+            text_many=f"{{count}} new posts in {where}.",
+        )
+
+
 # -- a game you host ---------------------------------------------------------------------
 @on("signup_joined")
 def signups_full(event: GameEvent, ctx: Context) -> Iterator[Note]:
@@ -133,3 +235,19 @@ def absence_asked(event: GameEvent, ctx: Context) -> Iterator[Note]:
     days = f"{day_label(p['starts'])} to {day_label(p['ends'])}"
     text = f"{p['name']} asked for V/LA in {ctx.game.title}: {days}."
     yield Note(ctx.game.host_id, "absence_asked", text, ctx.host_page())
+
+
+@on("night_action")
+def night_actions_in(event: GameEvent, ctx: Context) -> Iterator[Note]:
+    """The last action the night waits for tells the host, once a night (its host copy:
+    the event reaches the actor, the host and maybe the mafia)."""
+    phase = ctx.phase
+    if event.audience != "host" or phase is None or phase.is_day or phase.resolved:
+        return
+    needs = needs_of(ctx.game, [s for s in ctx.slots if s.user_id], phase)
+    if any(NIGHT_ACTION in codes for codes in needs.values()):
+        return
+    text = f"All night actions are in for {phase.label} of {ctx.game.title}."
+    yield Note(
+        ctx.game.host_id, "night_actions_in", text, ctx.host_page(), key=f"actions_in:{phase.pk}"
+    )

@@ -113,12 +113,25 @@ def turn_view(
     if not game.is_finished:
         view["step"] = turn.step
     if viewer is not None and not game.is_finished and not phase.is_paused:
-        mine = turn.actions.get(viewer.resolver_name, ())
-        view["you_may"] = sorted(mine)
-        view["your_turn"] = turn.speaker == viewer.resolver_name or (
-            turn.step == "vote" and "vote" in mine and viewer.resolver_name not in state.votes
-        )
+        view["you_may"] = sorted(turn.actions.get(viewer.resolver_name, ()))
+        view["your_turn"] = _yours(state, turn, viewer.resolver_name)
     return view
+
+
+def is_your_turn(game: Game, phase: Phase | None, slot: Slot) -> bool:
+    """Whether the table waits for ``slot`` now (``turn_view``'s ``your_turn``): they are
+    the speaker, or the vote is open and they have not voted yet."""
+    if phase is None or not phase.is_table_day or not game.is_running or phase.is_paused:
+        return False
+    state = DayState.from_dict(phase.day_state)
+    return _yours(state, get_day_script(game.ruleset).now(state), slot.resolver_name)
+
+
+def _yours(state: DayState, turn: Any, name: str) -> bool:
+    mine = turn.actions.get(name, ())
+    return turn.speaker == name or (
+        turn.step == "vote" and "vote" in mine and name not in state.votes
+    )
 
 
 def _next(state: DayState) -> str | None:

@@ -13,7 +13,8 @@ here; each module holds one kind of state change (Zulip's ``zerver/actions/`` sp
   ``table`` (the day script's state on the phase and the turn's clock).
 * ``day_actions``: a day vigilante's shot and a day investigator's check, resolved at once;
 * ``vote_count_posts``: numbered vote counts posted on request or on a schedule;
-* ``absences``: V/LA; ``replacements``: the replacement queue (over ``swap``).
+* ``absences``: V/LA; ``replacements``: the replacement queue (over ``swap``);
+* ``visits``: how far a person has read a thread (not game state: no lock, no event).
 
 Below them sit ``common`` (the game transaction, events, look-ups and checks), ``thread``
 (the low-level post write) and ``ballots`` (the locked day's standing votes). Each public
@@ -62,6 +63,7 @@ from .posts import host_post, submit_post
 from .replacements import join_queue, leave_queue, replace_with_next
 from .thread import PostResult, post_payload
 from .turns import pass_turn, skip_speaker
+from .visits import record_visit
 from .vote_count_posts import post_scheduled_counts, post_vote_count
 from .votes import cast_vote, nominate, unvote
 
@@ -97,6 +99,7 @@ __all__ = [
     "post_payload",
     "post_scheduled_counts",
     "post_vote_count",
+    "record_visit",
     "remove_signup",
     "replace_player",
     "replace_with_next",

@@ -32,6 +32,7 @@ from ..live import publisher
 from ..locks import Locked, lock_all
 from ..models import MAX_PHASE_LENGTH as _MAX_PHASE_LENGTH
 from ..models import MIN_PHASE_LENGTH as _MIN_PHASE_LENGTH
+from ..models import PRODS_BEFORE_ACTION as _PRODS_BEFORE_ACTION
 from ..models import (
     Game,
     GameEvent,
@@ -57,8 +58,8 @@ MAX_POST_LENGTH = 20_000
 MIN_REVOTE_LENGTH = timedelta(minutes=5)
 
 
-# Prods before the host's inactivity action applies ("repeated inactivity").
-PRODS_BEFORE_ACTION = 2
+# Prods before the host's inactivity action applies: ``models.PRODS_BEFORE_ACTION``.
+PRODS_BEFORE_ACTION = _PRODS_BEFORE_ACTION
 
 
 @dataclass

@@ -1,44 +1,35 @@
-"""Sign up and log in (Django's own views, rate limited; log out is Django's)."""
+"""Sign up and log in: allauth's views, counted by the site's rate limits
+(``games.ratelimit``: its 429 page and RATE_LIMITS setting); the rest of the account pages
+(e-mail addresses, password change and reset) are allauth's own (``games.accounts``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import login
-from django.contrib.auth.views import LoginView
+from allauth.account.models import EmailAddress
+from allauth.account.views import LoginView, SignupView
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
 
 from .. import ratelimit
-from ..forms import LoginForm, SignUpForm
-from .common import back
 
 
-def signup(request: HttpRequest) -> HttpResponse:
-    if request.method == "POST":
+class RateLimitedSignupView(SignupView):
+    """allauth's sign-up, at most so many new accounts per address an hour."""
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         try:
             ratelimit.hit("signup", ratelimit.client_address(request))
         except ratelimit.RateLimited as exc:
             return ratelimit.too_many_requests(request, exc)
-        form = SignUpForm(request.POST)
-        if form.is_valid():
-            user = form.save()
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            return back(request, "/")
-    else:
-        form = SignUpForm()
-    next_url = request.POST.get("next") or request.GET.get("next", "")
-    return render(request, "registration/signup.html", {"form": form, "next": next_url})
+        return super().post(request, *args, **kwargs)
 
 
 class RateLimitedLoginView(LoginView):
-    """Django's login, refused for a while after too many wrong passwords (per username and
+    """allauth's login, refused for a while after too many wrong passwords (per name and
     address, and per address)."""
 
-    authentication_form = LoginForm
-
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        username = str(request.POST.get("username", ""))
+        username = counted_name(str(request.POST.get("username", "")))
         try:
             ratelimit.check_login(request, username)
         except ratelimit.RateLimited as exc:
@@ -47,3 +38,23 @@ class RateLimitedLoginView(LoginView):
         if response.status_code == 200:  # the form again: the password was wrong
             ratelimit.login_failed(request, username)
         return response
+
+
+def counted_name(login: str) -> str:
+    """The name a login attempt counts against: an account's e-mail address counts as its
+    name, so guessing by name and by address share one limit."""
+    if "@" in login:
+        owner = (
+            EmailAddress.objects.filter(email__iexact=login.strip()[:254])
+            .values_list("user__username", flat=True)
+            .first()
+        )
+        if owner:
+            return owner
+    return login
+
+
+def too_many_account_requests(request: HttpRequest, exception: Any = None) -> HttpResponse:
+    """allauth's own limits (reset and verification mail, the account pages) answer with
+    the site's 429 page. They count per minute or a few minutes."""
+    return ratelimit.too_many_requests(request, ratelimit.RateLimited("account", 60))

@@ -45,6 +45,9 @@ def _thread_page(request: HttpRequest, game: Game, thread: str) -> HttpResponse:
     current = snapshot.current_phase(game) if not game.is_signups else None
     iso = parse_iso(request.GET.getlist("iso"), slots)
     page, counts = read_thread_page(game, thread, iso, request.GET.get("page"), slots)
+    if not iso:  # how far they have read, for "my games" (an ISO view skips posts)
+        seen = page.posts[-1].number if page.posts else 0
+        services.record_visit(request.user, game.pk, thread, seen)
     block = viewer.posting_block(thread, current)
     form = None
     if not block:

@@ -47,7 +47,6 @@
   var resyncing = {}; // audiences waiting for a replay after a gap
   var socket = null;
   var backoff = 500;
-  var clockOffset = 0; // server time - local time, in ms
   var closing = false;
   var paused = false; // the server said live updates cannot reach this page for now
 
@@ -414,66 +413,15 @@
     if (!important) setTimeout(function () { line.remove(); }, 8000);
   }
 
-  // -- countdown on server time -------------------------------------------------------------
+  // -- countdown on server time (countdown.js) ------------------------------------------------
   function learnClock(serverTime) {
-    var t = Date.parse(serverTime);
-    if (!isNaN(t)) clockOffset = t - Date.now();
-  }
-
-  function remaining(ms) {
-    if (ms <= 0) return "any moment now";
-    var s = Math.floor(ms / 1000);
-    var d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600);
-    var m = Math.floor((s % 3600) / 60), sec = s % 60;
-    var parts = [];
-    if (d) parts.push(d + "d");
-    if (d || h) parts.push(h + "h");
-    if (!d) parts.push(m + "m");
-    if (!d && !h) parts.push(sec + "s");
-    return "in " + parts.join(" ");
-  }
-
-  // The same time in words for a screen reader, changing at most once a minute (the
-  // clock is aria-live="off": nothing is announced, it is read when someone reaches it).
-  function spoken(ms) {
-    if (ms <= 0) return "any moment now";
-    var minutes = Math.ceil(ms / 60000);
-    var plural = function (n, word) { return n + " " + word + (n === 1 ? "" : "s"); };
-    if (minutes >= 2880) return "in about " + plural(Math.floor(minutes / 1440), "day");
-    if (minutes >= 120) return "in about " + plural(Math.floor(minutes / 60), "hour");
-    if (minutes > 1) return "in " + plural(minutes, "minute");
-    return "in less than a minute";
-  }
-
-  function setText(el, text) {
-    if (el.textContent !== text) el.textContent = text;
+    if (window.mafiaCountdown) window.mafiaCountdown.learnClock(serverTime);
   }
 
   function tickCountdowns() {
-    var now = Date.now() + clockOffset;
-    var clocks = document.querySelectorAll("time[data-countdown]");
-    for (var i = 0; i < clocks.length; i++) {
-      var el = clocks[i];
-      var deadline = Date.parse(el.getAttribute("datetime"));
-      if (isNaN(deadline)) continue;
-      if (!el.hasAttribute("data-absolute")) {
-        el.setAttribute("data-absolute", el.textContent.trim());
-        el.textContent = "";
-        var shown = document.createElement("span");
-        shown.setAttribute("aria-hidden", "true"); // ticks every second: not for reading
-        var said = document.createElement("span");
-        said.className = "visually-hidden";
-        el.appendChild(shown);
-        el.appendChild(said);
-      }
-      var absolute = el.getAttribute("data-absolute");
-      setText(el.firstChild, remaining(deadline - now));
-      setText(el.lastChild, spoken(deadline - now) + " (" + absolute + ")");
-      el.title = absolute;
-    }
+    if (window.mafiaCountdown) window.mafiaCountdown.tick();
   }
 
-  setInterval(tickCountdowns, 1000);
   // Keeps the clock right and catches a lost frame that nothing has followed yet.
   setInterval(function () { send({ type: "ping" }); }, 30000);
   window.addEventListener("pagehide", function () { closing = true; if (socket) socket.close(); });

@@ -88,8 +88,15 @@ GAME_PAGES: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
 # Pages outside a game: (page, URL, viewers). The simulation's URL is known at run time.
 SITE_PAGES: list[tuple[str, str, tuple[str, ...]]] = [
     ("lobby", "/", ("anonymous", "host")),
+    ("my games", "/my-games/", ("host",)),
     ("log in", "/accounts/login/", ("anonymous",)),
     ("sign up", "/accounts/signup/", ("anonymous",)),
+    ("e-mail addresses", "/accounts/email/", ("host",)),
+    ("change password", "/accounts/password/change/", ("host",)),
+    ("reset password", "/accounts/password/reset/", ("anonymous",)),
+    ("reset mail sent", "/accounts/password/reset/done/", ("anonymous",)),
+    ("reset link not valid", "/accounts/password/reset/key/1-bad/", ("anonymous",)),
+    ("verification link not valid", "/accounts/confirm-email/bad-key/", ("anonymous",)),
     ("new game", "/games/new/", ("host",)),
     ("new forum game form", "/games/new/?setup=forum-cop-nine", ("host",)),
     ("new table game form", "/games/new/?setup=classic-ten", ("host",)),

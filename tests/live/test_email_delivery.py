@@ -21,7 +21,7 @@ from django.contrib.auth import get_user_model
 from games.models import DigestStatus, EmailDigest, NotificationPrefs
 from games.notifications import mail
 from mafia_site.celery import app as celery_app
-from tests.mail_support import smtp_server
+from tests.mail_support import smtp_server, verify_addresses
 
 from .celery_support import (
     Beat,
@@ -49,6 +49,7 @@ def _players_with_mail(count: int) -> list[Any]:
     for user in chosen:
         User.objects.filter(pk=user.pk).update(email=f"{user.username}@example.com")
         NotificationPrefs.objects.update_or_create(user=user, defaults={"digest_minutes": 0})
+    verify_addresses()
     return [User.objects.get(pk=u.pk) for u in chosen]
 
 

@@ -11,6 +11,7 @@ import threading
 from datetime import timedelta
 
 import pytest
+from allauth.account.models import EmailAddress
 from channels.db import database_sync_to_async
 from django.core import signing
 from django.db import connections
@@ -27,7 +28,7 @@ from games.models import (
     NotificationPrefs,
 )
 from games.notifications import mail
-from tests.mail_support import SmtpServer, parts, smtp_server
+from tests.mail_support import SmtpServer, parts, smtp_server, verify_addresses
 
 pytestmark = pytest.mark.django_db
 
@@ -40,6 +41,18 @@ def smtp(settings):
         settings.MAILERS = server.mailers()
         settings.SITE_URL = "https://mafia.example"
         yield server
+
+
+@pytest.fixture
+def make_game(make_game):
+    """Games whose people have verified addresses (mail goes to nobody else)."""
+
+    def make(*args, **kwargs):
+        game = make_game(*args, **kwargs)
+        verify_addresses()
+        return game
+
+    return make
 
 
 def to(messages, address: str):
@@ -159,10 +172,12 @@ def test_a_tampered_token_of_a_real_user_does_not_work(host):
     assert Client().post(f"/notifications/unsubscribe/{token}/").status_code == 200
 
 
-def test_no_address_no_mail_and_its_notifications_are_skipped(smtp, make_game):
+@pytest.mark.parametrize("address", ["none", "unverified"])
+def test_no_verified_address_no_mail_and_its_notifications_are_skipped(smtp, make_game, address):
     game = make_game("forum-vanilla")
     first = players(game)[0]
-    type(first).objects.filter(pk=first.pk).update(email="")
+    addresses = EmailAddress.objects.filter(user=first)
+    addresses.delete() if address == "none" else addresses.update(verified=False)
     mail.sweep(mail.send_digest, now=timezone.now() + LATER)
     assert not to(smtp.messages, first.email)
     assert not EmailDigest.objects.filter(user=first).exists()

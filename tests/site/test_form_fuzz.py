@@ -19,8 +19,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from allauth.account.forms import default_token_generator
+from allauth.account.models import EmailAddress, EmailConfirmationHMAC
+from allauth.account.utils import user_pk_to_url_str
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver, resolve
+from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 from django.utils import timezone
 
 from games import services
@@ -77,6 +80,13 @@ POST_FORMS = {
     "signup": "accounts",
     "login": "accounts",
     "logout": "accounts",
+    "account_email": "account pages",
+    "account_change_password": "account pages",
+    "account_set_password": "account pages",
+    "account_reset_password": "account pages",
+    "account_reset_password_from_key": "account pages",
+    "account_confirm_email": "account pages",
+    "account_reauthenticate": "account pages",
     "games:create": "create",
     "games:join": "signups",
     "games:leave": "signups",
@@ -123,7 +133,16 @@ READ_ONLY = {
     "games:votes",
     "games:activity",
     "games:multi_iso",
+    # allauth's pages that only say something (mail sent, password set, account inactive),
+    # and its log-in by code, which is off (the view sends back to the log-in page).
+    "account_email_verification_sent",
+    "account_reset_password_done",
+    "account_reset_password_from_key_done",
+    "account_inactive",
+    "account_confirm_login_code",
 }
+# allauth's names for paths that answer under another name above (the first one matches).
+SAME_PATH = {"account_login": "login", "account_signup": "signup", "account_logout": "logout"}
 
 
 class Forms(HTMLParser):
@@ -274,7 +293,8 @@ def test_every_post_view_of_the_site_is_fuzzed():
 
     posted = {key.split("/")[0] for key in POST_FORMS}
     assert not posted & READ_ONLY
-    assert names(get_resolver().url_patterns) == posted | READ_ONLY
+    assert names(get_resolver().url_patterns) == posted | READ_ONLY | set(SAME_PATH)
+    assert all(reverse(alias) == reverse(name) for alias, name in SAME_PATH.items())
 
 
 def test_the_account_forms():
@@ -285,6 +305,40 @@ def test_the_account_forms():
     fuzzed.add(form_key("/accounts/logout/"))
     assert fuzzed >= expected("accounts")
     assert Game.objects.count() == 0
+
+
+def test_the_account_pages(settings, make_users):
+    # allauth's own limits (5 password changes a minute...) would answer most tries 429.
+    settings.ACCOUNT_RATE_LIMITS = False
+    person, passwordless = make_users(2, prefix="acct")
+    old_hash = person.password
+    EmailAddress.objects.create(user=person, email="acct@example.com", verified=True, primary=True)
+    pending = EmailAddress.objects.create(user=person, email="acct2@example.com")
+    passwordless.set_unusable_password()
+    passwordless.save()
+    web = logged_in(person)
+    fuzzed = set()
+    for url in ("/accounts/email/", "/accounts/password/change/", "/accounts/reauthenticate/"):
+        fuzzed |= fuzz(web, url)
+    fuzzed |= fuzz(logged_in(passwordless), "/accounts/password/set/")
+    key = EmailConfirmationHMAC(pending).key
+    fuzzed |= fuzz(Client(raise_request_exception=False), f"/accounts/confirm-email/{key}/")
+    anon = Client(raise_request_exception=False)
+    fuzzed |= fuzz(anon, "/accounts/password/reset/")
+    link = reverse(
+        "account_reset_password_from_key",
+        kwargs={
+            "uidb36": user_pk_to_url_str(person),
+            "key": default_token_generator.make_token(person),
+        },
+    )
+    form_page = anon.get(link)["Location"]  # allauth keeps the key in the session
+    fuzzed |= fuzz(anon, form_page)
+    assert fuzzed >= expected("account pages")
+    person.refresh_from_db()
+    assert person.password == old_hash  # no hostile value became a password
+    for email in EmailAddress.objects.values_list("email", flat=True):
+        assert "\x00" not in email and len(email) <= 254
 
 
 def test_the_create_form(host):

@@ -56,6 +56,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from allauth.account.models import EmailAddress
 from django.test import Client
 from django.utils import timezone
 
@@ -225,6 +226,9 @@ UNSUBSCRIBE_TOKENS = re.compile(r"/notifications/unsubscribe/[^/\s\"<>]+/")
 def digest_bodies(user: Any) -> dict[str, str]:
     """The e-mail digest of the person's pending notifications, as the sweep builds it once
     their window is over; the unsubscribe tokens are cut out (signatures, not words)."""
+    EmailAddress.objects.get_or_create(
+        user=user, email=user.email, defaults={"verified": True, "primary": True}
+    )
     digest = mail.build_digest(user.pk, now=timezone.now() + timedelta(days=1))
     if digest is None:
         return {}

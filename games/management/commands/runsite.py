@@ -3,8 +3,9 @@
 Serves ``mafia_site.asgi`` (HTTP and websockets) with uvicorn and, on the same event loop:
 
 * the deadline scanner (``games.tasks.run_due_phases`` every ``--scan-seconds``), standing
-  in for Celery worker + beat when there is no Redis (``--scanner auto``), and the e-mail
-  digests' sweep each minute (``games.tasks.run_digests``: mail files under MAIL_DIR);
+  in for Celery worker + beat when there is no Redis (``--scanner auto``), with beat's
+  minute jobs (scheduled vote counts, deadline reminders, the e-mail digests' sweep:
+  ``games.tasks.run_digests``, mail files under MAIL_DIR);
 * the demo bots (``games.demo.tick`` every ``--bot-seconds``), unless ``--no-demo``.
 
 Both run their synchronous database work in worker threads through ``sync_to_async``, so the
@@ -90,6 +91,7 @@ class Command(BaseCommand):
         if scanner:
             jobs.append(every(options["scan_seconds"], tasks.run_due_phases, "Deadline scan"))
             jobs.append(every(60.0, services.post_scheduled_counts, "Vote count schedule"))
+            jobs.append(every(60.0, tasks.send_deadline_reminders, "Deadline reminders"))
             jobs.append(every(60.0, tasks.run_digests, "E-mail digests"))
         if not options["no_demo"]:
             rng = random.Random()

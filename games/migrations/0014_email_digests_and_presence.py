@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0012_notifications'),
+        ('games', '0013_thread_visit'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
