@@ -217,6 +217,7 @@ ROWS: list[Row] = [
     Row("log in by code", "GET", "/accounts/login/code/confirm/", same(logged_in(), "day")),
     Row("lobby", "GET", "/", same(everyone(), "day")),
     Row("new game form", "GET", "/games/new/", same(logged_in(), "day")),
+    Row("my games", "GET", "/my-games/", same(logged_in(), "day")),
     Row("game thread", "GET", G + "/", same(everyone())),
     Row("post permalink", "GET", G + "/posts/1/", same(everyone(), "day")),
     Row("mafia chat", "GET", G + "/t/mafia/", MAFIA_CHAT),
@@ -372,6 +373,7 @@ ROWS: list[Row] = [
     Row("Swagger UI", "GET", "/api/v1/docs/", same(everyone(), "day"), api=True),
     Row("token", "POST", "/api/v1/auth/token/", same(everyone(), "day"), data=_token, api=True),
     Row("rule sets", "GET", "/api/v1/rulesets/", same(everyone(), "day"), api=True),
+    Row("API my games", "GET", "/api/v1/my-games/", same(logged_in(), "day"), api=True),
     Row("setups", "GET", "/api/v1/setups/", same(everyone(), "day"), api=True),
     Row("games", "GET", "/api/v1/games/", same(everyone(), "day"), api=True),
     Row(
