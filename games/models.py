@@ -715,6 +715,7 @@ class SimulationRun(models.Model):
 class MailState(models.TextChoices):
     NONE = "", "Not by e-mail"
     PENDING = "pending", "Waiting for the next digest"
+    QUEUED = "queued", "In a digest being sent"
     SENT = "sent", "Sent in a digest"
     SKIPPED = "skipped", "Not mailed (seen on the site first, or unsubscribed)"
 
@@ -742,6 +743,14 @@ class Notification(models.Model):
     read_at = models.DateTimeField(null=True, blank=True)
     in_inbox = models.BooleanField(default=True)
     mail = models.CharField(max_length=10, choices=MailState.choices, default="", blank=True)
+    # The e-mail digest it went out in (``games.notifications.mail``).
+    digest = models.ForeignKey(
+        "EmailDigest",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="notifications",
+    )
 
     class Meta:
         ordering = ["-updated_at", "-pk"]
@@ -868,3 +877,70 @@ class WebhookDelivery(models.Model):
 
     def __str__(self) -> str:
         return f"delivery {self.pk} of game {self.game_id} ({self.status})"
+
+
+class DigestStatus(models.TextChoices):
+    PENDING = "pending", "Waiting to be sent"
+    SENDING = "sending", "Being sent (leased to a worker)"
+    SENT = "sent", "Sent"
+    FAILED = "failed", "Given up after repeated errors"
+    SKIPPED = "skipped", "Not sent"
+
+
+class EmailDigest(models.Model):
+    """One e-mail gathering a person's pending notifications (``games.notifications.mail``).
+
+    Its subject and bodies are written once, when it is built, so every attempt sends the
+    same message with the same ``message_id``. A worker claims it for ``lease_until``
+    (status ``sending``); a lease that expired means the worker died, and the sweep sends it
+    again. While ``pending`` after an error, ``lease_until`` is the earliest next try."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="email_digests"
+    )
+    to = models.EmailField(max_length=254)
+    subject = models.CharField(max_length=300)
+    text = models.TextField()
+    html = models.TextField()
+    message_id = models.CharField(max_length=200, unique=True)
+    status = models.CharField(
+        max_length=10, choices=DigestStatus.choices, default=DigestStatus.PENDING
+    )
+    attempts = models.PositiveSmallIntegerField(default=0)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=500, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [
+            models.Index(
+                fields=["lease_until"],
+                condition=models.Q(status__in=["pending", "sending"]),
+                name="digest_to_send",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"digest {self.pk} to {self.user_id}: {self.subject} ({self.status})"
+
+
+class GamePresence(models.Model):
+    """A signed-in person has a game's page open: written by the game socket on connect,
+    on each ping (every 30 s) and on disconnect. Time-based, so a crashed web process
+    leaves nothing stuck: "open" means ``open`` and seen within ``OPEN_WINDOW`` (see
+    ``games.presence``)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    last_seen = models.DateTimeField(default=timezone.now)
+    open = models.BooleanField(default=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "game"], name="presence_one_per_user_game")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} on game {self.game_id} at {self.last_seen}"

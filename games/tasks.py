@@ -31,6 +31,7 @@ from . import services, webhooks
 from .deadlines import record_sweep, sweep_overdue
 from .errors import NotFound
 from .models import Phase
+from .notifications import mail
 from .scheduling import ADVANCE_PHASE_TASK, schedule_deadline
 
 log = logging.getLogger(__name__)
@@ -96,6 +97,23 @@ def deliver_webhooks(game_id: int) -> int:
 def sweep_webhooks() -> int:
     """Queue the deliveries of every game with a webhook post due (beat, every 30 s)."""
     return len(webhooks.sweep())
+
+
+@shared_task(name="games.tasks.sweep_digests", ignore_result=True)
+def sweep_digests() -> int:
+    """Build the due e-mail digests and queue a send for each one to send (beat)."""
+    return mail.sweep(send_digest_task.delay)
+
+
+@shared_task(name="games.tasks.send_digest", acks_late=True, ignore_result=True)
+def send_digest_task(digest_id: int) -> str:
+    """Send one digest, once: ``notifications.mail.send_digest`` claims it with a lease."""
+    return mail.send_digest(digest_id)
+
+
+def run_digests() -> int:
+    """The embedded run's digest sweep: build and send in this process."""
+    return mail.sweep(mail.send_digest)
 
 
 def _retry_if_early(game_id: int, phase_number: int, turn_seq: int | None = None) -> None:

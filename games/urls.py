@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import archive, chores, game, host, lobby, my_games, role, simulation
+from .views import archive, chores, game, host, lobby, my_games, role, simulation, unsubscribe
 
 app_name = "games"
 
@@ -33,6 +33,7 @@ urlpatterns = [
     path("games/<int:game_id>/host/", host.dashboard, name="host"),
     path("games/<int:game_id>/host/<str:op>/", host.host_action, name="host_action"),
     path("games/<int:game_id>/archive/", archive.archive, name="archive"),
+    path("notifications/unsubscribe/<str:token>/", unsubscribe.unsubscribe, name="unsubscribe"),
     path("setups/<slug:slug>/", simulation.setup_page, name="setup"),
     path("setups/<slug:slug>/simulate/", simulation.simulate, name="simulate"),
     path("setups/saved/<int:saved_id>/", simulation.setup_page, name="saved_setup"),

@@ -29,6 +29,8 @@ app.autodiscover_tasks()
 
 DEADLINE_SCAN_SECONDS = float(os.environ.get("DEADLINE_SCAN_SECONDS", "15"))
 WEBHOOK_SWEEP_SECONDS = float(os.environ.get("WEBHOOK_SWEEP_SECONDS", "30"))
+# E-mail digests (games.notifications.mail): built and (re)sent by a sweep each minute.
+DIGEST_SCAN_SECONDS = float(os.environ.get("DIGEST_SCAN_SECONDS", "60"))
 
 app.conf.beat_schedule = {
     "advance-due-phases": {
@@ -54,6 +56,11 @@ app.conf.beat_schedule = {
         "task": "games.tasks.sweep_webhooks",
         "schedule": WEBHOOK_SWEEP_SECONDS,
         "options": {"expires": WEBHOOK_SWEEP_SECONDS},
+    },
+    "sweep-digests": {
+        "task": "games.tasks.sweep_digests",
+        "schedule": DIGEST_SCAN_SECONDS,
+        "options": {"expires": max(DIGEST_SCAN_SECONDS, 5.0)},
     },
 }
 # Messages unacknowledged this long go to another worker; every ETA task we send is due

@@ -7,7 +7,8 @@ the test suite set ``DATABASE_URL`` and ``REDIS_URL`` to use PostgreSQL and Redi
 Environment: SECRET_KEY, DEBUG, ALLOWED_HOSTS (comma-separated), CSRF_TRUSTED_ORIGINS,
 DATABASE_URL, DB_CONN_MAX_AGE, DB_POOL_SIZE, REDIS_URL, LOG_LEVEL, EMAIL_HOST (and the
 other EMAIL_* settings), MAIL_DIR, DEFAULT_FROM_EMAIL, SITE_URL, WEBHOOK_ALLOW_PRIVATE,
-WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT.
+WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT, DIGEST_LEASE_SECONDS, DIGEST_RETRY_SECONDS,
+DIGEST_MAX_ATTEMPTS.
 """
 
 import os
@@ -326,6 +327,12 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Forum Mafia <mafia@lo
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # The site's address as people reach it: links in e-mails and webhooks are built on it.
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+# E-mail digests (games.notifications.mail): a sending worker's lease (longer than a send
+# can take), the first retry's wait after an SMTP error (doubling, at most an hour), and
+# the attempts before a digest is given up as failed.
+DIGEST_LEASE_SECONDS = float(os.environ.get("DIGEST_LEASE_SECONDS", "300"))
+DIGEST_RETRY_SECONDS = float(os.environ.get("DIGEST_RETRY_SECONDS", "60"))
+DIGEST_MAX_ATTEMPTS = int(os.environ.get("DIGEST_MAX_ATTEMPTS", "12"))
 
 # -- Webhooks (games.webhooks): the host's Discord/Slack webhook gets the announcements ----
 # A webhook on a private or loopback address would let a host make the server call its own

@@ -105,6 +105,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "games.notification_kinds",
             "games.outage",
             "games.plain_text",
+            "games.presence",
             "games.ratelimit",
             "games.scheduling",
             "games.setups",

@@ -30,6 +30,7 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from .. import presence
 from ..errors import ErrorCode
 from ..models import Slot
 from .audiences import viewer_audiences
@@ -78,6 +79,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.slot_id = await database_sync_to_async(_slot_id)(self.game_id, self.user_id)
         self._rechecks: set[asyncio.Task] = set()
         await self.accept()
+        await self._seen(open=True)
         self.outbox = Outbox(self._send_text)
         self.outbox.hold()  # live frames wait until the replay is out
         self.hub = get_hub()
@@ -111,6 +113,7 @@ class GameConsumer(AsyncWebsocketConsumer):
                 task.cancel()
             await self.hub.detach(self)
             self.hub = None
+            await self._seen(open=False)  # seen until now, closed from now
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         try:
@@ -138,9 +141,19 @@ class GameConsumer(AsyncWebsocketConsumer):
                 return
             await self._replay(since if isinstance(since, int) else None, positions)
         elif message.get("type") == "ping":
+            await self._seen(open=True)  # the heartbeat: the page is still open
             audiences = self.hub.audiences(self)
             newest = await database_sync_to_async(heads)(self.game_id, audiences)
             self.outbox.control({"type": "pong", "server_time": server_time(), "heads": newest})
+
+    async def _seen(self, *, open: bool) -> None:
+        """Presence for the e-mail digests (``games.presence``); never raises."""
+        if self.user_id is None:
+            return
+        try:
+            await database_sync_to_async(presence.seen)(self.user_id, self.game_id, open=open)
+        except Exception:  # the database is away: the socket goes on without it
+            log.warning("Game socket: presence not recorded", exc_info=True)
 
     async def _send_text(self, text: str) -> None:
         await self.send(text_data=text)

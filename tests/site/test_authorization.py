@@ -646,6 +646,10 @@ ROWS: list[Row] = [
         data={"games": 10},
     ),
     Row("simulation page", "GET", "/simulations/1/", same(cells("404"), "day", "night", "over")),
+    # The signed token is the only authorisation (RFC 8058 one-click, no session): a forged
+    # one works for nobody, signed in or not (tests/notifications/test_digests.py: real ones).
+    Row("unsubscribe page", "GET", "/notifications/unsubscribe/forged:x:y/", same(everyone("no"))),
+    Row("unsubscribe", "POST", "/notifications/unsubscribe/forged:x:y/", same(everyone("no"))),
     Row(
         "API vote counts",
         "GET",

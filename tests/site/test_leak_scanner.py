@@ -9,7 +9,8 @@ People: anonymous, a logged-in spectator, a town investigator (cop / sheriff / d
 a mafia member, a dead player (a plain townie modkilled on day 1) and the host. At each
 capture each person fetches every page and API read of the game (thread, private threads,
 role PM, host page, archive; the game, posts of every thread, vote count, turn, role PM,
-host view, archive) and the frames a socket of theirs gets: ``live.audiences.viewer_audiences`` and
+host view, archive), the e-mail digest their pending notifications make (built as the
+sweep builds it) and the frames a socket of theirs gets: ``live.audiences.viewer_audiences`` and
 ``live.replay.replay`` from the positions of the previous capture (exactly what the game socket
 sends a reconnecting page), plus the ping answer (``live.numbering.heads``).
 
@@ -51,10 +52,13 @@ import html
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from allauth.account.models import EmailAddress
 from django.test import Client
+from django.utils import timezone
 
 from games import naming, services
 from games.errors import GameRuleError
@@ -62,6 +66,7 @@ from games.live import audiences as live_audiences
 from games.live import kinds, numbering
 from games.live import replay as live_replay
 from games.models import Game, NightAction, PrivateResult, Slot, WebhookDelivery
+from games.notifications import mail
 from games.reads.table import turn_view
 from games.setups import SETUPS
 from resolver.rulesets import get_ruleset
@@ -203,6 +208,8 @@ def capture(game: Game, person: Person) -> dict[str, Any]:
     if person.user is None:  # the chat webhook speaks to the public: anonymous's knowledge
         deliveries = WebhookDelivery.objects.filter(game=game).order_by("id")
         bodies["webhook: deliveries"] = [d.body for d in deliveries]
+    if person.user is not None:
+        bodies.update(digest_bodies(person.user))
     audiences, _seq = live_audiences.viewer_audiences(game.pk, person.user)
     since = 0 if not person.started else None
     result = live_replay.replay(game.pk, audiences, since, dict(person.positions) or None)
@@ -216,6 +223,24 @@ def capture(game: Game, person: Person) -> dict[str, Any]:
     person.positions = dict(result.positions)
     person.started = True
     return bodies
+
+
+UNSUBSCRIBE_TOKENS = re.compile(r"/notifications/unsubscribe/[^/\s\"<>]+/")
+
+
+def digest_bodies(user: Any) -> dict[str, str]:
+    """The e-mail digest of the person's pending notifications, as the sweep builds it once
+    their window is over; the unsubscribe tokens are cut out (signatures, not words)."""
+    EmailAddress.objects.get_or_create(
+        user=user, email=user.email, defaults={"verified": True, "primary": True}
+    )
+    digest = mail.build_digest(user.pk, now=timezone.now() + timedelta(days=1))
+    if digest is None:
+        return {}
+    return {
+        f"e-mail: digest {part}": UNSUBSCRIBE_TOKENS.sub(" ", getattr(digest, part))
+        for part in ("subject", "text", "html")
+    }
 
 
 def check_numbering(person: Person, frames: list[dict], positions: dict[str, int]) -> None:
@@ -517,6 +542,8 @@ def test_nothing_hidden_leaks_in_a_whole_game(setup, host, settings):
     # The webhook got the announcements (deaths included), and they were searched.
     assert WebhookDelivery.objects.filter(game=game).count() > 5
     assert any(w.endswith("webhook: deliveries") for w in seen["bodies"])
+    mailed = {b for b in seen["bodies"] if "e-mail: digest" in b}
+    assert any("mafia" in b for b in mailed) and any("town" in b for b in mailed), mailed
     # After the end everything may show, and the archive shows every role to everyone.
     assert not scan(game, people, secrets, "over:")
     archive = Client().get(f"/api/v1/games/{game.pk}/archive/").json()
