@@ -18,7 +18,11 @@ SETUP = "import django; django.setup(); from django.conf import settings; print(
 
 
 def run(code_or_args: str | list[str], **env: str) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY", "HTTPS")}
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DEBUG", "SECRET_KEY", "HTTPS", "EMAIL_HOST")
+    }
     base["DJANGO_SETTINGS_MODULE"] = "mafia_site.settings"
     args = code_or_args if isinstance(code_or_args, list) else ["-c", code_or_args]
     return subprocess.run(
@@ -49,15 +53,28 @@ def test_without_debug_the_site_refuses_to_start_without_a_real_key(key):
     assert "SECRET_KEY" in done.stderr and "ImproperlyConfigured" in done.stderr
 
 
-def test_check_deploy_is_clean_with_the_production_settings():
-    done = run(
+def _deploy_check(**env: str) -> subprocess.CompletedProcess:
+    return run(
         ["manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         DEBUG="false",
         SECRET_KEY=secrets.token_hex(32),
         ALLOWED_HOSTS="mafia.example.org",
+        **env,
     )
+
+
+def test_check_deploy_is_clean_with_the_production_settings():
+    done = _deploy_check(EMAIL_HOST="smtp.example.org")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "no issues" in done.stdout
+
+
+def test_check_deploy_says_a_production_site_without_smtp_sends_no_mail():
+    # Without EMAIL_HOST, mail is written as files (the embedded run): fine on a laptop,
+    # but a production site would never reach anyone, and the operator is told so.
+    done = _deploy_check()
+    assert done.returncode != 0
+    assert "mail.E001" in done.stdout + done.stderr
 
 
 def test_compose_has_no_default_key():

@@ -22,6 +22,7 @@ import pytest
 from allauth.account.forms import default_token_generator
 from allauth.account.models import EmailAddress, EmailConfirmationHMAC
 from allauth.account.utils import user_pk_to_url_str
+from django.conf import settings
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 from django.utils import timezone
@@ -33,11 +34,13 @@ from games.models import (
     Game,
     GameEvent,
     NightAction,
+    NotificationPrefs,
     Post,
     SavedSetup,
     SimulationRun,
     Slot,
 )
+from games.notifications import mail
 from games.reads.table import turn_view
 from games.setups import SETUPS
 from tests.conftest import slot_of, slots_of
@@ -117,6 +120,7 @@ POST_FORMS = {
     "games:host_action/replace_next": "host",
     "games:simulate": "setups",
     "games:simulate_saved": "setups",
+    "games:unsubscribe": "unsubscribe",
 }
 # Pages with no form of their own to fuzz: GET only, or a POST answered with the page.
 READ_ONLY = {
@@ -340,6 +344,17 @@ def test_the_account_pages(settings, make_users):
     assert person.password == old_hash  # no hostile value became a password
     for email in EmailAddress.objects.values_list("email", flat=True):
         assert "\x00" not in email and len(email) <= 254
+
+
+def test_the_unsubscribe_form(make_users):
+    # The one-click unsubscribe is a POST without a session or CSRF cookie: the token is
+    # its authority, and hostile fields beside it change nothing else.
+    (person,) = make_users(1, prefix="reader")
+    url = mail.unsubscribe_url(person.pk, "phase_started").removeprefix(settings.SITE_URL)
+    fuzzed = fuzz(Client(raise_request_exception=False), url)
+    assert fuzzed >= expected("unsubscribe")
+    prefs = NotificationPrefs.objects.get(user=person)
+    assert set(prefs.channels) == {"phase_started"}
 
 
 def test_the_create_form(host):
