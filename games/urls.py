@@ -2,12 +2,20 @@
 
 from django.urls import path
 
-from .views import archive, chores, game, host, lobby, role, simulation
+from .views import archive, chores, game, host, inbox, lobby, role, simulation
 
 app_name = "games"
 
 urlpatterns = [
     path("", lobby.lobby, name="lobby"),
+    path("notifications/", inbox.inbox, name="notifications"),
+    path("notifications/read-all/", inbox.mark_all_read, name="notifications_read_all"),
+    path("notifications/settings/", inbox.notification_settings, name="notification_settings"),
+    path(
+        "notifications/<int:notification_id>/open/",
+        inbox.open_notification,
+        name="notification_open",
+    ),
     path("games/new/", lobby.create_game, name="create"),
     path("games/<int:game_id>/", game.thread, name="thread"),
     path("games/<int:game_id>/post/", game.reply, name="reply"),

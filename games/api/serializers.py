@@ -18,12 +18,15 @@ from resolver.rulesets import get_ruleset
 
 from .. import game_settings
 from ..display import public_setup
+from ..errors import ErrorCode
 from ..game_settings import Kind, Setting
 from ..models import (
     MAX_PHASE_MINUTES,
     Ruleset,
     Thread,
 )
+from ..notification_kinds import CHANNELS
+from ..notification_kinds import KIND_CHOICES as NOTIFICATION_KIND_CHOICES
 from ..plain_text import use_plain_text
 from ..reads.access import Viewer
 from ..services.common import MAX_POST_LENGTH
@@ -798,3 +801,56 @@ class QueueSerializer(serializers.Serializer):
     queue = serializers.ListField(
         child=serializers.CharField(), help_text="Usernames, next in line first."
     )
+
+
+# -- notifications ---------------------------------------------------------------------------
+class NotificationSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    game = serializers.IntegerField(allow_null=True, help_text="The game's id (null: none).")
+    kind = serializers.ChoiceField(choices=NOTIFICATION_KIND_CHOICES)
+    text = serializers.CharField()
+    link = serializers.URLField(help_text="What it is about (absolute).")
+    read = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField(help_text="Its last change (a batched one grows).")
+    count = serializers.IntegerField(help_text="How many things it gathers (batched kinds).")
+
+
+class NotificationPageSerializer(serializers.Serializer):
+    page = serializers.IntegerField()
+    num_pages = serializers.IntegerField()
+    count = serializers.IntegerField()
+    unread = serializers.IntegerField()
+    results = NotificationSerializer(many=True)
+
+
+class MarkReadSerializer(InputSerializer):
+    ids = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        required=False,
+        max_length=1000,
+        help_text="Your notifications to mark read (ids not yours are ignored).",
+    )
+    all = serializers.BooleanField(required=False, help_text="true: mark every one read.")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if ("ids" in attrs) == bool(attrs.get("all")):
+            raise serializers.ValidationError(
+                'Send either {"ids": [...]} or {"all": true}.', ErrorCode.NOTIFICATION_IDS
+            )
+        return attrs
+
+
+class UnreadSerializer(serializers.Serializer):
+    unread = serializers.IntegerField(help_text="How many of your notifications are unread.")
+
+
+class NotificationPrefsSerializer(InputSerializer):
+    channels = serializers.DictField(
+        child=serializers.ChoiceField(choices=list(CHANNELS)),
+        required=False,
+        help_text="Kind -> inbox, email, both or off (kinds not sent keep their channel).",
+    )
+    reminder_hours = serializers.IntegerField(min_value=0, max_value=48, required=False)
+    digest_minutes = serializers.IntegerField(min_value=1, max_value=1440, required=False)
+    desktop = serializers.BooleanField(required=False)
