@@ -117,6 +117,7 @@ class _Worker:
         self.retry_at = 0.0
         self.pause = RETRY_FIRST
         self.busy = False
+        self.close_requested = False
         self.cond = threading.Condition()
         threading.Thread(target=self._run, name="live-inbox", daemon=True).start()
 
@@ -134,9 +135,12 @@ class _Worker:
             self.cond.notify()
 
     def wait_idle(self, timeout: float) -> bool:
+        """Until everything submitted is sent and the connection closed (tests)."""
         deadline = time.monotonic() + timeout
         with self.cond:
-            while self.pending or self.busy:
+            self.close_requested = True
+            self.cond.notify_all()
+            while self.pending or self.busy or self.close_requested:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
@@ -149,6 +153,10 @@ class _Worker:
         while True:
             with self.cond:
                 while not self.pending and not (self.failed and time.monotonic() >= self.retry_at):
+                    if self.close_requested:
+                        connection.close()
+                        self.close_requested = False
+                        self.cond.notify_all()
                     wait = 1.0
                     if self.failed:
                         wait = max(self.retry_at - time.monotonic(), 0.01)
