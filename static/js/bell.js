@@ -13,7 +13,7 @@
   var bell = document.getElementById("bell");
   if (!bell) return; // not signed in
   var countEl = bell.querySelector("[data-bell-count]");
-  var baseTitle = document.title.replace(/^\(\d+\) /, "");
+  var unreadNow = parseInt(bell.getAttribute("data-unread"), 10) || 0;
   var seenId = null; // the newest notification this page knows of: no pop-up for it
 
   function showCount(unread) {
@@ -21,7 +21,19 @@
     bell.setAttribute("data-unread", String(unread));
     if (countEl) countEl.textContent = String(unread);
     bell.classList.toggle("has-unread", unread > 0);
-    document.title = (unread > 0 ? "(" + unread + ") " : "") + baseTitle;
+    unreadNow = unread;
+    titleCount();
+  }
+
+  // "(3) " before whatever the page's title is now (live.js puts "Your turn" in it too).
+  function titleCount() {
+    var wanted = (unreadNow > 0 ? "(" + unreadNow + ") " : "") +
+      document.title.replace(/^\(\d+\) /, "");
+    if (document.title !== wanted) document.title = wanted;
+  }
+  var titleEl = document.querySelector("title");
+  if (titleEl && window.MutationObserver) {
+    new MutationObserver(titleCount).observe(titleEl, { childList: true, characterData: true, subtree: true });
   }
 
   function maybeDesktop(frame) {
@@ -39,6 +51,7 @@
 
   function onFrame(frame) {
     if (!frame || frame.type !== "inbox") return;
+    bell.setAttribute("data-live", "1"); // following the inbox live from here on
     showCount(frame.unread);
     var newest = frame.newest;
     if (frame.fresh && newest && seenId !== null && newest.id > seenId) maybeDesktop(frame);

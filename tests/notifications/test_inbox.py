@@ -41,7 +41,7 @@ def note(user, text, minutes_ago=0, *, kind="phase_started", game=None, read=Fal
 
 
 def bell_count(html: str) -> int:
-    found = re.search(r'data-bell-count>(\d+)<', html)
+    found = re.search(r"data-bell-count>(\d+)<", html)
     assert found, "no bell on the page"
     return int(found.group(1))
 

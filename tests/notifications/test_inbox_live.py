@@ -89,11 +89,13 @@ async def test_a_socket_hears_only_its_own_persons_inbox():
 
 
 async def test_anonymous_sockets_follow_no_inbox():
-    sock, ok, code = await open_inbox(None)
+    _sock, ok, code = await open_inbox(None)
     assert not ok and code == 4401
 
 
-async def test_a_change_redraws_the_players_bell_on_the_game_socket_after_the_commit(make_game, host):
+async def test_a_change_redraws_the_players_bell_on_the_game_socket_after_the_commit(
+    make_game, host
+):
     game = await db(make_game)("forum-vanilla", start=False)
     player = await db(lambda: game.slots.order_by("seat").first().user)()
     sock, ok, _ = await open_socket(game.pk, player)
