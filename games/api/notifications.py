@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from drf_spectacular.utils import OpenApiParameter
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -40,6 +40,13 @@ def notification_data(request: Request, note: Notification) -> dict[str, Any]:
         "updated_at": note.updated_at,
         "count": note.count,
     }
+
+
+MARK_READ = PolymorphicProxySerializer(
+    component_name="MarkRead",
+    serializers=[s.MarkReadIdsSerializer, s.MarkReadAllSerializer],
+    resource_type_field_name=None,
+)
 
 
 class NotificationsView(GameAPIView):
@@ -74,11 +81,12 @@ class NotificationsView(GameAPIView):
 class MarkReadView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
-    @docs.write(s.UnreadSerializer, request=s.MarkReadSerializer, game=False)
+    @docs.write(s.UnreadSerializer, request=MARK_READ)
     def post(self, request: Request) -> Response:
         """Mark some of your notifications read (``ids``), or all of them (``all``)."""
         data = _valid(s.MarkReadSerializer, request)
-        ids = None if data.get("all") else data["ids"]
+        # {"all": true}: every one; {"all": false}: nothing to mark.
+        ids = data.get("ids", None if data.get("all") else [])
         return Response({"unread": inbox_services.mark_read(request.user, ids)})
 
 
@@ -100,7 +108,7 @@ class NotificationSettingsView(GameAPIView):
         """Your notification settings: a channel per kind, the reminder, the digest, desktop."""
         return Response(prefs_data(request.user.pk))
 
-    @docs.write(s.NotificationPrefsSerializer, request=s.NotificationPrefsSerializer, game=False)
+    @docs.write(s.NotificationPrefsSerializer, request=s.NotificationPrefsSerializer)
     def put(self, request: Request) -> Response:
         """Change your notification settings (what is not sent stays as it was)."""
         data = _valid(s.NotificationPrefsSerializer, request)

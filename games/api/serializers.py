@@ -25,7 +25,7 @@ from ..models import (
     Ruleset,
     Thread,
 )
-from ..notification_kinds import CHANNELS
+from ..notification_kinds import CHANNEL_CHOICES
 from ..notification_kinds import KIND_CHOICES as NOTIFICATION_KIND_CHOICES
 from ..plain_text import use_plain_text
 from ..reads.access import Viewer
@@ -824,17 +824,31 @@ class NotificationPageSerializer(serializers.Serializer):
     results = NotificationSerializer(many=True)
 
 
-class MarkReadSerializer(InputSerializer):
+class MarkReadIdsSerializer(InputSerializer):
     ids = serializers.ListField(
-        child=serializers.IntegerField(min_value=1),
-        required=False,
+        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),
         max_length=1000,
         help_text="Your notifications to mark read (ids not yours are ignored).",
     )
-    all = serializers.BooleanField(required=False, help_text="true: mark every one read.")
+
+
+class MarkReadAllSerializer(InputSerializer):
+    all = serializers.BooleanField(help_text="true: mark every one of yours read.")
+
+
+class MarkReadSerializer(InputSerializer):
+    """What ``POST notifications/read/`` takes: ``{"ids": [...]}`` or ``{"all": true}``
+    (documented as one of ``MarkReadIds`` and ``MarkReadAll``)."""
+
+    ids = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),
+        max_length=1000,
+        required=False,
+    )
+    all = serializers.BooleanField(required=False)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if ("ids" in attrs) == bool(attrs.get("all")):
+        if ("ids" in attrs) == ("all" in attrs):
             raise serializers.ValidationError(
                 'Send either {"ids": [...]} or {"all": true}.', ErrorCode.NOTIFICATION_IDS
             )
@@ -845,12 +859,24 @@ class UnreadSerializer(serializers.Serializer):
     unread = serializers.IntegerField(help_text="How many of your notifications are unread.")
 
 
+# One optional channel per kind of the registry (other keys are ignored, as elsewhere).
+NotificationChannelsSerializer = type(
+    "NotificationChannelsSerializer",
+    (serializers.Serializer,),
+    {
+        kind: serializers.ChoiceField(choices=CHANNEL_CHOICES, required=False, help_text=label)
+        for kind, label in NOTIFICATION_KIND_CHOICES
+    },
+)
+
+
 class NotificationPrefsSerializer(InputSerializer):
-    channels = serializers.DictField(
-        child=serializers.ChoiceField(choices=list(CHANNELS)),
+    channels = NotificationChannelsSerializer(
         required=False,
         help_text="Kind -> inbox, email, both or off (kinds not sent keep their channel).",
     )
-    reminder_hours = serializers.IntegerField(min_value=0, max_value=48, required=False)
+    reminder_hours = serializers.IntegerField(
+        min_value=0, max_value=48, required=False, help_text="0: no reminder."
+    )
     digest_minutes = serializers.IntegerField(min_value=1, max_value=1440, required=False)
     desktop = serializers.BooleanField(required=False)
