@@ -173,13 +173,13 @@ class _Worker:
                 close_old_connections()
                 ok = _push_safely(jobs)
             finally:
-                with self.cond:
+                with self.cond:  # (an RLock: ``retry_later`` takes it again)
                     self.busy = False
                     if ok:
                         self.pause = RETRY_FIRST
+                    else:
+                        self.retry_later(jobs)
                     self.cond.notify_all()
-            if not ok:
-                self.retry_later(jobs)
 
 
 _worker_instance: _Worker | None = None

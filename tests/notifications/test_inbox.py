@@ -255,3 +255,28 @@ def test_the_api_settings_round_trip_and_refuse_bad_values():
     assert bad.status_code == 400 and bad.json()["field"] == "channels.prodded"
     bad = client.put("/api/v1/notifications/settings/", {"reminder_hours": 99}, "application/json")
     assert bad.status_code == 400 and bad.json()["field"] == "reminder_hours"
+
+
+def test_redis_away_never_fails_the_change_and_the_push_is_retried(settings):
+    """The channel layer's Redis refuses connections: marking read still commits, the
+    push is logged and handed to the inbox thread for a retry (never raised)."""
+    from games.live import inbox as live_inbox
+    from games.services.inbox import mark_read
+    from tests.live.ws_support import redis_layers
+
+    layers = redis_layers()
+    layers["default"]["CONFIG"]["hosts"] = [{"address": "redis://127.0.0.1:1/0"}]
+    settings.CHANNEL_LAYERS = layers
+    settings.LIVE_PUBLISH_IN_BACKGROUND = False
+    me = UserFactory()
+    mine = note(me, "Something")
+    assert mark_read(me, [mine.pk]) == 0
+    live_inbox.publish_inbox({me.pk})  # what the commit hook runs: it returns, quietly
+    mine.refresh_from_db()
+    assert mine.read_at is not None
+    worker = live_inbox._worker()
+    with worker.cond:
+        waiting = worker.failed | worker.pending | ({me.pk} if worker.busy else set())
+    assert me.pk in waiting
+    with worker.cond:  # no retry after this test (its rows are rolled back)
+        worker.failed.clear()
