@@ -107,6 +107,8 @@ POST_FORMS = {
     "games:host_action/replace_next": "host",
     "games:simulate": "setups",
     "games:simulate_saved": "setups",
+    "games:notification_settings": "notifications",
+    "games:notifications_read_all": "notifications",
 }
 # Pages with no form of their own to fuzz: GET only, or a POST answered with the page.
 READ_ONLY = {
@@ -123,6 +125,8 @@ READ_ONLY = {
     "games:votes",
     "games:activity",
     "games:multi_iso",
+    "games:notifications",
+    "games:notification_open",  # a GET: marks one's own notification read, then redirects
 }
 
 
@@ -285,6 +289,19 @@ def test_the_account_forms():
     fuzzed.add(form_key("/accounts/logout/"))
     assert fuzzed >= expected("accounts")
     assert Game.objects.count() == 0
+
+
+def test_the_notification_forms(make_game):
+    from games.models import NotificationPrefs
+
+    game = make_game("forum-vanilla")  # the players have unread notifications: a button
+    player = game.slots.order_by("seat").first().user
+    web = logged_in(player)
+    fuzzed = fuzz(web, "/notifications/settings/") | fuzz(web, "/notifications/")
+    assert fuzzed >= expected("notifications")
+    for prefs in NotificationPrefs.objects.all():  # nothing out of range was stored
+        assert 0 <= prefs.reminder_hours <= 48 and 1 <= prefs.digest_minutes <= 1440
+        assert all(c in ("inbox", "email", "both", "off") for c in prefs.channels.values())
 
 
 def test_the_create_form(host):
