@@ -19,6 +19,7 @@ reconnect or a paused layer), so the bell always equals what a reload shows.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -216,7 +217,8 @@ class InboxFollower:
         self.inbox_user_id = int(user.pk)
         group = group_of(self.inbox_user_id)
         try:
-            await self.channel_layer.group_add(group, self.channel_name)
+            # Bounded: a Redis that is away must not hold the socket's connect.
+            await asyncio.wait_for(self.channel_layer.group_add(group, self.channel_name), 2.0)
             self.inbox_group = group
         except Exception as exc:  # Redis away: the bell shows the count it got on connect
             log.warning("Inbox socket: following %s failed: %r", group, exc)
@@ -226,7 +228,7 @@ class InboxFollower:
         if group is None or self.channel_layer is None:
             return
         try:
-            await self.channel_layer.group_discard(group, self.channel_name)
+            await asyncio.wait_for(self.channel_layer.group_discard(group, self.channel_name), 2.0)
         except Exception as exc:
             log.warning("Inbox socket: leaving %s failed: %r", group, exc)
 
