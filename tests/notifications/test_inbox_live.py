@@ -72,14 +72,14 @@ async def test_a_socket_hears_only_its_own_persons_inbox():
     await b.wait_for(is_inbox(fresh=False))
 
     secret = await db(_note)(bob, "Bob's turn at the table")
-    await asyncio.to_thread(live_inbox.publish_inbox, {bob.pk})
+    await db(live_inbox.publish_inbox)({bob.pk})
     got = await b.wait_for(is_inbox(fresh=True))
     assert got["unread"] == 1 and got["newest"]["id"] == secret.pk
     assert got["newest"]["desktop"] is True and got["newest"]["text"] == secret.text
 
     # A sentinel for Alice: Bob's frame, had it been routed to her, would have come first.
     mine = await db(_note)(alice, "Alice's turn")
-    await asyncio.to_thread(live_inbox.publish_inbox, {alice.pk})
+    await db(live_inbox.publish_inbox)({alice.pk})
     await a.wait_for(is_inbox(fresh=True))
     frames = a.controls("inbox")
     assert all((f["newest"] or {}).get("id") in (None, mine.pk) for f in frames)
