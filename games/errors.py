@@ -121,6 +121,12 @@ class ErrorCode(StrEnum):
     DATES = "dates"
     NO_ABSENCE = "no_absence"
 
+    # Notifications: the inbox and each person's settings
+    NO_NOTIFICATION = "no_notification"
+    NOTIFICATION_IDS = "notification_ids"
+    CHANNEL = "channel"
+    REMINDER_HOURS = "reminder_hours"
+    DIGEST_MINUTES = "digest_minutes"
     # Answers outside the services (Django's errors in the API's shape, the socket)
     BAD_REQUEST = "bad_request"
     PERMISSION_DENIED = "permission_denied"

@@ -32,6 +32,8 @@ CHANNELS: dict[str, str] = {
     OFF: "Off",
 }
 
+CHANNEL_CHOICES = list(CHANNELS.items())
+
 
 @dataclass(frozen=True)
 class NotificationKind:

@@ -2,12 +2,31 @@
 
 from django.urls import path
 
-from .views import archive, chores, game, host, lobby, my_games, role, simulation, unsubscribe
+from .views import (
+    archive,
+    chores,
+    game,
+    host,
+    inbox,
+    lobby,
+    my_games,
+    role,
+    simulation,
+    unsubscribe,
+)
 
 app_name = "games"
 
 urlpatterns = [
     path("", lobby.lobby, name="lobby"),
+    path("notifications/", inbox.inbox, name="notifications"),
+    path("notifications/read-all/", inbox.mark_all_read, name="notifications_read_all"),
+    path("notifications/settings/", inbox.notification_settings, name="notification_settings"),
+    path(
+        "notifications/<int:notification_id>/open/",
+        inbox.open_notification,
+        name="notification_open",
+    ),
     path("games/new/", lobby.create_game, name="create"),
     path("my-games/", my_games.my_games_page, name="my_games"),
     path("games/<int:game_id>/", game.thread, name="thread"),

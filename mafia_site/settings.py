@@ -112,6 +112,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "games.views.context_processors.bell",
             ],
         },
     },
@@ -367,6 +368,8 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # Request bodies get their own components, so non-blank text is marked (minLength 1).
     "COMPONENT_SPLIT_REQUEST": True,
+    # One enum for every kind's channel in the notification settings (not one per kind).
+    "ENUM_NAME_OVERRIDES": {"NotificationChannelEnum": "games.notification_kinds.CHANNEL_CHOICES"},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.api.docs.postprocess",

@@ -19,6 +19,7 @@ from resolver.rulesets import get_ruleset
 
 from .. import game_settings
 from ..display import public_setup
+from ..errors import ErrorCode
 from ..game_settings import Kind, Setting
 from ..models import (
     MAX_PHASE_MINUTES,
@@ -28,6 +29,8 @@ from ..models import (
     Thread,
 )
 from ..naming import slot_ref
+from ..notification_kinds import CHANNEL_CHOICES
+from ..notification_kinds import KIND_CHOICES as NOTIFICATION_KIND_CHOICES
 from ..plain_text import use_plain_text
 from ..reads.access import Viewer
 from ..reads.my_games import HOST_CODES, NEED_CODES, MyGame, MyGames
@@ -896,3 +899,82 @@ def my_games_data(games: MyGames) -> dict[str, Any]:
         "active": [my_game_data(g) for g in games.active],
         "finished": [my_game_data(g) for g in games.finished],
     }
+
+
+# -- notifications ---------------------------------------------------------------------------
+class NotificationSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    game = serializers.IntegerField(allow_null=True, help_text="The game's id (null: none).")
+    kind = serializers.ChoiceField(choices=NOTIFICATION_KIND_CHOICES)
+    text = serializers.CharField()
+    link = serializers.URLField(help_text="What it is about (absolute).")
+    read = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField(help_text="Its last change (a batched one grows).")
+    count = serializers.IntegerField(help_text="How many things it gathers (batched kinds).")
+
+
+class NotificationPageSerializer(serializers.Serializer):
+    page = serializers.IntegerField()
+    num_pages = serializers.IntegerField()
+    count = serializers.IntegerField()
+    unread = serializers.IntegerField()
+    results = NotificationSerializer(many=True)
+
+
+class MarkReadIdsSerializer(InputSerializer):
+    ids = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),
+        max_length=1000,
+        help_text="Your notifications to mark read (ids not yours are ignored).",
+    )
+
+
+class MarkReadAllSerializer(InputSerializer):
+    all = serializers.BooleanField(help_text="true: mark every one of yours read.")
+
+
+class MarkReadSerializer(InputSerializer):
+    """What ``POST notifications/read/`` takes: ``{"ids": [...]}`` or ``{"all": true}``
+    (documented as one of ``MarkReadIds`` and ``MarkReadAll``)."""
+
+    ids = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),
+        max_length=1000,
+        required=False,
+    )
+    all = serializers.BooleanField(required=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if ("ids" in attrs) == ("all" in attrs):
+            raise serializers.ValidationError(
+                'Send either {"ids": [...]} or {"all": true}.', ErrorCode.NOTIFICATION_IDS
+            )
+        return attrs
+
+
+class InboxUnreadSerializer(serializers.Serializer):
+    unread = serializers.IntegerField(help_text="How many of your notifications are unread.")
+
+
+# One optional channel per kind of the registry (other keys are ignored, as elsewhere).
+NotificationChannelsSerializer = type(
+    "NotificationChannelsSerializer",
+    (serializers.Serializer,),
+    {
+        kind: serializers.ChoiceField(choices=CHANNEL_CHOICES, required=False, help_text=label)
+        for kind, label in NOTIFICATION_KIND_CHOICES
+    },
+)
+
+
+class NotificationPrefsSerializer(InputSerializer):
+    channels = NotificationChannelsSerializer(
+        required=False,
+        help_text="Kind -> inbox, email, both or off (kinds not sent keep their channel).",
+    )
+    reminder_hours = serializers.IntegerField(
+        min_value=0, max_value=48, required=False, help_text="0: no reminder."
+    )
+    digest_minutes = serializers.IntegerField(min_value=1, max_value=1440, required=False)
+    desktop = serializers.BooleanField(required=False)

@@ -3,13 +3,22 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerSplitView
 
-from . import chores, views
+from . import chores, notifications, views
 
 urlpatterns = [
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="api-schema"),
     # The split view serves its start-up script as a file: no inline script for the CSP.
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("auth/token/", views.TokenView.as_view(), name="api-token"),
+    path("notifications/", notifications.NotificationsView.as_view(), name="api-notifications"),
+    path(
+        "notifications/read/", notifications.MarkReadView.as_view(), name="api-notifications-read"
+    ),
+    path(
+        "notifications/settings/",
+        notifications.NotificationSettingsView.as_view(),
+        name="api-notification-settings",
+    ),
     path("rulesets/", views.RulesetsView.as_view(), name="api-rulesets"),
     path("setups/", views.SetupsView.as_view(), name="api-setups"),
     path("games/", views.GameListView.as_view(), name="api-games"),

@@ -10,13 +10,16 @@ client sees every visible event exactly once and in order; a client too far behi
 told to reload.
 
 Client -> server messages: ``{"type": "resume", "positions": {audience: n}}`` (after a
-gap; ``"since": 0`` asks for everything) and ``{"type": "ping"}``. Clients never see the
-game-wide seq (its jumps would count hidden events): items are numbered per audience.
+gap; ``"since": 0`` asks for everything), ``{"type": "ping"}`` and ``{"type": "inbox"}``
+(the signed-in person's bell, ``games.live.inbox``: also sent after the catch-up).
+Clients never see the game-wide seq (its jumps would count hidden events): items are
+numbered per audience.
 Server -> client frames are JSON arrays of items (see ``render``) and
 control messages: ``hello``, ``replay``, ``access``, ``resync``, ``reload``, ``pong``,
-``live`` (``"state": "paused"`` while the channel layer's Redis is away, ``"live"`` when it
-is back: the client then resumes) and ``error`` (``{"code", "error"}``: positions that are
-not whole numbers of 0 or more; on connect the socket then closes with code 4400).
+``inbox``, ``live`` (``"state": "paused"`` while the channel layer's Redis is away,
+``"live"`` when it is back: the client then resumes) and ``error`` (``{"code", "error"}``:
+positions that are not whole numbers of 0 or more; on connect the socket then closes with
+code 4400).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from ..errors import ErrorCode
 from ..models import Slot
 from .audiences import viewer_audiences
 from .hub import Hub, get_hub
+from .inbox import InboxFollower
 from .numbering import heads
 from .outbox import Outbox
 from .replay import replay
@@ -51,7 +55,7 @@ def _slot_id(game_id: int, user_id: int | None) -> int | None:
     )
 
 
-class GameConsumer(AsyncWebsocketConsumer):
+class GameConsumer(InboxFollower, AsyncWebsocketConsumer):
     game_id: int
     user_id: int | None = None
     slot_id: int | None = None
@@ -105,8 +109,13 @@ class GameConsumer(AsyncWebsocketConsumer):
         except Exception:
             log.exception("Game socket: the catch-up replay failed")
             await self.close(code=1011)
+            return
+        # A signed-in person's socket also carries their own bell (``games.live.inbox``).
+        await self.follow_inbox(user)
+        await self.send_current_inbox()
 
     async def disconnect(self, code: int) -> None:
+        await self.unfollow_inbox()
         if self.hub is not None:
             self.outbox.closed = True
             for task in list(getattr(self, "_rechecks", ())):
@@ -140,6 +149,8 @@ class GameConsumer(AsyncWebsocketConsumer):
                 self.outbox.control(exc.control)  # the socket stays: a good resume may follow
                 return
             await self._replay(since if isinstance(since, int) else None, positions)
+        elif message.get("type") == "inbox":
+            await self.send_current_inbox()
         elif message.get("type") == "ping":
             await self._seen(open=True)  # the heartbeat: the page is still open
             audiences = self.hub.audiences(self)
@@ -154,6 +165,10 @@ class GameConsumer(AsyncWebsocketConsumer):
             await database_sync_to_async(presence.seen)(self.user_id, self.game_id, open=open)
         except Exception:  # the database is away: the socket goes on without it
             log.warning("Game socket: presence not recorded", exc_info=True)
+
+    async def send_inbox(self, frame: dict[str, Any]) -> None:
+        if self.hub is not None:
+            self.outbox.control(frame)  # in the socket's one queue, after what came before
 
     async def _send_text(self, text: str) -> None:
         await self.send(text_data=text)

@@ -1,9 +1,10 @@
-"""Websocket routes: one socket per open game page."""
+"""Websocket routes: one socket per open game page; the bell's of the other pages."""
 
 from django.urls import path
 
-from . import consumers
+from . import consumers, inbox
 
 websocket_urlpatterns = [
     path("ws/games/<int:game_id>/", consumers.GameConsumer.as_asgi()),
+    path("ws/inbox/", inbox.InboxConsumer.as_asgi()),
 ]

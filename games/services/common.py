@@ -29,6 +29,7 @@ from .. import naming
 from ..errors import ErrorCode, InvalidInput, NotAllowed, WrongPhase
 from ..event_kinds import check_emit
 from ..live import publisher
+from ..live.inbox import publish_inbox, publish_inbox_on_commit
 from ..locks import Locked, lock_all
 from ..models import MAX_PHASE_LENGTH as _MAX_PHASE_LENGTH
 from ..models import MIN_PHASE_LENGTH as _MIN_PHASE_LENGTH
@@ -119,6 +120,8 @@ def game_tx(game_id: int, now: datetime | None = None) -> Iterator[Tx]:
             game = tx.game
             if tx.events:
                 tx.told = fan_out(game, tx.slots, tx.phase, tx.events, tx.now)
+                if tx.told:
+                    publish_inbox_on_commit(tx.told)  # their bells, after the commit
             if game.event_seq >= tx.first_seq:
                 if tx.state_changed or not tx.only_posts:
                     game.state_seq = game.event_seq
@@ -136,6 +139,7 @@ def game_tx(game_id: int, now: datetime | None = None) -> Iterator[Tx]:
         if not (committing and outermost and tx is not None and _committed_after_all(tx)):
             raise
         publisher.publish_events(game_id, tx.first_seq)  # its on_commit hook never ran
+        publish_inbox(tx.told)
 
 
 def _committed_after_all(tx: Tx) -> bool:

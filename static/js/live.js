@@ -20,6 +20,7 @@
   var body = document.body;
   var gameId = body.getAttribute("data-game-id");
   if (!gameId || !window.WebSocket) return;
+  window.mafiaLiveSocket = true; // bell.js: this socket also carries the person's inbox
 
   var pageThread = body.getAttribute("data-thread") || "public";
   var onNewestPage = body.getAttribute("data-last-page") === "1";
@@ -152,7 +153,12 @@
           paused = false;
           status("live");
           askResume(); // catch up on what could not be sent meanwhile
+          if (signedIn) send({ type: "inbox" }); // and the bell's count
         }
+        return undefined;
+      case "inbox":
+        // The signed-in person's bell (games.live.inbox): bell.js draws it.
+        document.dispatchEvent(new CustomEvent("mafia:inbox", { detail: message }));
         return undefined;
       case "pong":
         learnClock(message.server_time);

@@ -103,6 +103,8 @@ SITE_PAGES: list[tuple[str, str, tuple[str, ...]]] = [
     ("setup", "/setups/forum-cop-nine/", ("anonymous", "host")),
     ("simulation", "simulation", ("host",)),
     ("not found", "/games/999999/", ("anonymous",)),
+    ("notifications", "/notifications/", ("host",)),
+    ("notification settings", "/notifications/settings/", ("host",)),
 ]
 CASES = [
     (phase, page, viewer)
@@ -504,3 +506,23 @@ def test_table_turn_by_keyboard(a11y: Run) -> None:
     press_and_wait(page, "Space", "/nominate/")
     turn = game.call(HOST, "GET", "turn/")
     assert any(n["nominator"]["name"] == speaker for n in turn["nominations"]), turn
+
+
+def test_notifications_by_keyboard(a11y: Run) -> None:
+    """The settings saved, the bell followed and a notification opened, with keys only."""
+    page = by_keyboard(a11y, HOST)
+    page.goto("/notifications/settings/")
+    tab_to(page, "#id_reminder_hours")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("3")
+    tab_to(page, ".notification-settings button[type=submit]")
+    press_and_wait(page, "Enter", "/notifications/settings/")
+    expect(page.locator("#messages")).to_contain_text("settings are saved")
+    expect(page.locator("#id_reminder_hours")).to_have_value("3")
+    tab_to(page, "#bell")
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"/notifications/$"))
+    if page.locator(".notification-list a").count():  # the host's "sign-ups are full"
+        tab_to(page, ".notification-list a")
+        page.keyboard.press("Enter")
+        page.wait_for_url(re.compile(r"/games/\d+/"))

@@ -121,6 +121,8 @@ POST_FORMS = {
     "games:simulate": "setups",
     "games:simulate_saved": "setups",
     "games:unsubscribe": "unsubscribe",
+    "games:notification_settings": "notifications",
+    "games:notifications_read_all": "notifications",
 }
 # Pages with no form of their own to fuzz: GET only, or a POST answered with the page.
 READ_ONLY = {
@@ -145,6 +147,8 @@ READ_ONLY = {
     "account_reset_password_from_key_done",
     "account_inactive",
     "account_confirm_login_code",
+    "games:notifications",
+    "games:notification_open",  # a GET: marks one's own notification read, then redirects
 }
 # allauth's names for paths that answer under another name above (the first one matches).
 SAME_PATH = {"account_login": "login", "account_signup": "signup", "account_logout": "logout"}
@@ -355,6 +359,19 @@ def test_the_unsubscribe_form(make_users):
     assert fuzzed >= expected("unsubscribe")
     prefs = NotificationPrefs.objects.get(user=person)
     assert set(prefs.channels) == {"phase_started"}
+
+
+def test_the_notification_forms(make_game):
+    from games.models import NotificationPrefs
+
+    game = make_game("forum-vanilla")  # the players have unread notifications: a button
+    player = game.slots.order_by("seat").first().user
+    web = logged_in(player)
+    fuzzed = fuzz(web, "/notifications/settings/") | fuzz(web, "/notifications/")
+    assert fuzzed >= expected("notifications")
+    for prefs in NotificationPrefs.objects.all():  # nothing out of range was stored
+        assert 0 <= prefs.reminder_hours <= 48 and 1 <= prefs.digest_minutes <= 1440
+        assert all(c in ("inbox", "email", "both", "off") for c in prefs.channels.values())
 
 
 def test_the_create_form(host):

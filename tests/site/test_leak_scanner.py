@@ -9,10 +9,12 @@ People: anonymous, a logged-in spectator, a town investigator (cop / sheriff / d
 a mafia member, a dead player (a plain townie modkilled on day 1) and the host. At each
 capture each person fetches every page and API read of the game (thread, private threads,
 role PM, host page, archive; the game, posts of every thread, vote count, turn, role PM,
-host view, archive), the e-mail digest their pending notifications make (built as the
-sweep builds it) and the frames a socket of theirs gets: ``live.audiences.viewer_audiences`` and
-``live.replay.replay`` from the positions of the previous capture (exactly what the game socket
-sends a reconnecting page), plus the ping answer (``live.numbering.heads``).
+host view, archive; their own notifications: the inbox page, its API and the bell's socket
+frame, ``live.inbox.inbox_frame``), the e-mail digest their pending notifications make
+(built as the sweep builds it) and the frames a socket of theirs gets:
+``live.audiences.viewer_audiences`` and ``live.replay.replay`` from the positions of the
+previous capture (exactly what the game socket sends a reconnecting page), plus the ping
+answer (``live.numbering.heads``).
 
 What each person may know is worked out from the rules, not from the site's access code:
 their own slot; their team (mafia know the mafia, masons the masons); roles revealed by
@@ -63,6 +65,7 @@ from django.utils import timezone
 from games import naming, services
 from games.errors import GameRuleError
 from games.live import audiences as live_audiences
+from games.live import inbox as live_inbox
 from games.live import kinds, numbering
 from games.live import replay as live_replay
 from games.models import Game, NightAction, PrivateResult, Slot, WebhookDelivery
@@ -78,6 +81,7 @@ PEOPLE = ("anonymous", "spectator", "town", "mafia", "dead", "host")
 INVESTIGATORS = ("cop", "sheriff", "detective")
 PLAIN_TOWN = ("vanilla_townie", "villager", "citizen", "town")
 THREADS = ("public", "mafia", "masons", "dead")
+INBOX_BODIES = ("/api/v1/notifications/", "socket: inbox")
 SITE_ID_KEYS = {"pk", "post_id", "event_id", "action_id", "result_id", "seq", "event_seq"}
 # The host's chat webhook: its URL is the host's secret; what is posted to it is public.
 WEBHOOK_URL = "https://chat.example/api/webhooks/4242/wh-secret-token-7c1e"
@@ -191,6 +195,9 @@ def page_urls(g: int) -> list[str]:
     api += [f"/api/v1/games/{g}/posts/?thread={t}&page=last" for t in THREADS]
     api += [f"/api/v1/games/{g}/role/", f"/api/v1/games/{g}/host/"]
     api += [f"/api/v1/games/{g}/archive/", "/api/v1/games/"]
+    # Each person's own notifications (the inbox page, its API, the bell's socket frame).
+    pages += ["/notifications/"]
+    api += ["/api/v1/notifications/?page=1", "/api/v1/notifications/?page=2"]
     return pages + api
 
 
@@ -201,7 +208,7 @@ def capture(game: Game, person: Person) -> dict[str, Any]:
         client.force_login(person.user)
     bodies: dict[str, Any] = {}
     for url in page_urls(game.pk):
-        response = client.get(url, follow=url.endswith("/role/"))
+        response = client.get(url, follow=url.endswith("/role/") or url == "/notifications/")
         assert response.status_code in (200, 302, 401, 403, 404), (url, response.status_code)
         text = response.content.decode()
         bodies[url] = json.loads(text) if url.startswith("/api/") else text
@@ -210,6 +217,7 @@ def capture(game: Game, person: Person) -> dict[str, Any]:
         bodies["webhook: deliveries"] = [d.body for d in deliveries]
     if person.user is not None:
         bodies.update(digest_bodies(person.user))
+        bodies["socket: inbox"] = live_inbox.inbox_frame(person.user.pk, fresh=True)
     audiences, _seq = live_audiences.viewer_audiences(game.pk, person.user)
     since = 0 if not person.started else None
     result = live_replay.replay(game.pk, audiences, since, dict(person.positions) or None)
@@ -309,7 +317,9 @@ def structural(game: Game, who: Knowledge, where: str, body: Any) -> list[str]:
     for obj in objects(body):
         for key in SITE_ID_KEYS & set(obj):
             problems.append(f"{where}: a site-wide id or counter {key!r}")
-        if "id" in obj and obj["id"] not in game_ids:
+        # A notification's own id is the person's own (the inbox's links need it).
+        own_notification = where.startswith(INBOX_BODIES) and "kind" in obj and "text" in obj
+        if "id" in obj and obj["id"] not in game_ids and not own_notification:
             problems.append(f"{where}: an 'id' that is not a game's ({obj['id']})")
         if obj.get("role_list") and not who.is_host:
             problems.append(f"{where}: the role list")

@@ -1,0 +1,122 @@
+"""The signed-in person's own notifications in the JSON API: the inbox, marking read, settings.
+
+The same reads (``games.reads.inbox``) and services (``games.services.inbox``) as the
+``/notifications/`` pages; only ever the caller's own rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from ..models import Notification
+from ..notification_kinds import NOTIFICATION_KINDS
+from ..reads.inbox import prefs_of, read_inbox
+from ..services import inbox as inbox_services
+from . import docs
+from . import serializers as s
+from .views import GameAPIView, _valid
+
+
+def absolute(request: Request, path: str) -> str:
+    """A site path as an absolute URL: SITE_URL when set (behind a proxy), else the request's."""
+    site = (getattr(settings, "SITE_URL", "") or "").rstrip("/")
+    return f"{site}{path}" if site else request.build_absolute_uri(path)
+
+
+def notification_data(request: Request, note: Notification) -> dict[str, Any]:
+    return {
+        "id": note.pk,
+        "game": note.game_id,
+        "kind": note.kind,
+        "text": note.text,
+        "link": absolute(request, note.link),
+        "read": note.read_at is not None,
+        "created_at": note.created_at,
+        "updated_at": note.updated_at,
+        "count": note.count,
+    }
+
+
+MARK_READ = PolymorphicProxySerializer(
+    component_name="MarkRead",
+    serializers=[s.MarkReadIdsSerializer, s.MarkReadAllSerializer],
+    resource_type_field_name=None,
+)
+
+
+class NotificationsView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    @docs.read(
+        s.NotificationPageSerializer,
+        parameters=[
+            OpenApiParameter(
+                "page",
+                str,
+                required=False,
+                description="A number; page 1 is the newest (past the end: the last page; "
+                "anything else: the first).",
+            )
+        ],
+    )
+    def get(self, request: Request) -> Response:
+        """Your notifications, newest first (by their last change), 25 a page."""
+        page = read_inbox(request.user.pk, request.query_params.get("page"))
+        return Response(
+            {
+                "page": page.number,
+                "num_pages": page.num_pages,
+                "count": page.count,
+                "unread": page.unread,
+                "results": [notification_data(request, n) for n in page.notifications],
+            }
+        )
+
+
+class MarkReadView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    @docs.write(s.InboxUnreadSerializer, request=MARK_READ)
+    def post(self, request: Request) -> Response:
+        """Mark some of your notifications read (``ids``), or all of them (``all``)."""
+        data = _valid(s.MarkReadSerializer, request)
+        # {"all": true}: every one; {"all": false}: nothing to mark.
+        ids = data.get("ids", None if data.get("all") else [])
+        return Response({"unread": inbox_services.mark_read(request.user, ids)})
+
+
+def prefs_data(user_id: int) -> dict[str, Any]:
+    prefs = prefs_of(user_id)
+    return {
+        "channels": {kind: prefs.channel(kind) for kind in NOTIFICATION_KINDS},
+        "reminder_hours": prefs.reminder_hours,
+        "digest_minutes": prefs.digest_minutes,
+        "desktop": prefs.desktop,
+    }
+
+
+class NotificationSettingsView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    @docs.read(s.NotificationPrefsSerializer)
+    def get(self, request: Request) -> Response:
+        """Your notification settings: a channel per kind, the reminder, the digest, desktop."""
+        return Response(prefs_data(request.user.pk))
+
+    @docs.write(s.NotificationPrefsSerializer, request=s.NotificationPrefsSerializer)
+    def put(self, request: Request) -> Response:
+        """Change your notification settings (what is not sent stays as it was)."""
+        data = _valid(s.NotificationPrefsSerializer, request)
+        inbox_services.save_prefs(
+            request.user,
+            channels=data.get("channels"),
+            reminder_hours=data.get("reminder_hours"),
+            digest_minutes=data.get("digest_minutes"),
+            desktop=data.get("desktop"),
+        )
+        return Response(prefs_data(request.user.pk))

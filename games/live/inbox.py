@@ -1,0 +1,290 @@
+"""Each signed-in person's bell, live: their own inbox's unread count and newest notification.
+
+Every socket of a signed-in person (a game page's ``ws/games/<id>/`` and the small
+``ws/inbox/`` of the other pages) joins the channel-layer group ``inbox-<their user id>``,
+taken from the socket's session, never from the client: a socket only ever hears its own
+person's inbox. ``publish_inbox(user_ids)`` (called after a commit: ``game_tx`` for the
+notifications a change wrote, the inbox services, scheduled reminders and digests) sends
+each person one frame, read fresh from the database::
+
+    {"type": "inbox", "unread": 3, "fresh": true, "desktop_on": false,
+     "newest": {"id", "kind", "text", "link", "desktop", "read", "count"} | null}
+
+As with ``publisher``: a commit never waits on, or fails because of, Redis. In the web
+server the frames are built and sent by a thread of their own; a push that fails (Redis
+away) is logged and retried with a growing pause, the frame then read afresh. A socket also
+sends the current frame on connect and when the client asks (``{"type": "inbox"}``, after a
+reconnect or a paused layer), so the bell always equals what a reload shows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterable
+from functools import partial
+from typing import Any
+
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.db import transaction
+
+from ..reads.inbox import desktop_on, is_desktop_kind, newest, unread_count
+from . import publisher
+from .hub import get_hub
+from .wire import dumps, server_time
+
+log = logging.getLogger(__name__)
+
+RETRY_FIRST, RETRY_MAX = 0.5, 5.0  # seconds between retries of a failed push
+
+
+def group_of(user_id: int) -> str:
+    return f"inbox-{int(user_id)}"
+
+
+def inbox_frame(user_id: int, *, fresh: bool) -> dict[str, Any]:
+    """What the person's bell shows now; ``fresh``: sent because something changed (a page
+    may then pop up the newest as a desktop notification), not on (re)connect."""
+    top = newest(user_id)
+    return {
+        "type": "inbox",
+        "unread": unread_count(user_id),
+        "fresh": fresh,
+        "desktop_on": desktop_on(user_id),
+        "newest": None
+        if top is None
+        else {
+            "id": top.pk,
+            "kind": top.kind,
+            "text": top.text,
+            "link": f"/notifications/{top.pk}/open/",
+            "desktop": is_desktop_kind(top.kind),
+            "read": top.read_at is not None,
+            "count": top.count,
+        },
+    }
+
+
+def publish_inbox(user_ids: Iterable[int]) -> None:
+    """Redraw these people's bells on every socket they have open. Never raises: a push
+    that fails is retried by this process's inbox thread until Redis answers."""
+    ids = {int(i) for i in user_ids}
+    if not ids:
+        return
+    if publisher._in_background():
+        _worker().submit(ids)
+    elif not _push_safely(ids):
+        _worker().retry_later(ids)
+
+
+def publish_inbox_on_commit(user_ids: Iterable[int]) -> None:
+    """``publish_inbox`` once the current transaction commits (never for a rollback)."""
+    transaction.on_commit(partial(publish_inbox, set(user_ids)))
+
+
+def _push(user_ids: set[int]) -> None:
+    messages = [
+        (group_of(uid), {"type": "inbox.changed", "frame": inbox_frame(uid, fresh=True)})
+        for uid in sorted(user_ids)
+    ]
+    publisher._send(messages)
+
+
+def _push_safely(user_ids: set[int]) -> bool:
+    from ..outage import is_outage
+
+    try:
+        _push(user_ids)
+    except Exception as exc:
+        if is_outage(exc) or isinstance(exc, TimeoutError):
+            log.warning("Inbox push to %s people failed: %r; will retry", len(user_ids), exc)
+        else:
+            log.exception("Inbox push to %s people failed", len(user_ids))
+        return False
+    return True
+
+
+class _Worker:
+    """One thread per process: pushes what commits hand it, retries what failed."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.pending: set[int] = set()
+        self.failed: set[int] = set()
+        self.retry_at = 0.0
+        self.pause = RETRY_FIRST
+        self.busy = False
+        self.close_requested = False
+        self.cond = threading.Condition()
+        threading.Thread(target=self._run, name="live-inbox", daemon=True).start()
+
+    def submit(self, user_ids: set[int]) -> None:
+        with self.cond:
+            self.pending |= user_ids
+            self.cond.notify()
+
+    def retry_later(self, user_ids: set[int]) -> None:
+        with self.cond:
+            if not self.failed:
+                self.retry_at = time.monotonic() + self.pause
+                self.pause = min(self.pause * 2, RETRY_MAX)
+            self.failed |= user_ids
+            self.cond.notify()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Until everything submitted is sent and the connection closed (tests)."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            self.close_requested = True
+            self.cond.notify_all()
+            while self.pending or self.busy or self.close_requested:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self.cond.wait(left)
+        return True
+
+    def _run(self) -> None:
+        from django.db import close_old_connections, connection
+
+        while True:
+            with self.cond:
+                while not self.pending and not (self.failed and time.monotonic() >= self.retry_at):
+                    if self.close_requested:
+                        connection.close()
+                        self.close_requested = False
+                        self.cond.notify_all()
+                    wait = 1.0
+                    if self.failed:
+                        wait = max(self.retry_at - time.monotonic(), 0.01)
+                    if not self.cond.wait(timeout=wait) and not self.failed:
+                        connection.close()  # idle: give the connection back
+                jobs = set(self.pending)
+                if self.failed and time.monotonic() >= self.retry_at:
+                    jobs |= self.failed
+                    self.failed = set()
+                self.pending = set()
+                self.busy = True
+            ok = False
+            try:
+                close_old_connections()
+                ok = _push_safely(jobs)
+            finally:
+                with self.cond:  # (an RLock: ``retry_later`` takes it again)
+                    self.busy = False
+                    if ok:
+                        self.pause = RETRY_FIRST
+                    else:
+                        self.retry_later(jobs)
+                    self.cond.notify_all()
+
+
+_worker_instance: _Worker | None = None
+_guard = threading.Lock()
+
+
+def _worker() -> _Worker:
+    global _worker_instance
+    with _guard:
+        if _worker_instance is None or _worker_instance.pid != os.getpid():
+            _worker_instance = _Worker()
+        return _worker_instance
+
+
+def wait_until_pushed(timeout: float = 10.0) -> bool:
+    """Block until this process's inbox thread has nothing left to send (tests)."""
+    if _worker_instance is None or _worker_instance.pid != os.getpid():
+        return True
+    return _worker_instance.wait_idle(timeout)
+
+
+# -- the sockets' side ---------------------------------------------------------------------
+class InboxFollower:
+    """Mixed into a consumer: follow the signed-in person's own inbox group.
+
+    The consumer provides ``channel_layer``, ``channel_name`` and ``send_inbox(frame)``."""
+
+    inbox_user_id: int | None = None
+    inbox_group: str | None = None
+
+    async def follow_inbox(self, user: Any) -> None:
+        if not getattr(user, "is_authenticated", False) or self.channel_layer is None:
+            return
+        self.inbox_user_id = int(user.pk)
+        group = group_of(self.inbox_user_id)
+        try:
+            # Bounded: a Redis that is away must not hold the socket's connect.
+            await asyncio.wait_for(self.channel_layer.group_add(group, self.channel_name), 2.0)
+            self.inbox_group = group
+        except Exception as exc:  # Redis away: the bell shows the count it got on connect
+            log.warning("Inbox socket: following %s failed: %r", group, exc)
+
+    async def unfollow_inbox(self) -> None:
+        group, self.inbox_group = self.inbox_group, None
+        if group is None or self.channel_layer is None:
+            return
+        try:
+            await asyncio.wait_for(self.channel_layer.group_discard(group, self.channel_name), 2.0)
+        except Exception as exc:
+            log.warning("Inbox socket: leaving %s failed: %r", group, exc)
+
+    async def send_current_inbox(self) -> None:
+        from channels.db import database_sync_to_async
+
+        if self.inbox_user_id is None:
+            return
+        frame = await database_sync_to_async(inbox_frame)(self.inbox_user_id, fresh=False)
+        await self.send_inbox(frame)
+
+    async def inbox_changed(self, event: dict[str, Any]) -> None:
+        """A channel-layer message ``inbox.changed`` (only ever from our own group)."""
+        if self.inbox_group is not None:
+            await self.send_inbox(event["frame"])
+
+    async def send_inbox(self, frame: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+
+def frame_text(frame: dict[str, Any]) -> str:
+    return dumps([frame])
+
+
+class InboxConsumer(InboxFollower, AsyncWebsocketConsumer):
+    """``ws/inbox/``: the bell of a page without a game socket (the lobby, the inbox...).
+
+    Signed-in people only (anyone else: closed with 4401). On connect it sends the current
+    frame; client -> server: ``{"type": "inbox"}`` (send the current frame again) and
+    ``{"type": "ping"}`` (answered ``pong``)."""
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if not getattr(user, "is_authenticated", False):
+            await self.close(code=4401)
+            return
+        # The in-memory layer's messages are sent on a loop with a hub (``publisher._send``).
+        await get_hub().start()
+        await self.accept()
+        await self.follow_inbox(user)
+        await self.send_current_inbox()
+
+    async def disconnect(self, code: int) -> None:
+        await self.unfollow_inbox()
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        try:
+            message = json.loads(text_data or "")
+        except ValueError:
+            return
+        if not isinstance(message, dict):
+            return
+        if message.get("type") == "inbox":
+            await self.send_current_inbox()
+        elif message.get("type") == "ping":
+            await self.send(text_data=dumps([{"type": "pong", "server_time": server_time()}]))
+
+    async def send_inbox(self, frame: dict[str, Any]) -> None:
+        await self.send(text_data=frame_text(frame))

@@ -1,0 +1,114 @@
+// The header's notification bell, live (games.live.inbox), and desktop notifications.
+//
+// A game page's socket (live.js) carries the signed-in person's inbox frames and hands them
+// over as "mafia:inbox" events; any other page opens the small ws/inbox/ socket. Each frame
+// says the unread count and the newest notification: the bell and the tab's title follow
+// the count, and a new notification of a desktop kind (your turn, a day starts, L-1) pops
+// up as a desktop notification while the tab is in the background, if the person turned
+// desktop notifications on (settings) and the browser allows them. Clicking it focuses
+// the tab and opens what it is about.
+(function () {
+  "use strict";
+
+  var bell = document.getElementById("bell");
+  if (!bell) return; // not signed in
+  var countEl = bell.querySelector("[data-bell-count]");
+  var unreadNow = parseInt(bell.getAttribute("data-unread"), 10) || 0;
+  var seenId = null; // the newest notification this page knows of: no pop-up for it
+
+  function showCount(unread) {
+    unread = Math.max(0, parseInt(unread, 10) || 0);
+    bell.setAttribute("data-unread", String(unread));
+    if (countEl) countEl.textContent = String(unread);
+    bell.classList.toggle("has-unread", unread > 0);
+    unreadNow = unread;
+    titleCount();
+  }
+
+  // "(3) " before whatever the page's title is now (live.js puts "Your turn" in it too).
+  function titleCount() {
+    var wanted = (unreadNow > 0 ? "(" + unreadNow + ") " : "") +
+      document.title.replace(/^\(\d+\) /, "");
+    if (document.title !== wanted) document.title = wanted;
+  }
+  var titleEl = document.querySelector("title");
+  if (titleEl && window.MutationObserver) {
+    new MutationObserver(titleCount).observe(titleEl, { childList: true, characterData: true, subtree: true });
+  }
+
+  function maybeDesktop(frame) {
+    var newest = frame.newest;
+    if (!newest || newest.read || !newest.desktop || !frame.desktop_on) return;
+    if (!document.hidden || !("Notification" in window)) return;
+    if (window.Notification.permission !== "granted") return;
+    var shown = new window.Notification(newest.text, { tag: "mafia-notification-" + newest.id });
+    shown.onclick = function () {
+      window.focus();
+      location.href = newest.link;
+      if (shown.close) shown.close();
+    };
+  }
+
+  function onFrame(frame) {
+    if (!frame || frame.type !== "inbox") return;
+    bell.setAttribute("data-live", "1"); // following the inbox live from here on
+    showCount(frame.unread);
+    var newest = frame.newest;
+    if (frame.fresh && newest && seenId !== null && newest.id > seenId) maybeDesktop(frame);
+    if (newest && (seenId === null || newest.id > seenId)) seenId = newest.id;
+    if (!newest && seenId === null) seenId = 0;
+  }
+
+  document.addEventListener("mafia:inbox", function (event) { onFrame(event.detail); });
+
+  // -- a socket of its own, on pages without a game socket --------------------------------
+  var backoff = 1000;
+  function connect() {
+    if (!window.WebSocket) return;
+    var scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    var socket = new WebSocket(scheme + "//" + location.host + "/ws/inbox/");
+    socket.onopen = function () { backoff = 1000; };
+    socket.onmessage = function (event) {
+      var batch;
+      try { batch = JSON.parse(event.data); } catch (e) { return; }
+      (Array.isArray(batch) ? batch : [batch]).forEach(onFrame);
+    };
+    socket.onclose = function (event) {
+      if (event.code === 4401) return; // signed out meanwhile
+      var wait = backoff + Math.random() * backoff * 0.5;
+      backoff = Math.min(backoff * 2, 30000);
+      setTimeout(connect, wait); // on reconnect the server sends the current count
+    };
+  }
+
+  // -- the settings page: ask the browser's permission --------------------------------------
+  function permissionButton() {
+    var button = document.querySelector("[data-desktop-permission]");
+    var status = document.querySelector("[data-desktop-status]");
+    if (!button) return;
+    function say(text) { if (status) status.textContent = text; }
+    if (!("Notification" in window)) {
+      say("This browser cannot show desktop notifications.");
+      return;
+    }
+    function describe() {
+      var p = window.Notification.permission;
+      if (p === "granted") say("This browser shows this site's desktop notifications.");
+      else if (p === "denied") say("This browser blocks this site's desktop notifications (change it in the browser's site settings).");
+      else say("This browser has not been asked yet.");
+      button.hidden = p !== "default";
+    }
+    button.addEventListener("click", function () {
+      var asked = window.Notification.requestPermission(describe);
+      if (asked && asked.then) asked.then(describe);
+    });
+    describe();
+  }
+
+  function start() {
+    permissionButton();
+    if (!window.mafiaLiveSocket) connect(); // game pages: live.js carries the frames
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
