@@ -11,6 +11,7 @@ from django.db.models import QuerySet
 
 from ..models import Notification, NotificationPrefs
 from ..notification_kinds import NOTIFICATION_KINDS
+from .paging import Pages, page_number
 
 PER_PAGE = 25
 
@@ -28,49 +29,11 @@ def unread_count(user_id: int) -> int:
 
 
 @dataclass
-class InboxPage:
-    """One page of the inbox and the links around it (``_pagination.html`` reads these)."""
+class InboxPage(Pages):
+    """One page of the inbox and the links around it."""
 
-    number: int
-    num_pages: int
-    count: int
-    unread: int
+    unread: int = 0
     notifications: list[Notification] = field(default_factory=list)
-
-    @property
-    def has_previous(self) -> bool:
-        return self.number > 1
-
-    @property
-    def has_next(self) -> bool:
-        return self.number < self.num_pages
-
-    @property
-    def previous_page_number(self) -> int:
-        return self.number - 1
-
-    @property
-    def next_page_number(self) -> int:
-        return self.number + 1
-
-    @property
-    def links(self) -> list[tuple[int, str]]:
-        shown = {1, self.num_pages, *range(self.number - 2, self.number + 3)}
-        links: list[tuple[int, str]] = []
-        for n in sorted(n for n in shown if 1 <= n <= self.num_pages):
-            if links and n > links[-1][0] + 1:
-                links.append((n - 1, "gap"))
-            links.append((n, "current" if n == self.number else "page"))
-        return links
-
-
-def page_number(raw: object, num_pages: int) -> int:
-    """Page 1 is the newest; junk is page 1 and anything past the end is the last page."""
-    try:
-        number = int(str(raw)) if raw not in (None, "") else 1
-    except ValueError:
-        number = 1
-    return min(max(number, 1), num_pages)
 
 
 def read_inbox(user_id: int, raw_page: object = None, per_page: int = PER_PAGE) -> InboxPage:

@@ -26,6 +26,7 @@ from django.db.models import Count, Max, QuerySet
 
 from ..lru import ProcessLRU
 from ..models import Game, Post
+from .paging import Pages, page_number
 
 POSTS_PER_PAGE = 25
 
@@ -65,52 +66,10 @@ def slot_post_counts(game: Game, thread: str, upto: int) -> dict[int, int]:
 
 # -- a page -----------------------------------------------------------------------------
 @dataclass
-class ThreadPage:
+class ThreadPage(Pages):
     """One page of a thread (or of its ISO view) and the links around it."""
 
-    number: int
-    num_pages: int
-    count: int  # posts in the (filtered) thread
     posts: list[Post] = field(default_factory=list)
-
-    @property
-    def has_previous(self) -> bool:
-        return self.number > 1
-
-    @property
-    def has_next(self) -> bool:
-        return self.number < self.num_pages
-
-    @property
-    def previous_page_number(self) -> int:
-        return self.number - 1
-
-    @property
-    def next_page_number(self) -> int:
-        return self.number + 1
-
-    @property
-    def links(self) -> list[tuple[int, str]]:
-        """The page numbers the pagination shows: (n, "current" | "page" | "gap") for the
-        first, the last and two either side of this one, a gap where pages are left out."""
-        shown = {1, self.num_pages, *range(self.number - 2, self.number + 3)}
-        links: list[tuple[int, str]] = []
-        for n in sorted(n for n in shown if 1 <= n <= self.num_pages):
-            if links and n > links[-1][0] + 1:
-                links.append((n - 1, "gap"))
-            links.append((n, "current" if n == self.number else "page"))
-        return links
-
-
-def page_number(raw: str | None, num_pages: int) -> int:
-    """``last`` (and anything past the end) is the newest page; junk is page 1."""
-    if raw == "last":
-        return num_pages
-    try:
-        number = int(raw or 1)
-    except (TypeError, ValueError):
-        number = 1
-    return min(max(number, 1), num_pages)
 
 
 def read_page(
