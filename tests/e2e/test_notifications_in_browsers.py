@@ -7,7 +7,8 @@ grants the permission. An init script makes every tab of hers a background tab
 She plays in a city table (bots beside her, through the public API, pass their turns
 until hers comes) and has signed up for a second game; both games' pages are open. When
 her turn comes, both tabs' bells show the unread count the API says, both tabs pop up the
-"your turn" notification, and clicking it opens the table and marks it read.
+"your turn" notification, "my games" shows the table waiting for her, and clicking the
+notification opens the table and marks it read.
 """
 
 from __future__ import annotations
@@ -143,6 +144,16 @@ def test_background_tabs_get_the_bell_and_the_desktop_notification(people: dict)
         tab.wait_for_function(
             "text => window.__shown.some(n => n.title === text)", arg=newest["text"]
         )
+
+    # "My games" says the same: the table waits for her, the other game does not.
+    overview = people["context"].new_page()
+    goto(overview, "/my-games/")
+    expect(overview.locator(f"#my-game-{table['id']} .need-your_turn")).to_contain_text(
+        "It is your turn at the table"
+    )
+    expect(overview.locator(f"#my-game-{other['id']}")).to_contain_text("E2E: the other game")
+    expect(overview.locator(f"#my-game-{other['id']} .need-your_turn")).to_have_count(0)
+    overview.close()
 
     # Clicking the notification in the other game's tab opens the table; it is then read.
     second.evaluate("text => window.__shown.find(n => n.title === text).onclick()", newest["text"])
