@@ -109,6 +109,18 @@
     permissionButton();
     if (!window.mafiaLiveSocket) connect(); // game pages: live.js carries the frames
   }
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
-  else start();
+  // After every deferred script has run (DOMContentLoaded): live.js, loaded after this
+  // file, must have said whether the page has a game socket, or a game page would open a
+  // second socket for the bell (and many tabs would reach the per-client socket cap).
+  var started = false;
+  function startOnce() {
+    if (started) return;
+    started = true;
+    start();
+  }
+  if (document.readyState === "complete") startOnce();
+  else {
+    document.addEventListener("DOMContentLoaded", startOnce);
+    window.addEventListener("load", startOnce);
+  }
 })();
