@@ -218,6 +218,17 @@ ROWS: list[Row] = [
     Row("lobby", "GET", "/", same(everyone(), "day")),
     Row("new game form", "GET", "/games/new/", same(logged_in(), "day")),
     Row("my games", "GET", "/my-games/", same(logged_in(), "day")),
+    Row("notifications", "GET", "/notifications/", same(logged_in(), "day")),
+    Row("notification settings", "GET", "/notifications/settings/", same(logged_in(), "day")),
+    Row("mark all read", "POST", "/notifications/read-all/", same(logged_in(), "day")),
+    # Only one's own notification opens (tests/notifications/test_inbox.py); this id is
+    # nobody's.
+    Row(
+        "open a notification",
+        "GET",
+        "/notifications/999999999/open/",
+        same(logged_in("404"), "day"),
+    ),
     Row("game thread", "GET", G + "/", same(everyone())),
     Row("post permalink", "GET", G + "/posts/1/", same(everyone(), "day")),
     Row("mafia chat", "GET", G + "/t/mafia/", MAFIA_CHAT),
@@ -374,6 +385,22 @@ ROWS: list[Row] = [
     Row("token", "POST", "/api/v1/auth/token/", same(everyone(), "day"), data=_token, api=True),
     Row("rule sets", "GET", "/api/v1/rulesets/", same(everyone(), "day"), api=True),
     Row("API my games", "GET", "/api/v1/my-games/", same(logged_in(), "day"), api=True),
+    Row("API notifications", "GET", "/api/v1/notifications/", same(logged_in(), "day"), api=True),
+    Row(
+        "API mark read",
+        "POST",
+        "/api/v1/notifications/read/",
+        same(logged_in(), "day"),
+        data={"all": True},
+        api=True,
+    ),
+    Row(
+        "API notification settings",
+        "GET",
+        "/api/v1/notifications/settings/",
+        same(logged_in(), "day"),
+        api=True,
+    ),
     Row("setups", "GET", "/api/v1/setups/", same(everyone(), "day"), api=True),
     Row("games", "GET", "/api/v1/games/", same(everyone(), "day"), api=True),
     Row(
