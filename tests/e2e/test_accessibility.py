@@ -171,15 +171,18 @@ def axe_violations(page: Page) -> list[dict[str, Any]]:
 
 def audit(run: Run, key: tuple[str, str, str], person: str, url: str) -> None:
     page = page_of(run, person)
-    for attempt in range(3):
+    attempts = 6
+    for attempt in range(attempts):
         try:
             page.goto(url, wait_until="load")
             run.audits[key] = Audit(page.url, axe_violations(page))
             return
         except Exception as exc:  # one page that broke must not hide the others
             # live.js reloading the page (a change of access) under the navigation or the
-            # audit is no fault of the page: audit it again.
-            if isinstance(exc, PlaywrightError) and attempt < 2:
+            # audit is no fault of the page: audit it again, once the reloads have settled
+            # (bots moving a game on can change access several times in a few seconds).
+            if isinstance(exc, PlaywrightError) and attempt < attempts - 1:
+                page.wait_for_timeout(500 * (attempt + 1))
                 continue
             run.errors.append(f"{key}: {url}: {exc}")
             return

@@ -413,7 +413,15 @@ def test_web_watchdog_ends_an_overdue_phase_without_celery(tmp_path):
         tmp_path / "asgi.log",
     )
     try:
-        wait_for(lambda: phase_number(game) == 2, timeout=30, what="the watchdog")
+        # The sweep is recorded after the phases it ended commit: wait for both, or /healthz
+        # may be read in between (no sweep on record yet, a game running: "late").
+        wait_for(
+            lambda: (
+                phase_number(game) == 2 and DeadlineSweep.objects.filter(sweeper="web").exists()
+            ),
+            timeout=30,
+            what="the watchdog",
+        )
         with urllib.request.urlopen(f"{server.url}/healthz", timeout=10) as response:
             health = json.loads(response.read())
         assert response.status == 200
