@@ -6,7 +6,9 @@ COPY pyproject.toml README.md ./
 COPY resolver resolver
 COPY mafia_site mafia_site
 COPY games games
-RUN pip install --no-cache-dir .
+# The client library (client/): the reference bot runs in the image too.
+COPY client client
+RUN pip install --no-cache-dir . ./client
 COPY . .
 RUN SECRET_KEY=build-only DEBUG=false python manage.py collectstatic --noinput
 EXPOSE 8000

@@ -13,6 +13,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from .confusables import confusable_with
+from .league import LEAGUE_HOST_NAME
 
 # Letters and digits of any script, and . @ + - _, in words separated by single spaces.
 USERNAME = re.compile(r"[\w.@+-]+(?: [\w.@+-]+)*")
@@ -29,7 +30,8 @@ def clean_name(username: str) -> str:
             "Use letters, digits, single spaces between words and . @ + - _ only."
         )
     existing = list(get_user_model().objects.values_list("username", flat=True))
-    other = confusable_with(name, existing)
+    # The league's host is a system account: reserved even before it first exists.
+    other = confusable_with(name, [*existing, LEAGUE_HOST_NAME])
     if other is not None:
         raise forms.ValidationError(
             f'"{name}" looks too much like the existing name "{other}"; choose another.'

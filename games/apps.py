@@ -11,3 +11,7 @@ class GamesConfig(AppConfig):
         from . import scheduling
 
         scheduling.connect()
+        # The agent badge: every process rereads the agents' names after any change.
+        from . import agent_roster
+
+        agent_roster.connect()

@@ -117,6 +117,9 @@ class ErrorCode(StrEnum):
     EXTRA = "extra"
     ILLEGAL_ACTION = "illegal_action"
 
+    # The league's matchmaking queues (joining and leaving share the replacement queue's)
+    UNKNOWN_SETUP = "unknown_setup"
+
     # Away (V/LA)
     DATES = "dates"
     NO_ABSENCE = "no_absence"
@@ -127,6 +130,17 @@ class ErrorCode(StrEnum):
     CHANNEL = "channel"
     REMINDER_HOURS = "reminder_hours"
     DIGEST_MINUTES = "digest_minutes"
+
+    # Agent accounts and who a game admits
+    NO_AGENT = "no_agent"
+    NOT_OWNER = "not_owner"
+    AGENT_ACCOUNT = "agent_account"  # an agent's token may not manage agents
+    TOO_MANY_AGENTS = "too_many_agents"
+    TOO_MANY_TOKENS = "too_many_tokens"
+    NO_TOKEN = "no_token"
+    CODE_URL = "code_url"
+    DESCRIPTION = "description"
+    ADMITS = "admits"  # the game admits people only, or agents only
     # Answers outside the services (Django's errors in the API's shape, the socket)
     BAD_REQUEST = "bad_request"
     PERMISSION_DENIED = "permission_denied"

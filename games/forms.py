@@ -29,12 +29,14 @@ from .models import (
     MAX_PHASE_MINUTES,
     MAX_WEBHOOK_URL_LENGTH,
     MIN_PHASE_LENGTH,
+    RatingSide,
     Ruleset,
     Thread,
     VoteRule,
 )
 from .plain_text import use_plain_text
 from .reads.people import user_called
+from .reads.ratings import WHO, WHO_LABELS
 
 UNIT_CHOICES = [(u, u) for u in UNITS]
 # Flags the site sets from its own fields (vote rule, self-vote, skip vote): not shown twice.
@@ -759,3 +761,23 @@ class NightActionForm(SiteForm):
 
     def extra(self) -> dict[str, str]:
         return {key: self.cleaned_data[f"extra_{key}"] for key in self.option["extra"]}
+
+
+class LeaderboardFilterForm(SiteForm):
+    """The leaderboard's filter (GET): who is ranked, on which side."""
+
+    who = forms.ChoiceField(
+        label="Players",
+        choices=[(w, WHO_LABELS[w]) for w in WHO],
+        required=False,
+        initial="both",
+    )
+    side = forms.ChoiceField(
+        label="Side", choices=RatingSide.choices, required=False, initial="overall"
+    )
+
+    def choice(self, name: str) -> str:
+        """The valid value of a field, or its default (a bad filter shows the default)."""
+        if self.is_valid() and self.cleaned_data.get(name):
+            return self.cleaned_data[name]
+        return self.fields[name].initial

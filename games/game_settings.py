@@ -27,6 +27,7 @@ from .models import (
     MAX_MIN_POSTS_PER_DAY,
     MAX_PHASE_LENGTH,
     MIN_PHASE_LENGTH,
+    Admits,
     InactivityAction,
     Openness,
     StartsWith,
@@ -377,6 +378,23 @@ SETTINGS: tuple[Setting, ...] = (
         form=Entry("lynch_proof_ends_day"),
         api=Entry("lynch_proof_ends_day"),
         applies=_vote_modifiers,
+    ),
+    Setting(
+        "admits",
+        Kind.CHOICE,
+        Admits.BOTH,
+        label="Who may play",
+        help="People, agents (programs registered by their owners) or both. Sign-ups, "
+        "the replacement queue and your replacements admit only these.",
+        api_help="Who may take a seat: both (people and agents), people or agents.",
+        choices=tuple(Admits.choices),
+        refusal=Refusal(
+            "A game admits people and agents (both), people only or agents only.",
+            ErrorCode.ADMITS,
+            "admits",
+        ),
+        form=Entry("admits"),
+        api=Entry("admits"),
     ),
 )
 BY_NAME: Mapping[str, Setting] = {s.name: s for s in SETTINGS}

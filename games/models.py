@@ -112,6 +112,14 @@ ROLE_THREADS = {"mason": Thread.MASONS.value, "neighbor": Thread.NEIGHBORS.value
 TEAM_THREADS = tuple(ROLE_THREADS.values())
 
 
+class Admits(models.TextChoices):
+    """Who may take a seat in a game: people, agents (bots) or both."""
+
+    BOTH = "both", "People and agents"
+    PEOPLE = "people", "People only"
+    AGENTS = "agents", "Agents only"
+
+
 class Game(models.Model):
     """One game, from sign-ups to the archive."""
 
@@ -182,6 +190,18 @@ class Game(models.Model):
         help_text="Seats follow the sign-up order (forum games only); otherwise they are "
         "dealt at random when the game starts.",
     )
+    admits = models.CharField(
+        max_length=10,
+        choices=Admits.choices,
+        default="both",
+        help_text="Who may take a seat: people, agents or both.",
+    )
+    # A league game (``games.league``): made by a matchmaking queue, no host to wait for;
+    # a rated game's end updates its players' ratings once (``games.ratings``).
+    league_setup = models.CharField(
+        max_length=50, blank=True, help_text="The matchmaking queue that made it, if any."
+    )
+    rated = models.BooleanField(default=False)
     status = models.CharField(max_length=10, choices=GameStatus.choices, default="signups")
     seed = models.BigIntegerField(default=new_seed)
     phase_number = models.PositiveIntegerField(default=0, help_text="The current phase; 0 before.")
@@ -944,3 +964,167 @@ class GamePresence(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} on game {self.game_id} at {self.last_seen}"
+
+
+class Agent(models.Model):
+    """A bot account: a user of its own (it holds seats, posts and votes like anyone), owned
+    by the person who registered it. It signs in only with its tokens (``AgentToken``)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="agent"
+    )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="agents"
+    )
+    description = models.TextField(blank=True, max_length=2000)
+    code_url = models.URLField(blank=True, help_text="Where its code can be read.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"agent {self.user_id} of {self.owner_id}"
+
+
+class AgentToken(models.Model):
+    """One API token of an agent. Only the SHA-256 of the key is kept; the key is shown
+    once, when it is made. A revoked token stays listed (with its time) and signs in no one."""
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="tokens")
+    name = models.CharField(max_length=80, blank=True)
+    key_hash = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=12, help_text="The key's first characters, to tell it.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"token {self.prefix}… of agent {self.agent_id}"
+
+    @property
+    def revoked(self) -> bool:
+        return self.revoked_at is not None
+
+
+# -- ratings (games.ratings) ----------------------------------------------------------------
+class RatingSide(models.TextChoices):
+    """Which figure a rating is: every game, or only the games played on one side."""
+
+    OVERALL = "overall", "Overall"
+    TOWN = "town", "Town side"
+    MAFIA = "mafia", "Mafia side"
+
+
+class Rating(models.Model):
+    """A player's (person's or agent's) Weng-Lin rating in one rule set, on one side.
+
+    ``ordinal`` (mu - 3 sigma, the shown figure) is stored so the leaderboard can sort and
+    page in the database; ``games.ratings`` writes it with mu and sigma."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings"
+    )
+    ruleset = models.CharField(max_length=20, choices=Ruleset.choices)
+    side = models.CharField(max_length=10, choices=RatingSide.choices)
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    ordinal = models.FloatField()
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "ruleset", "side"], name="rating_once"),
+        ]
+        indexes = [
+            models.Index(fields=["ruleset", "side", "-ordinal"], name="rating_board"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.ruleset}/{self.side}: {self.ordinal:.2f}"
+
+
+class RatingChange(models.Model):
+    """What one rated game did to one player's rating on one side: written once, when the
+    game ends (unique per game, player and side), and kept as the rating's history."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rating_changes")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
+    )
+    ruleset = models.CharField(max_length=20, choices=Ruleset.choices)
+    side = models.CharField(max_length=10, choices=RatingSide.choices)
+    slot = models.ForeignKey(Slot, null=True, on_delete=models.SET_NULL, related_name="+")
+    role = models.CharField(max_length=40, blank=True)
+    alignment = models.CharField(max_length=20, blank=True)
+    won = models.BooleanField()
+    modkilled = models.BooleanField(default=False)
+    share = models.FloatField(default=1.0, help_text="The share of the game's phases held.")
+    mu_before = models.FloatField()
+    sigma_before = models.FloatField()
+    mu_after = models.FloatField()
+    sigma_after = models.FloatField()
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "user", "side"], name="rating_change_once"),
+        ]
+        indexes = [
+            models.Index(fields=["user", "ruleset", "side", "at"], name="rating_history"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} in game {self.game_id} ({self.side})"
+
+
+class RatedGame(models.Model):
+    """The marker that a game's ratings were applied: one row per game, so they change
+    exactly once, however often the end is replayed."""
+
+    game = models.OneToOneField(
+        Game, on_delete=models.CASCADE, primary_key=True, related_name="ratings_applied"
+    )
+    applied_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"ratings of game {self.game_id}"
+
+
+class LeagueQueueEntry(models.Model):
+    """A person or an agent waiting in a league queue (``games.league``) for a game of
+    that setup; the matchmaker (``services.league.match``) takes the oldest first."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="league_entries"
+    )
+    setup = models.CharField(max_length=50, help_text="The queue's setup slug.")
+    joined_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["joined_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "setup"], name="league_entry_once"),
+        ]
+        indexes = [models.Index(fields=["setup", "joined_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} waits for {self.setup}"
+
+
+class LeagueQueueState(models.Model):
+    """What a league queue last said: why no game was made (``problem``, blank when none)
+    and the last game it made."""
+
+    setup = models.CharField(max_length=50, unique=True)
+    problem = models.CharField(max_length=300, blank=True)
+    checked_at = models.DateTimeField(default=timezone.now)
+    last_game = models.ForeignKey(
+        Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    def __str__(self) -> str:
+        return f"queue {self.setup}: {self.problem or 'ok'}"

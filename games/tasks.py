@@ -73,6 +73,13 @@ def advance_phase_task(self, game_id: int, phase_number: int, turn_seq: int | No
     return advanced
 
 
+@shared_task(name="games.tasks.match_league_queues", ignore_result=True)
+def match_league_queues() -> int:
+    """Make the games every league queue has enough seats for (beat, every
+    ``LEAGUE_SWEEP_SECONDS``): the queues are rows, so a restart loses nobody's place."""
+    return len(services.sweep_league_queues())
+
+
 @shared_task(name="games.tasks.send_deadline_reminders", ignore_result=True)
 def send_deadline_reminders() -> int:
     """Write the "still missing" reminders now due (beat, each minute); how many told."""

@@ -1,6 +1,7 @@
 """ASGI entry point: HTTP through Django, websockets through Channels.
 
-Websockets carry the Django session (``AuthMiddlewareStack``) and are refused unless their
+Websockets carry the Django session (``AuthMiddlewareStack``), or an API client's token
+(``mafia_site.token_sockets``), and are refused unless their
 whole Origin (scheme, host and port) is this site's (``mafia_site.origin``): another
 site's page cannot open a socket with a visitor's cookies, and capped per client address
 (``mafia_site.socket_limits``).
@@ -23,6 +24,7 @@ from games.live import publisher  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from mafia_site.origin import SameOriginValidator  # noqa: E402
 from mafia_site.socket_limits import SocketsPerClient  # noqa: E402
+from mafia_site.token_sockets import TokenSocketAuth  # noqa: E402
 
 # In the web server a commit hands its live push to a publisher thread: the request that
 # voted does not wait for it (games.live.publisher.publish_events).
@@ -47,7 +49,9 @@ application = ProtocolTypeRouter(
         "lifespan": lifespan,
         "http": django_asgi_app,
         "websocket": SocketsPerClient(
-            SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            SameOriginValidator(
+                AuthMiddlewareStack(TokenSocketAuth(URLRouter(websocket_urlpatterns)))
+            )
         ),
     }
 )

@@ -4,7 +4,8 @@ Channels' ``AllowedHostsOriginValidator`` compares only the Origin's host name w
 ALLOWED_HOSTS, so ``http://localhost:8412`` (another program on the same machine) or
 ``http://127.0.0.1:9999`` passed with a player's cookie. Here the whole origin (scheme,
 host and port) must equal the origin of the socket's own URL, or be one of
-CSRF_TRUSTED_ORIGINS (the same list that admits cross-origin form posts).
+CSRF_TRUSTED_ORIGINS (the same list that admits cross-origin form posts). A socket with
+an ``Authorization`` header is an API client's and signs in with its token alone.
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ def own_origin(scope: dict[str, Any]) -> str | None:
 
 
 def origin_allowed(scope: dict[str, Any]) -> bool:
+    if b"authorization" in _headers(scope):
+        # An API client's socket (``mafia_site.token_sockets``): no browser can send this
+        # header on a websocket, and such a socket is the token's user's, never a cookie's.
+        return True
     origin = _headers(scope).get(b"origin", b"").decode("latin-1").strip().lower()
     if not origin or origin == "null":
         return False

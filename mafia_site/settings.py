@@ -252,6 +252,20 @@ _RATE_SPEC = os.environ.get("RATE_LIMITS", "")
 RATE_LIMITS_ENABLED = _RATE_SPEC.strip().lower() not in {"off", "0", "false", "no"}
 RATE_LIMITS = rate_limits(_RATE_SPEC) if RATE_LIMITS_ENABLED else {}
 
+
+def league_timing(spec: str) -> dict[str, int]:
+    """``name=seconds`` pairs (``night_length=20,turn_length=30``)."""
+    timing = {}
+    for pair in filter(None, (p.strip() for p in spec.split(","))):
+        name, _, seconds = pair.partition("=")
+        timing[name.strip()] = int(seconds)
+    return timing
+
+
+# League timing (games.league): LEAGUE_TIMING="night_length=20" shortens the league's
+# nights (a bots' league server, the league benchmark); names as the game settings'.
+LEAGUE_TIMING = league_timing(os.environ.get("LEAGUE_TIMING", ""))
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
@@ -349,7 +363,7 @@ WEBHOOK_TIMEOUT = float(os.environ.get("WEBHOOK_TIMEOUT", "5"))
 # -- API -----------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "games.api_tokens.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],

@@ -23,11 +23,13 @@ if [ ! -x .venv/bin/python ] || ! python_ok .venv/bin/python; then
   rm -rf .venv
   "$(find_python)" -m venv .venv
 fi
-# Reinstall only when pyproject.toml changed since the last install.
-stamp=.venv/.installed-$(sha1sum pyproject.toml | cut -c1-12)
+# Reinstall only when pyproject.toml (the site's or the client library's) changed since the
+# last install. The client library (client/, mafia_client) is its own package: the reference
+# bot and tests/client use it.
+stamp=.venv/.installed-$(cat pyproject.toml client/pyproject.toml | sha1sum | cut -c1-12)
 if [ ! -f "$stamp" ]; then
   .venv/bin/python -m pip install --quiet --upgrade pip
-  .venv/bin/python -m pip install --quiet -e ".[dev]"
+  .venv/bin/python -m pip install --quiet -e ".[dev]" -e ./client
   rm -f .venv/.installed-*; touch "$stamp"
 fi
 export PATH="$ROOT/.venv/bin:$PATH"

@@ -1,17 +1,19 @@
-"""A reference bot: plays any of the four rule sets through the public JSON API only.
+"""A reference bot: plays any of the four rule sets through the public API only.
 
-Standard library only, so an agent's author can read it in one sitting and copy its loop:
+It is written on the client library (``client/``: ``pip install -e ./client``), so an
+agent's author can read it in one sitting and copy what they need:
 
     python3 scripts/reference_bot.py --url http://127.0.0.1:8000 --game 12 \\
         --user alice --password secret [--seed 42]
 
-Each round it asks ``GET games/{id}/turn/`` what the table is doing and acts when it may:
+``Bot`` is a ``mafia_client.Strategy``: ``mafia_client.play`` follows the game's live
+stream and hands it the legal options whenever its seat may act:
 
-* a table day (city, classic, power): speaks when ``your_turn`` (a power question names
-  its addressee with ``to``), nominates its suspect in a classic speech (skip now and
-  then on day 1), votes in the vote step, passes a defense or statement now and then;
+* a table day (city, classic, power): it speaks in its turn (a power question names its
+  addressee with ``to``), nominates its suspect in a classic speech (skip now and then on
+  day 1), votes in the vote step, passes a defense or statement now and then;
 * a forum day (``step == "thread"``): posts a bold vote for a suspect;
-* a night: one legal target for each ability on its role PM (``GET role/``).
+* a night: one legal target for each ability on its role PM.
 
 Its choices are its own (see ``Bot``): each seat suspects others at random, mafia spare
 their partners, some follow the table and some do not, so nominations spread and votes
@@ -20,19 +22,32 @@ name and the game (printed at the start).
 
 With ``--host`` it is the game's host instead: it ends each night early (``host/cut/``)
 once the players have had ``--night-seconds`` to act, so a table of bots plays fast.
+
+The tests drive many bots from one thread with ``play(bots, game_id, api)``: round-robin,
+each ``Bot.act()`` one read of the state and at most one move.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import asyncio
+import contextlib
 import random
 import sys
 import time
-import urllib.error
-import urllib.request
 import zlib
+from pathlib import Path
 from typing import Any
+
+try:
+    import mafia_client
+except ImportError:  # run from a checkout without the client installed
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "client"))
+    import mafia_client
+
+from mafia_client import ApiError, Client, Context, Seat, Strategy, Turn, TurnOptions, VoteOptions
+
+__all__ = ["Api", "ApiError", "Bot", "HostBot", "default_seed", "main", "play"]
 
 SPEECH = (
     "I have listened to everyone and I am not convinced by the quiet players. "
@@ -41,55 +56,41 @@ SPEECH = (
 )
 
 
-class ApiError(Exception):
-    def __init__(self, status: int, body: dict[str, Any]) -> None:
-        super().__init__(f"{status}: {body.get('error')}")
-        self.status = status
-        self.body = body
-
-
 class Api:
-    """The JSON API with a token (``POST auth/token/``)."""
+    """The plain JSON API with a token (``POST auth/token/``): paths under ``/api/v1/``,
+    answers as parsed JSON. ``client`` is the same account as a ``mafia_client.Client``."""
 
     def __init__(self, base: str, token: str | None = None, username: str = "") -> None:
-        self.base = base.rstrip("/") + "/api/v1/"
-        self.token = token
-        self.username = username
+        self.client = Client(base, token, username=username)
 
     @classmethod
     def login(cls, base: str, username: str, password: str) -> Api:
         api = cls(base, username=username)
-        api.token = api.post("auth/token/", {"username": username, "password": password})["token"]
+        api.client = Client.login(base, username, password)
         return api
 
+    @property
+    def token(self) -> str | None:
+        return self.client.token
+
+    @property
+    def username(self) -> str:
+        return self.client.username
+
     def get(self, path: str) -> Any:
-        return self._call("GET", path, None)
+        return self.client.request("GET", path)
 
     def post(self, path: str, data: dict[str, Any] | None = None) -> Any:
-        return self._call("POST", path, data or {})
+        return self.client.request("POST", path, data or {})
 
     def _call(self, method: str, path: str, data: dict[str, Any] | None) -> Any:
-        headers = {"Accept": "application/json"}
-        if self.token:
-            headers["Authorization"] = f"Token {self.token}"
-        body = None
-        if data is not None:
-            body = json.dumps(data).encode()
-            headers["Content-Type"] = "application/json"
-        request = urllib.request.Request(self.base + path, body, headers, method=method)
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                return json.loads(response.read() or b"null")
-        except urllib.error.HTTPError as error:
-            raise ApiError(error.code, json.loads(error.read() or b"{}")) from None
+        return self.client.request(method, path, data)
 
 
-class Bot:
-    """One player. ``act()`` does at most one thing and says whether it did.
-
-    Its choices come from its own ``random.Random(seed)`` (pass ``seed`` to repeat a run;
-    by default it is derived from the user name and the game, so every seat and every game
-    differs). It plays like a person who knows only what its seat may see:
+class Bot(Strategy):
+    """One player. Its choices come from its own ``random.Random(seed)`` (pass ``seed`` to
+    repeat a run; by default it is derived from the user name and the game, so every seat
+    and every game differs). It plays like a person who knows only what its seat may see:
 
     * a **suspicion** of every other player, drawn at random at first (town cannot know
       roles); mafia never suspect their partners (``partners`` on the role PM); whoever
@@ -99,6 +100,8 @@ class Bot:
       own suspect; each has its own lean towards skip;
     * nominations and votes are weighted draws over its suspicions, so they spread, and
       ties and revotes happen as they do between people.
+
+    ``act()`` is one round of the tests' round-robin ``play``: one read, at most one move.
     """
 
     def __init__(self, api: Api, game_id: int, seed: int | None = None) -> None:
@@ -110,46 +113,36 @@ class Bot:
         self.follower = self.rng.random() < 0.4
         self.skip_lean = self.rng.uniform(0.05, 0.3)
         self.suspicion: dict[int, float] = {}  # slot id -> weight (never self or partners)
-        self.me: dict[str, Any] | None = None  # the role PM, read once a day
+        self.me: mafia_client.RolePM | None = None  # the role PM, read once a day
         self.known_day: int | None = None
         self.heard: set[tuple[int, int]] = set()  # (nominator, target) already taken in
-        self.acted_night: int | None = None
-        self.voted_day: int | None = None
         self.lean: tuple[Any, int | None] | None = None  # (turn key, the speech's suspect)
+        self.seat = Seat(api.client, game_id, self)
+        self.moves = 0
 
     def act(self) -> bool:
-        turn = self.api.get(f"games/{self.game}/turn/")
-        step = turn["step"]
-        if step in ("over", "not_started"):
-            return False
-        if step == "night":
-            return self.night()
-        if step == "thread":
-            return self.forum_day()
-        if not turn["your_turn"]:
-            return False
-        self.know(turn["day"])
-        self.listen(turn)
-        return self.take_turn(turn)
+        """Read the state and make at most one move; whether it made one."""
+        before = self.moves
+        self.seat.step()
+        return self.moves > before
 
     # -- what this seat knows ----------------------------------------------------------------
-    def know(self, day: int | None) -> None:
-        """Read the role PM once a day: partners, own seat, new investigation results."""
+    def know(self, ctx: Context, day: int | None) -> None:
+        """Take in the role PM once a day: partners, own seat, new investigation results."""
         if self.me is not None and self.known_day == day:
             return
-        self.me = self.api.get(f"games/{self.game}/role/")
+        self.me = ctx.client.role(self.game)
         self.known_day = day
-        game = self.api.get(f"games/{self.game}/")
-        partners = {p["slot_id"] for p in self.me["partners"]}
-        names = {p["name"]: p["slot_id"] for p in game["players"]}
-        for p in game["players"]:
-            slot = p["slot_id"]
-            if slot == self.me["slot_id"] or slot in partners:
-                self.suspicion.pop(slot, None)
-            elif slot not in self.suspicion:
-                self.suspicion[slot] = self.rng.uniform(0.1, 1.0)
-        for result in self.me["results"]:
-            found = result.get("result")
+        players = ctx.client.game(self.game).players
+        partners = {p.slot_id for p in self.me.partners}
+        names = {p.name: p.slot_id for p in players}
+        for p in players:
+            if p.slot_id == self.me.slot_id or p.slot_id in partners:
+                self.suspicion.pop(p.slot_id, None)
+            elif p.slot_id not in self.suspicion:
+                self.suspicion[p.slot_id] = self.rng.uniform(0.1, 1.0)
+        for result in self.me.results:
+            found = result.result
             if not isinstance(found, dict) or found.get("target") not in names:
                 continue
             slot = names[found["target"]]
@@ -157,13 +150,13 @@ class Bot:
                 guilty = str(found.get("result")) in ("mafia", "guilty", "scum")
                 self.suspicion[slot] = 50.0 if guilty else 0.02
 
-    def listen(self, turn: dict[str, Any]) -> None:
+    def listen(self, turn: Turn) -> None:
         """Whoever nominates this seat grows more suspect to it."""
-        mine = self.me["slot_id"] if self.me else None
-        for n in turn["nominations"]:
-            if n["skip"] or not n["nominator"] or not n["target"]:
+        mine = self.me.slot_id if self.me else None
+        for n in turn.nominations:
+            if n.skip or not n.nominator or not n.target:
                 continue
-            key = (n["nominator"]["slot_id"], n["target"]["slot_id"])
+            key = (n.nominator.slot_id, n.target.slot_id)
             if key in self.heard:
                 continue
             self.heard.add(key)
@@ -177,61 +170,67 @@ class Bot:
             return None
         return self.rng.choices([s for s, _ in weighted], [w for _, w in weighted])[0]
 
-    def leader(self, turn: dict[str, Any], among: list[int]) -> int | None:
+    def leader(self, turn: Turn, among: list[int]) -> int | None:
         """The table's favourite among ``among``: the most nominated (suspicion breaks ties)."""
         counts: dict[int, int] = {}
-        for n in turn["nominations"]:
-            if n["target"] and n["target"]["slot_id"] in among:
-                counts[n["target"]["slot_id"]] = counts.get(n["target"]["slot_id"], 0) + 1
+        for n in turn.nominations:
+            if n.target and n.target.slot_id in among:
+                counts[n.target.slot_id] = counts.get(n.target.slot_id, 0) + 1
         if not counts:
             return None
         return max(counts, key=lambda s: (counts[s], self.suspicion.get(s, 0.0)))
 
     # -- table days ------------------------------------------------------------------------
-    def take_turn(self, turn: dict[str, Any]) -> bool:
-        may = set(turn["you_may"])
-        g = f"games/{self.game}/"
-        try:
-            if "vote" in may:
-                self.api.post(g + "vote/", {"target": self.choose_vote(turn)})
-            elif "post" in may and (turn["step"] == "speech" or self.rng.random() < 0.7):
-                data: dict[str, Any] = {"body": self.speech(turn)}
-                if turn["step"] == "question":
-                    data["to"] = self.rng.choice(turn["options"])["slot_id"]
-                self.api.post(g + "posts/", data)
-            elif "nominate" in may:
-                self.api.post(g + "nominate/", {"target": self.choose_nomination(turn)})
-            elif "pass" in may:
-                self.api.post(g + "turn/pass/")
-            else:
-                return False
-        except ApiError as error:
-            if error.status >= 500:
-                raise
-            return False  # the table moved on under us (a timer): ask again
-        return True
+    def on_vote(self, ctx: Context, options: VoteOptions) -> None:
+        self.know(ctx, ctx.turn.day)
+        self.listen(ctx.turn)
+        target = self.choose_vote(ctx.turn, options)
+        self.moves += 1
+        ctx.vote(target)
 
-    def speech(self, turn: dict[str, Any]) -> str:
-        words = (turn["word_limit"] or 100) - 5
+    def on_turn(self, ctx: Context, options: TurnOptions) -> None:
+        turn = ctx.turn
+        self.know(ctx, turn.day)
+        self.listen(turn)
+        # A post may only be all it may do (a defense): it then draws again until it posts.
+        while True:
+            if "post" in options.may and (turn.step == "speech" or self.rng.random() < 0.7):
+                body = self.speech(turn)
+                to = self.rng.choice(turn.options).slot_id if turn.step == "question" else None
+                self.moves += 1
+                ctx.post(body, to=to)
+            elif "nominate" in options.may:
+                target = self.choose_nomination(turn)
+                self.moves += 1
+                ctx.nominate(target)
+            elif "pass" in options.may:
+                self.moves += 1
+                ctx.pass_turn()
+            elif "post" in options.may:
+                continue
+            return
+
+    def speech(self, turn: Turn) -> str:
+        words = (turn.word_limit or 100) - 5
         text = " ".join(SPEECH.split()[: max(words - 12, 5)])
-        if "nominate" not in turn["you_may"]:  # not a classic speech: nothing to announce
+        if "nominate" not in turn.you_may:  # not a classic speech: nothing to announce
             return text
         suspect = self.choose_nomination(turn)
-        self.lean = (_turn_key(turn), suspect)
+        self.lean = (turn.key, suspect)
         name = next(
-            (o["name"] for o in turn["options"] if not o.get("skip") and o["slot_id"] == suspect),
+            (o.name for o in turn.options if not o.skip and o.slot_id == suspect),
             None,
         )
         if name is None:
             return f"{text} I have no lean yet, so I nominate skip today."
         return f"{text} Right now {name} worries me most, so I nominate {name}."
 
-    def choose_nomination(self, turn: dict[str, Any]) -> int | None:
+    def choose_nomination(self, turn: Turn) -> int | None:
         """A slot id, or None for skip (day 1 only)."""
-        if self.lean and self.lean[0] == _turn_key(turn):
+        if self.lean and self.lean[0] == turn.key:
             return self.lean[1]  # what the speech said
-        players = [o["slot_id"] for o in turn["options"] if not o.get("skip")]
-        skip_allowed = any(o.get("skip") for o in turn["options"])
+        players = [o.slot_id for o in turn.options if not o.skip and o.slot_id is not None]
+        skip_allowed = any(o.skip for o in turn.options)
         if skip_allowed and self.rng.random() < self.skip_lean:
             return None
         if self.follower and self.rng.random() < 0.5:
@@ -245,12 +244,12 @@ class Bot:
             return None
         return self.rng.choice(players)  # only itself or partners left: anyone will do
 
-    def choose_vote(self, turn: dict[str, Any]) -> int | None:
+    def choose_vote(self, turn: Turn, options: VoteOptions) -> int | None:
         """A slot id on the ballot, or None for skip."""
-        players = [o["slot_id"] for o in turn["ballot"] if not o.get("skip")]
+        players = [o.slot_id for o in options.players if o.slot_id is not None]
         suspects = [s for s in players if s in self.suspicion]
-        revote = (turn["round"] or 1) > 1
-        lean = self.skip_lean + (0.15 if turn["day"] == 1 and not revote else 0.0)
+        revote = options.round > 1
+        lean = self.skip_lean + (0.15 if turn.day == 1 and not revote else 0.0)
         if not suspects or self.rng.random() < lean:
             return None
         if self.follower and self.rng.random() < 0.6:
@@ -260,50 +259,33 @@ class Bot:
         return self.pick(suspects, power=3.0)
 
     # -- forum days and nights ---------------------------------------------------------------
-    def forum_day(self) -> bool:
-        game = self.api.get(f"games/{self.game}/")
-        day = game["phase"]["number"] if game["phase"] else None
-        if day is None or self.voted_day == day:
-            return False
-        self.know(day)
-        me = self.me or {}
-        living = [p for p in game["players"] if p["alive"] and p["slot_id"] != me.get("slot_id")]
-        if not me.get("alive") or not living:
-            return False
-        by_slot = {p["slot_id"]: p for p in living}
+    def on_day(self, ctx: Context) -> None:
+        day = ctx.game.phase.number if ctx.game.phase else None
+        self.know(ctx, day)
+        me = self.me
+        living = [p for p in ctx.game.living() if me is None or p.slot_id != me.slot_id]
+        if not living:
+            return
+        by_slot = {p.slot_id: p for p in living}
         slot = self.pick(list(by_slot))
         target = by_slot[slot] if slot is not None else self.rng.choice(living)
-        self.voted_day = day
-        try:
-            self.api.post(f"games/{self.game}/posts/", {"body": f"**Vote: {target['name']}**"})
-        except ApiError:
-            return False
-        return True
+        self.moves += 1
+        ctx.post(f"**Vote: {target.name}**")
 
-    def night(self) -> bool:
-        me = self.api.get(f"games/{self.game}/role/")
-        number = me["phase"]["number"] if me["phase"] else None
-        if not me["night_open"] or self.acted_night == number:
-            return False
-        self.acted_night = number
-        for ability in me["abilities"]:
-            if not ability["choices"]:
-                continue
-            slots = [c["slot_id"] for c in ability["choices"]]
-            protective = any(w in ability["ability"] for w in ("protect", "heal", "guard"))
+    def on_night(self, ctx: Context, options: list[mafia_client.Ability]) -> None:
+        self.moves += 1
+        for ability in options:
+            slots = [c.slot_id for c in ability.choices]
+            protective = any(w in ability.ability for w in ("protect", "heal", "guard"))
             slot = None if protective else self.pick(slots)
             if slot is None:
                 slot = self.rng.choice(slots)
-            extra = {key: "x" for key in ability["extra"]}
+            extra = {key: "x" for key in ability.extra}
             try:
-                self.api.post(
-                    f"games/{self.game}/actions/",
-                    {"ability": ability["ability"], "targets": [slot] * ability["targets"],
-                     "extra": extra},
-                )  # fmt: skip
-            except ApiError:
-                continue  # an illegal pick: this bot simply does without
-        return True
+                ctx.night_action(ability.ability, [slot] * ability.targets, extra)
+            except ApiError as error:
+                if error.status >= 500:
+                    raise  # an illegal pick (4xx): this bot simply does without
 
 
 class HostBot:
@@ -314,14 +296,18 @@ class HostBot:
         self.game = game_id
         self.night_seconds = night_seconds
         self.night_seen: dict[int, float] = {}
+        self.due: float | None = None  # seconds until the current night may be cut
 
     def act(self) -> bool:
-        game = self.api.get(f"games/{self.game}/")
-        phase = game["phase"]
-        if game["status"] != "running" or not phase or phase["kind"] != "night":
+        self.due = None
+        game = self.api.client.game(self.game)
+        phase = game.phase
+        if game.status != "running" or not phase or phase.kind != "night":
             return False
-        first = self.night_seen.setdefault(phase["number"], time.monotonic())
-        if time.monotonic() - first < self.night_seconds:
+        first = self.night_seen.setdefault(phase.number, time.monotonic())
+        waited = time.monotonic() - first
+        if waited < self.night_seconds:
+            self.due = self.night_seconds - waited
             return False
         try:
             self.api.post(f"games/{self.game}/host/cut/")
@@ -330,17 +316,27 @@ class HostBot:
         return True
 
 
+async def host(api: Api, game_id: int, night_seconds: float) -> mafia_client.Game:
+    """``--host``: woken by the game's live events (and by a night's time running out)."""
+    bot = HostBot(api, game_id, night_seconds)
+    async with api.client.stream(game_id) as stream:
+        while True:
+            await asyncio.to_thread(bot.act)
+            game = await asyncio.to_thread(api.client.game, game_id)
+            if game.over:
+                return game
+            with contextlib.suppress(TimeoutError):  # the night's time is up: act cuts it
+                await asyncio.wait_for(anext(stream), bot.due)
+
+
 def default_seed(username: str, game_id: int) -> int:
     """The seed a bot uses unless told: its own for each user and game, and repeatable."""
     return zlib.crc32(f"{username}:{game_id}".encode())
 
 
-def _turn_key(turn: dict[str, Any]) -> tuple[Any, ...]:
-    return (turn["day"], turn["round"], turn["turn_seq"], turn["step"])
-
-
 def play(bots: list[Any], game_id: int, api: Api, *, timeout: float = 600.0) -> dict[str, Any]:
-    """Run the bots round-robin until the game ends; returns the finished game."""
+    """Run many bots from one thread, round-robin, until the game ends (the tests' way: a
+    single bot follows the live stream instead, see ``main``); returns the finished game."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         game = api.get(f"games/{game_id}/")
@@ -366,15 +362,18 @@ def main(argv: list[str] | None = None) -> int:
         help="the bot's random seed (default: derived from --user and --game; printed)",
     )
     args = parser.parse_args(argv)
-    api = Api.login(args.url, args.user, args.password)
-    bot: Any
+    try:
+        api = Api.login(args.url, args.user, args.password)
+    except (ApiError, OSError) as error:
+        print(f"Cannot sign in at {args.url}: {error}", file=sys.stderr)
+        return 2
     if args.host:
-        bot = HostBot(api, args.game, args.night_seconds)
+        game = asyncio.run(host(api, args.game, args.night_seconds))
     else:
         bot = Bot(api, args.game, args.seed)
         print(f"{args.user} plays game {args.game} with --seed {bot.seed}", flush=True)
-    game = play([bot], args.game, api, timeout=24 * 3600)
-    print(f"Game over: {game['winner']} ({game['win_reason']})")
+        game = mafia_client.play(api.client, args.game, bot)
+    print(f"Game over: {game.winner} ({game.win_reason})")
     return 0
 
 

@@ -24,6 +24,7 @@ from ..game_settings import Kind, Setting
 from ..models import (
     MAX_PHASE_MINUTES,
     MAX_WEBHOOK_URL_LENGTH,
+    Admits,
     GameStatus,
     Ruleset,
     Thread,
@@ -33,6 +34,7 @@ from ..notification_kinds import CHANNEL_CHOICES
 from ..notification_kinds import KIND_CHOICES as NOTIFICATION_KIND_CHOICES
 from ..plain_text import use_plain_text
 from ..reads.access import Viewer
+from ..reads.agents import current_agent_names
 from ..reads.my_games import HOST_CODES, NEED_CODES, MyGame, MyGames
 from ..services.common import MAX_POST_LENGTH
 from ..services.nights import MAX_EXTRA_LENGTH
@@ -54,6 +56,24 @@ class SlotRefSerializer(serializers.Serializer):
     slot_id = serializers.IntegerField()
     seat = serializers.IntegerField()
     name = serializers.CharField()
+    agent = serializers.BooleanField(
+        required=False, help_text="The player is an agent (a program), not a person."
+    )
+
+
+def mark_agents(value: Any, agents: frozenset[str] | None = None) -> Any:
+    """``value`` (a vote count, a turn: JSON-shaped) with ``"agent": true/false`` added to
+    every reference to a player in it (a mapping with ``slot_id`` and ``name``)."""
+    if agents is None:
+        agents = current_agent_names()
+    if isinstance(value, Mapping):
+        out = {k: mark_agents(v, agents) for k, v in value.items()}
+        if "slot_id" in out and isinstance(out.get("name"), str):
+            out["agent"] = out["name"] in agents
+        return out
+    if isinstance(value, (list, tuple)):
+        return [mark_agents(v, agents) for v in value]
+    return value
 
 
 class PhaseSerializer(serializers.Serializer):
@@ -92,13 +112,16 @@ class PlayerSerializer(serializers.Serializer):
         allow_blank=True, help_text="Only when revealed at death, or after the game ends."
     )
     alignment = serializers.CharField(allow_blank=True, help_text="Only after the game ends.")
+    agent = serializers.BooleanField(help_text="The player is an agent (a program), not a person.")
 
 
-def player_data(slot: Any, viewer: Viewer) -> dict[str, Any]:
+def player_data(slot: Any, viewer: Viewer, agents: frozenset[str] | None = None) -> dict[str, Any]:
+    agents = current_agent_names() if agents is None else agents
     return {
         "slot_id": slot.pk,
         "seat": slot.seat,
         "name": slot.display_name,
+        "agent": slot.display_name in agents,
         "alive": slot.alive,
         "death_cause": slot.death_cause if not slot.alive else "",
         "role": viewer.public_role(slot) if viewer.game.is_finished or not slot.alive else "",
@@ -134,6 +157,9 @@ class GameSerializer(serializers.Serializer):
     day_settings = serializers.DictField()
     vote_modifiers_public = serializers.BooleanField()
     lynch_proof_ends_day = serializers.BooleanField()
+    admits = serializers.ChoiceField(
+        choices=list(Admits.choices), help_text="Who may take a seat: both, people or agents."
+    )
     seats_in_signup_order = serializers.BooleanField(
         help_text="Seats follow the sign-up order (otherwise dealt at random at the start)."
     )
@@ -163,6 +189,7 @@ class GameSerializer(serializers.Serializer):
 def game_data(game: Any, viewer: Viewer, *, players: bool = True) -> dict[str, Any]:
     phase = game.current_phase() if game.is_running else None
     slots = list(game.slots.select_related("user").order_by("seat")) if players else []
+    agents = current_agent_names()
     return {
         "id": game.pk,
         "title": game.title,
@@ -188,9 +215,10 @@ def game_data(game: Any, viewer: Viewer, *, players: bool = True) -> dict[str, A
         "day_settings": game.day_settings,
         "vote_modifiers_public": game.vote_modifiers_public,
         "lynch_proof_ends_day": game.lynch_proof_ends_day,
+        "admits": game.admits,
         "seats_in_signup_order": game.seats_in_signup_order,
         "phase": phase_data(phase),
-        "players": [player_data(s, viewer) for s in slots],
+        "players": [player_data(s, viewer, agents) for s in slots],
         "threads": [t for t, _ in viewer.readable_threads()],
         "role_list": game.role_list if viewer.sees_everything or game.openness == "open" else None,
         "openness": game.openness,
@@ -267,6 +295,7 @@ class PostSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     thread = serializers.CharField()
     author = serializers.CharField()
+    agent = serializers.BooleanField(help_text="The author is an agent (a program), not a person.")
     slot_id = serializers.IntegerField(allow_null=True)
     seat = serializers.IntegerField(allow_null=True)
     is_host = serializers.BooleanField()
@@ -286,9 +315,13 @@ class PostSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-def post_data(post: Any, seats: Mapping[int, int] | None = None) -> dict[str, Any]:
+def post_data(
+    post: Any, seats: Mapping[int, int] | None = None, agents: frozenset[str] | None = None
+) -> dict[str, Any]:
     """A post as the API gives it. A page of posts passes ``seats`` (slot id -> seat) and
-    reads each post with a ``phase_number`` annotation, so no slot or phase row is loaded."""
+    reads each post with a ``phase_number`` annotation, so no slot or phase row is loaded;
+    and ``agents`` (``current_agent_names``), read once for the page."""
+    agents = current_agent_names() if agents is None else agents
     if not post.slot_id:
         seat = None
     else:
@@ -300,6 +333,7 @@ def post_data(post: Any, seats: Mapping[int, int] | None = None) -> dict[str, An
         "number": post.number,
         "thread": post.thread,
         "author": post.author.get_username(),
+        "agent": post.author.get_username() in agents,
         "slot_id": post.slot_id,
         "seat": seat,
         "is_host": post.is_host,
@@ -827,6 +861,31 @@ class QueueSerializer(serializers.Serializer):
     )
 
 
+class LeagueQueueSerializer(serializers.Serializer):
+    """One standing league queue, as the caller sees it (``games.reads.league``)."""
+
+    setup = serializers.CharField(help_text="The setup's slug (the queue's name in URLs).")
+    name = serializers.CharField()
+    ruleset = serializers.CharField(allow_blank=True, help_text="Blank: the setup is gone.")
+    players = serializers.IntegerField(
+        allow_null=True, help_text="Seats a game of it needs (null: the setup is gone)."
+    )
+    waiting = serializers.IntegerField(help_text="People and agents waiting now.")
+    queued = serializers.BooleanField(help_text="Whether you wait in it.")
+    queued_since = serializers.DateTimeField(allow_null=True)
+    problem = serializers.CharField(
+        allow_blank=True, help_text="Why no game was made yet (blank: nothing wrong)."
+    )
+    silent_seat = serializers.CharField(
+        allow_blank=True,
+        help_text='A seat silent for a whole day: "replace" (from this queue) or "modkill".',
+    )
+    exists = serializers.BooleanField(help_text="False: the setup no longer exists.")
+    latest_game = serializers.IntegerField(
+        allow_null=True, help_text="Your latest league game from this queue, if any."
+    )
+
+
 class UnreadSerializer(serializers.Serializer):
     thread = serializers.ChoiceField(choices=Thread.choices)
     label = serializers.CharField()
@@ -978,3 +1037,73 @@ class NotificationPrefsSerializer(InputSerializer):
     )
     digest_minutes = serializers.IntegerField(min_value=1, max_value=1440, required=False)
     desktop = serializers.BooleanField(required=False)
+
+
+# -- ratings (games.api.ratings) -------------------------------------------------------------
+class RatingFigureSerializer(serializers.Serializer):
+    rating = serializers.FloatField(help_text="The shown figure: mu - 3 sigma (ordinal).")
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField(help_text="The uncertainty.")
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+
+
+class WinsBySideSerializer(serializers.Serializer):
+    town = serializers.IntegerField()
+    mafia = serializers.IntegerField()
+    other = serializers.IntegerField(help_text="As a third party.")
+
+
+class LeaderboardRowSerializer(RatingFigureSerializer):
+    rank = serializers.IntegerField()
+    name = serializers.CharField()
+    agent = serializers.BooleanField(help_text="An agent (a program), not a person.")
+    wins = WinsBySideSerializer()  # type: ignore[assignment]
+    form = serializers.ListField(
+        child=serializers.ChoiceField(choices=["W", "L"]),
+        help_text="The latest results on this side, newest first (at most 5).",
+    )
+
+
+class LeaderboardSerializer(serializers.Serializer):
+    ruleset = serializers.CharField()
+    who = serializers.ChoiceField(choices=["both", "people", "agents"])
+    side = serializers.ChoiceField(choices=["overall", "town", "mafia"])
+    page = serializers.IntegerField()
+    num_pages = serializers.IntegerField()
+    count = serializers.IntegerField()
+    results = LeaderboardRowSerializer(many=True)
+
+
+class RatingPointSerializer(serializers.Serializer):
+    game_id = serializers.IntegerField()
+    at = serializers.DateTimeField()
+    rating = serializers.FloatField(help_text="The overall rating after that game.")
+
+
+class PlayerRulesetSerializer(serializers.Serializer):
+    ruleset = serializers.CharField()
+    overall = RatingFigureSerializer(allow_null=True)
+    town = RatingFigureSerializer(allow_null=True, help_text="Null: no game on this side yet.")
+    mafia = RatingFigureSerializer(allow_null=True, help_text="Null: no game on this side yet.")
+    history = RatingPointSerializer(many=True)
+
+
+class RatedGameRowSerializer(serializers.Serializer):
+    game_id = serializers.IntegerField()
+    title = serializers.CharField()
+    ruleset = serializers.CharField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    role = serializers.CharField()
+    alignment = serializers.CharField(help_text="The team: town, mafia or a third party.")
+    won = serializers.BooleanField()
+    modkilled = serializers.BooleanField()
+    share = serializers.FloatField(help_text="The share of the game's phases they held it.")
+    rating_change = serializers.FloatField(help_text="Of the overall rating (mu - 3 sigma).")
+
+
+class PlayerProfileSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    agent = serializers.BooleanField()
+    ratings = PlayerRulesetSerializer(many=True)
+    games = RatedGameRowSerializer(many=True, help_text="Rated games, newest first.")

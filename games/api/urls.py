@@ -3,7 +3,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerSplitView
 
-from . import chores, notifications, views
+from . import agents, chores, league, notifications, ratings, views
 
 urlpatterns = [
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="api-schema"),
@@ -19,7 +19,21 @@ urlpatterns = [
         notifications.NotificationSettingsView.as_view(),
         name="api-notification-settings",
     ),
+    path("agents/", agents.AgentsView.as_view(), name="api-agents"),
+    path("agents/<str:name>/tokens/", agents.AgentTokensView.as_view(), name="api-agent-tokens"),
+    path(
+        "agents/<str:name>/tokens/<int:token_id>/revoke/",
+        agents.RevokeTokenView.as_view(),
+        name="api-agent-token-revoke",
+    ),
     path("rulesets/", views.RulesetsView.as_view(), name="api-rulesets"),
+    path("leaderboard/<str:ruleset>/", ratings.LeaderboardView.as_view(), name="api-leaderboard"),
+    path("players/<str:name>/", ratings.PlayerView.as_view(), name="api-player"),
+    path("queues/", league.QueuesView.as_view(), name="api-queues"),
+    path("queues/<slug:setup>/join/", league.QueueJoinView.as_view(), name="api-queue-join-league"),
+    path(
+        "queues/<slug:setup>/leave/", league.QueueLeaveView.as_view(), name="api-queue-leave-league"
+    ),
     path("setups/", views.SetupsView.as_view(), name="api-setups"),
     path("games/", views.GameListView.as_view(), name="api-games"),
     path("my-games/", views.MyGamesView.as_view(), name="api-my-games"),

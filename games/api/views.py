@@ -33,6 +33,7 @@ from ..models import Game, GameStatus, NightAction, Slot, Thread
 from ..outage import answer_after_commit
 from ..reads import snapshot
 from ..reads.access import Viewer, get_game
+from ..reads.agents import current_agent_names
 from ..reads.my_games import my_games
 from ..reads.people import user_called
 from ..reads.phase_history import phase_records
@@ -318,6 +319,7 @@ class PostsView(GameAPIView):
             annotations={"phase_number": F("phase__number")},
         )
         seats = {slot.pk: slot.seat for slot in slots}
+        agents = current_agent_names()
         counts = [{"seat": c["seat"], "name": c["name"], "posts": c["posts"]} for c in iso_rows]
         return Response(
             {
@@ -327,7 +329,7 @@ class PostsView(GameAPIView):
                 "count": page.count,
                 "iso": iso,
                 "iso_counts": counts,
-                "results": [s.post_data(p, seats) for p in page.posts],
+                "results": [s.post_data(p, seats, agents) for p in page.posts],
             }
         )
 
@@ -358,7 +360,7 @@ class PostsView(GameAPIView):
 # -- votes ----------------------------------------------------------------------------------
 def _vote_count(game: Game) -> dict[str, Any] | None:
     phase = counted_phase(game)
-    return services.day_count(phase) if phase is not None else None
+    return s.mark_agents(services.day_count(phase)) if phase is not None else None
 
 
 class VoteCountView(GameAPIView):
@@ -591,11 +593,12 @@ def phases_data(game: Game, slots: list[Slot], *, include_open: bool) -> list[di
     ]
 
 
-def slot_roles(slot: Slot) -> dict[str, Any]:
+def slot_roles(slot: Slot, agents: frozenset[str]) -> dict[str, Any]:
     return {
         "slot_id": slot.pk,
         "seat": slot.seat,
         "name": slot.display_name,
+        "agent": slot.display_name in agents,
         "alive": slot.alive,
         "death_cause": slot.death_cause,
         "role": slot.role,
@@ -621,11 +624,11 @@ class HostView(_HostOnly):
     def get(self, request: Request, game_id: int) -> Response:
         """Host only: every role, every night action as it comes in, every explanation."""
         game = self.host_game(game_id)
-        slots = _slots(game)
+        slots, agents = _slots(game), current_agent_names()
         return Response(
             {
                 "game": s.game_data(game, self.viewer(game)),
-                "slots": [slot_roles(x) for x in slots],
+                "slots": [slot_roles(x, agents) for x in slots],
                 "phases": phases_data(game, slots, include_open=True),
                 "needs_replacement": [_ref(x) for x in slots_needing_replacement(game)],
                 "webhook": webhooks.status(game),  # masked: the URL is never sent back
@@ -778,12 +781,12 @@ class ArchiveView(GameAPIView):
         game = self.game(game_id)
         if not game.is_finished:
             raise NotFound("The archive opens when the game ends.")
-        slots = _slots(game)
+        slots, agents = _slots(game), current_agent_names()
         co = set(game.co_winners or [])
         return Response(
             {
                 "game": s.game_data(game, self.viewer(game)),
-                "slots": [slot_roles(x) for x in slots],
+                "slots": [slot_roles(x, agents) for x in slots],
                 "phases": phases_data(game, slots, include_open=False),
                 "co_winners": [_ref(x) for x in slots if x.pk in co],
             }

@@ -13,6 +13,7 @@ here; each module holds one kind of state change (Zulip's ``zerver/actions/`` sp
   ``table`` (the day script's state on the phase and the turn's clock).
 * ``day_actions``: a day vigilante's shot and a day investigator's check, resolved at once;
 * ``vote_count_posts``: numbered vote counts posted on request or on a schedule;
+* ``league``: the league's matchmaking queues and the matchmaker (over ``lobby``);
 * ``absences``: V/LA; ``replacements``: the replacement queue (over ``swap``);
 * ``visits``: how far a person has read a thread (not game state: no lock, no event).
 * ``webhook``: the host's chat webhook URL and its retry (delivery: ``games.webhooks``).
@@ -46,6 +47,10 @@ from .host import (
     replace_player,
     resume_game,
 )
+from .league import join_queue as join_league_queue
+from .league import leave_queue as leave_league_queue
+from .league import match as match_league_queue
+from .league import sweep_queues as sweep_league_queues
 from .lobby import (
     cancel_game,
     create_game,
@@ -88,10 +93,13 @@ __all__ = [
     "extend_deadline",
     "host_post",
     "join_game",
+    "join_league_queue",
     "join_queue",
     "leave_game",
+    "leave_league_queue",
     "leave_queue",
     "mark_away",
+    "match_league_queue",
     "modkill",
     "night_options",
     "nominate",
@@ -116,6 +124,7 @@ __all__ = [
     "start_game",
     "submit_night_action",
     "submit_post",
+    "sweep_league_queues",
     "unvote",
     "use_day_action",
     "vote_count",

@@ -35,6 +35,8 @@ from ..models import MAX_PHASE_LENGTH as _MAX_PHASE_LENGTH
 from ..models import MIN_PHASE_LENGTH as _MIN_PHASE_LENGTH
 from ..models import PRODS_BEFORE_ACTION as _PRODS_BEFORE_ACTION
 from ..models import (
+    Admits,
+    Agent,
     Game,
     GameEvent,
     GameStatus,
@@ -205,6 +207,23 @@ def by_resolver_name(tx: Tx, name: str) -> Slot | None:
 def require_host(user: Any, game: Game) -> None:
     if not getattr(user, "is_authenticated", False) or user.pk != game.host_id:
         raise NotAllowed("Only the host can do that.", ErrorCode.NOT_HOST)
+
+
+def require_admitted(game: Game, user: Any, *, you: bool = True, field: str | None = None) -> None:
+    """The game's ``admits`` lets ``user`` take a seat: a person in a game for agents only,
+    or an agent in a game for people only, is refused (``you``: the user acts themselves;
+    otherwise the host names them)."""
+    if game.admits == Admits.BOTH:
+        return
+    agent = Agent.objects.filter(user_id=user.pk).exists()
+    if game.admits == Admits.PEOPLE and agent:
+        who = "Agents" if you else f"{user.get_username()} is an agent:"
+        raise NotAllowed(
+            f"{who} may not play in this game: it admits people only.", ErrorCode.ADMITS, field
+        )
+    if game.admits == Admits.AGENTS and not agent:
+        who = "Only agents" if you else f"{user.get_username()} is not an agent: only agents"
+        raise NotAllowed(f"{who} may play in this game.", ErrorCode.ADMITS, field)
 
 
 def require_running(game: Game) -> None:

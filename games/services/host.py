@@ -16,6 +16,7 @@ from .common import (
     Tx,
     emit,
     game_tx,
+    require_admitted,
     require_host,
     require_running,
     target_slot,
@@ -142,5 +143,6 @@ def replace_player(
             raise InvalidInput(
                 f"{new_user.get_username()} already has a slot in this game.", ErrorCode.IN_GAME
             )
+        require_admitted(game, new_user, you=False, field="new_user")
         do_replace(tx, slot, new_user)
         return slot

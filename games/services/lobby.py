@@ -41,6 +41,7 @@ from .common import (
     emit,
     game_tx,
     notify,
+    require_admitted,
     require_host,
     require_player,
     role_pm,
@@ -298,6 +299,7 @@ def join_game(user: Any, game_id: int) -> Slot:
             raise NotAllowed("The host cannot play in their own game.", ErrorCode.HOST)
         if tx.locked.slot_of_user(user.pk) is not None:
             raise InvalidInput("You have already joined this game.", ErrorCode.ALREADY_JOINED)
+        require_admitted(game, user)
         if len(tx.slots) >= game.player_cap:
             raise WrongPhase("The game is full.", ErrorCode.FULL)
         seat = max((s.seat for s in tx.slots), default=0) + 1

@@ -15,6 +15,7 @@ from ..errors import ErrorCode, InvalidInput, NotFound, WrongPhase
 from ..models import NightAction, Phase, PhaseKind, PrivateResult, Slot
 from ..naming import slot_ref
 from ..plain_text import is_plain_text
+from ..reads.needs import NIGHT_ACTION, needs_of
 from ..reads.options import raw_action
 from .common import (
     Tx,
@@ -75,7 +76,25 @@ def submit_night_action(
         spec = rules.factional_kill
         if spec is not None and ability == spec.slug and slot.is_mafia:
             emit(tx, "night_action", payload, "mafia")
+        if tx.game.league_setup:
+            end_league_night_when_all_in(tx, phase)
         return action
+
+
+def end_league_night_when_all_in(tx: Tx, phase: Phase) -> None:
+    """A league night has no host to cut it: once every seat that must act has acted, its
+    deadline moves to now and the deadline machinery (the ETA task, the scan) ends it, as
+    it ends any night. Acts after that are refused (``require_open_phase``)."""
+    needs = needs_of(tx.game, tx.slots, phase)  # (the dead too, where the rules let them act)
+    if any(NIGHT_ACTION in codes for codes in needs.values()):
+        return
+    phase.deadline = tx.now
+    phase.save(update_fields=["deadline"])
+    emit(
+        tx,
+        "deadline_changed",
+        {"number": phase.number, "deadline": phase.deadline.isoformat(), "paused_remaining": None},
+    )
 
 
 def withdraw_night_action(

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
@@ -20,7 +21,8 @@ import resolver
 from resolver.model import SKIP, GameState
 from resolver.votes import tally
 
-from .. import naming
+from .. import naming, ratings
+from ..league import silent_days_before_action
 from ..models import (
     DeathCause,
     Game,
@@ -51,7 +53,7 @@ from .common import (
     slot_roles,
     state_of,
 )
-from .nights import deliver_results, raw_action
+from .nights import deliver_results, end_league_night_when_all_in, raw_action
 from .swap import replace_from_queue
 
 log = logging.getLogger(__name__)
@@ -89,6 +91,10 @@ def open_phase(tx: Tx, kind: str) -> Phase:
         table.start_day(tx, phase)
     if kind == PhaseKind.DAY:
         emit_vote_count(tx)  # open pages replace the last day's final count (or "no day yet")
+    elif game.league_setup:
+        # No host to cut it: a league night nobody has to act in (classic's night zero,
+        # when the mafia learn each other from their role PMs) ends at once.
+        end_league_night_when_all_in(tx, phase)
     return phase
 
 
@@ -344,6 +350,13 @@ def finish(tx: Tx, winner: str, reason: str, co_winners: Iterable[str]) -> None:
     game.co_winners = [s.pk for s in (by_resolver_name(tx, n) for n in co_winners) if s]
     game.finished_at = tx.now
     game.save()
+    # A rated game's ratings change with its end, in its transaction: exactly once. A
+    # fault in them must not keep the game from ending: its savepoint rolls back alone.
+    try:
+        with transaction.atomic():
+            ratings.apply_game(game, tx.now)
+    except Exception:
+        log.exception("game %s: its ratings were not applied", game.pk)
     if tx.phase is not None and not tx.phase.resolved:
         tx.phase.resolved = True
         tx.phase.ended_at = tx.now
@@ -380,6 +393,8 @@ def check_inactivity(tx: Tx) -> None:
     )
     away = away_slot_ids(game, tx.now.date())  # V/LA: no prod for a day away
     acted = set(table.load(phase).acted) if phase.is_table_day else None
+    # (A vote is a post too: the vote button posts it.) A league game acts at once.
+    limit = silent_days_before_action(game, PRODS_BEFORE_ACTION)
     for slot in tx.locked.alive:
         posts = counts.get(slot.pk, 0)
         if slot.pk in away:
@@ -399,11 +414,15 @@ def check_inactivity(tx: Tx) -> None:
         }
         emit(tx, "prod", payload, f"slot:{slot.pk}")
         emit(tx, "prod", payload, "host")
-        if slot.prods < PRODS_BEFORE_ACTION:
+        if slot.prods < limit:
             continue
         if game.inactivity_action == InactivityAction.MODKILL:
             do_modkill(tx, slot, "inactivity")
-        elif not replace_from_queue(tx, slot):  # the next in the queue takes the slot
+        elif replace_from_queue(tx, slot):  # the next in the queue takes the slot
+            continue
+        elif game.league_setup:  # no host to find someone: the seat cannot stay silent
+            do_modkill(tx, slot, "inactivity")
+        else:
             emit(tx, "replacement_needed", payload, "host")
 
 

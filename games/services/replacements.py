@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import ErrorCode, InvalidInput, NotAllowed, WrongPhase
 from ..models import GameStatus, ReplacementSignup, Slot
-from .common import emit, game_tx, require_host, target_slot
+from .common import emit, game_tx, require_admitted, require_host, target_slot
 from .swap import replace_from_queue
 
 
@@ -27,6 +27,7 @@ def join_queue(user: Any, game_id: int, *, now: datetime | None = None) -> Repla
             raise NotAllowed("The host cannot replace in their own game.", ErrorCode.HOST)
         if tx.locked.slot_of_user(user.pk) is not None:
             raise InvalidInput("You already have a slot in this game.", ErrorCode.IN_GAME)
+        require_admitted(tx.game, user)
         if ReplacementSignup.objects.filter(game=tx.game, user=user).exists():
             raise InvalidInput(
                 "You are already in the replacement queue.", ErrorCode.ALREADY_QUEUED

@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import naming
 from ..markup import escape_markdown
-from ..models import Replacement, ReplacementSignup, Slot
+from ..models import LeagueQueueEntry, Replacement, ReplacementSignup, Slot
 from .announcements import announce, name
 from .ballots import emit_vote_count
 from .common import Tx, emit, role_pm
@@ -43,11 +43,33 @@ def do_replace(tx: Tx, slot: Slot, new_user: Any) -> None:
 
 
 def replace_from_queue(tx: Tx, slot: Slot) -> bool:
-    """Swap the first usable user of the queue into ``slot``; False if the queue is empty."""
+    """Swap the first usable user of the queue into ``slot``; False if the queue is empty.
+
+    A league game's queue is its setup's matchmaking queue (``games.league``)."""
+    if tx.game.league_setup:
+        return replace_from_league_queue(tx, slot)
     for signup in ReplacementSignup.objects.filter(game=tx.game).select_related("user"):
         signup.delete()
         if tx.locked.slot_of_user(signup.user_id) is not None or signup.user_id == tx.game.host_id:
             continue  # joined the game some other way meanwhile
         do_replace(tx, slot, signup.user)
+        return True
+    return False
+
+
+def replace_from_league_queue(tx: Tx, slot: Slot) -> bool:
+    """The first person or agent waiting in the game's league queue who is not in the game
+    takes ``slot`` and leaves the queue; False if nobody can."""
+    waiting = (
+        LeagueQueueEntry.objects.filter(setup=tx.game.league_setup)
+        .select_related("user")
+        .select_for_update(skip_locked=True, of=("self",))  # one the matchmaker holds is taken
+        .order_by("joined_at", "id")
+    )
+    for entry in waiting:
+        if tx.locked.slot_of_user(entry.user_id) is not None or entry.user_id == tx.game.host_id:
+            continue  # already at this table: they stay queued for the next game
+        entry.delete()
+        do_replace(tx, slot, entry.user)
         return True
     return False

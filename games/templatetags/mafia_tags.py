@@ -166,3 +166,36 @@ def day_label(day: Any) -> str:
     from .. import display
 
     return display.day_label(day) if day else ""
+
+
+# -- agents: the badge after an agent's name, everywhere a name is shown ---------------------
+_AGENTS_MEMO = "_agent_names"
+
+
+def _agents_here(context: Any) -> frozenset[str]:
+    """The agents' names, read once per page (kept on the request) or, without a request
+    (a live fragment), once per render (kept at the bottom of the render context, which
+    every include and inclusion tag of one render shares)."""
+    request = context.get("request")
+    memo = request.__dict__ if request is not None else context.render_context.dicts[0]
+    names = memo.get(_AGENTS_MEMO)
+    if names is None:
+        from ..reads.agents import current_agent_names
+
+        names = memo[_AGENTS_MEMO] = current_agent_names()
+    return names
+
+
+@register.simple_tag(takes_context=True)
+def agent_badge(context: Any, name: Any) -> str:
+    """``games/_agent_badge.html`` after ``name`` if it is an agent's (a user name), else
+    nothing: ``{{ p.name }}{% agent_badge p.name %}``. Whether an account is an agent
+    never changes, so the cached parts (posts, the vote count, the players list) keep it
+    right."""
+    if not name or str(name) not in _agents_here(context):
+        return ""
+    from django.template.loader import get_template
+    from django.utils.safestring import mark_safe
+
+    # The template's one line, without the file's closing newline (it sits after a name).
+    return mark_safe(get_template("games/_agent_badge.html").render().rstrip("\n"))

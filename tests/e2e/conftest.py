@@ -13,7 +13,6 @@ Server logs go to ``screenshots/e2e/logs/`` beside the screenshots (both gitigno
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 import shutil
 import signal
@@ -310,16 +309,6 @@ class Screens:
 @pytest.fixture(scope="package")
 def shot(e2e_stack: Stack) -> Screens:
     return Screens()
-
-
-def reference_bot() -> Any:
-    """``scripts/reference_bot.py`` as a module (it is a script, not a package)."""
-    spec = importlib.util.spec_from_file_location(
-        "reference_bot", ROOT / "scripts" / "reference_bot.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def create_users(env: dict[str, str], names: list[str], password: str) -> None:

@@ -28,8 +28,10 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
+from tests.bots import reference_bot
+
 from . import story as story_module
-from .conftest import LOGS, chromium_watchdog, create_users, reference_bot
+from .conftest import LOGS, chromium_watchdog, create_users
 
 pytestmark = pytest.mark.e2e
 
@@ -89,6 +91,8 @@ GAME_PAGES: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
 SITE_PAGES: list[tuple[str, str, tuple[str, ...]]] = [
     ("lobby", "/", ("anonymous", "host")),
     ("my games", "/my-games/", ("host",)),
+    ("my agents", "/agents/", ("host",)),
+    ("league", "/league/", ("anonymous", "host")),
     ("log in", "/accounts/login/", ("anonymous",)),
     ("sign up", "/accounts/signup/", ("anonymous",)),
     ("e-mail addresses", "/accounts/email/", ("host",)),
@@ -105,6 +109,9 @@ SITE_PAGES: list[tuple[str, str, tuple[str, ...]]] = [
     ("not found", "/games/999999/", ("anonymous",)),
     ("notifications", "/notifications/", ("host",)),
     ("notification settings", "/notifications/settings/", ("host",)),
+    ("leaderboard", "/leaderboard/forum/", ("anonymous",)),
+    ("leaderboard, bad filter", "/leaderboard/forum/?side=nope", ("anonymous",)),
+    ("player's page", "/players/host/", ("anonymous",)),
 ]
 CASES = [
     (phase, page, viewer)

@@ -41,9 +41,10 @@ import pytest
 from playwright.sync_api import expect
 
 from games.event_kinds import KINDS
+from tests.bots import reference_bot
 
 from . import story as story_module
-from .conftest import LOGS, chromium_watchdog, create_users, reference_bot
+from .conftest import LOGS, chromium_watchdog, create_users
 from .live_parity import HOOK, Mismatch, OpenPage, compare, open_page
 
 pytestmark = pytest.mark.e2e

@@ -22,8 +22,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.bots import reference_bot
+
 from . import story as story_module
-from .conftest import LOGS, chromium_watchdog, create_users, reference_bot
+from .conftest import LOGS, chromium_watchdog, create_users
 from .story import LIVE_MS, goto, open_as
 
 pytestmark = pytest.mark.e2e
@@ -73,14 +75,25 @@ def live_bell(page: Page) -> Any:
     return bell
 
 
+def newest_id(api: Any, kinds: tuple[str, ...] = ()) -> int:
+    """The id of the person's newest notification (of these kinds): 0 if none."""
+    results = api.get("notifications/")["results"]
+    if not results or (kinds and results[0]["kind"] not in kinds):
+        return 0
+    return results[0]["id"]
+
+
 def drive_until_my_turn(apis: dict[str, Any], game_id: int, timeout: float = 120) -> dict:
-    """Bots pass (or speak) until the table turns to bella (or opens the vote)."""
+    """Seats pass (or speak) until the table turns to bella (or opens the vote) with a
+    notification newer than the open tabs: her turn may be the day's first, already told."""
     host, g = apis[HOST], f"games/{game_id}/"
+    known = newest_id(apis[PLAYER])
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         turn = host.get(g + "turn/")
         speaker = (turn.get("speaker") or {}).get("name")
-        if turn["step"] == "vote" or speaker == PLAYER:
+        told = newest_id(apis[PLAYER], ("your_turn", "vote_opened")) > known
+        if told and (turn["step"] == "vote" or speaker == PLAYER):
             return turn
         if speaker in apis:
             may = set(apis[speaker].get(g + "turn/")["you_may"])

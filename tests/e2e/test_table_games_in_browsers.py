@@ -26,8 +26,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.bots import reference_bot
+
 from . import story as story_module
-from .conftest import LOGS, chromium_watchdog, create_users, reference_bot
+from .conftest import LOGS, chromium_watchdog, create_users
 from .story import LIVE_MS, MARKER, goto, open_as, post_reply
 
 pytestmark = pytest.mark.e2e

@@ -36,8 +36,9 @@ from django.urls import URLPattern, URLResolver, get_resolver, resolve
 
 from games import services
 from games.errors import GameRuleError
-from games.models import Game, GameWebhook, Slot
+from games.models import AgentToken, Game, GameWebhook, Slot
 from games.reads.table import turn_view
+from games.services import agents as agent_services
 from games.setups import SETUPS
 from tests.conftest import slot_of
 from tests.factories import UserFactory
@@ -137,6 +138,11 @@ def _form_action(ctx: Ctx, person: str) -> dict[str, Any]:
     return data
 
 
+def _queue(ctx: Ctx, person: str) -> None:
+    """Wait in the league's forum-vanilla queue, so leaving it has something to leave."""
+    services.join_league_queue(ctx.users[person], "forum-vanilla")
+
+
 def _ability(ctx: Ctx, person: str) -> str:
     return _action(ctx, person)["ability"]
 
@@ -216,10 +222,49 @@ ROWS: list[Row] = [
     # Log-in by code is off: its page sends a stranger to the log-in form, others home.
     Row("log in by code", "GET", "/accounts/login/code/confirm/", same(logged_in(), "day")),
     Row("lobby", "GET", "/", same(everyone(), "day")),
+    # Ratings are public, people's and agents' alike (a player's page: the host's name).
+    Row("leaderboard", "GET", "/leaderboard/forum/", same(everyone(), "day")),
+    Row("player's page", "GET", "/players/host/", same(everyone(), "day", "over")),
     Row("new game form", "GET", "/games/new/", same(logged_in(), "day")),
     Row("my games", "GET", "/my-games/", same(logged_in(), "day")),
+    # The league's queues: anyone may look; anyone signed in may join, and leave a queue
+    # they wait in (leaving one they are not in is refused).
+    Row("league", "GET", "/league/", same(everyone(), "day")),
+    Row("league join", "POST", "/league/forum-vanilla/join/", same(logged_in(), "day")),
+    Row(
+        "league leave",
+        "POST",
+        "/league/forum-vanilla/leave/",
+        same(logged_in(), "day"),
+        prep=_queue,
+    ),
+    Row("league leave, not queued", "POST", "/league/forum-vanilla/leave/", same(nobody(), "day")),
     Row("notifications", "GET", "/notifications/", same(logged_in(), "day")),
     Row("notification settings", "GET", "/notifications/settings/", same(logged_in(), "day")),
+    # Agents: "authbot" is the other host's (``states``); only its owner manages it, and a
+    # stranger finds no such agent to manage (404), as a private thread is not there.
+    Row("my agents", "GET", "/agents/", same(logged_in(), "day")),
+    Row("register an agent", "POST", "/agents/", same(logged_in(), "day"), data={"name": "nb"}),
+    Row("an agent's page", "GET", "/agents/authbot/", same(everyone(), "day")),
+    Row(
+        "edit an agent",
+        "POST",
+        "/agents/authbot/edit/",
+        same(only("other", others="404"), "day"),
+        data={"description": "edited"},
+    ),
+    Row(
+        "new agent token",
+        "POST",
+        "/agents/authbot/tokens/new/",
+        same(only("other", others="404"), "day"),
+    ),
+    Row(
+        "revoke an agent token",
+        "POST",
+        "/agents/authbot/tokens/{token}/revoke/",
+        same(only("other", others="404"), "day"),
+    ),
     Row("mark all read", "POST", "/notifications/read-all/", same(logged_in(), "day")),
     # Only one's own notification opens (tests/notifications/test_inbox.py); this id is
     # nobody's.
@@ -384,6 +429,38 @@ ROWS: list[Row] = [
     Row("Swagger UI", "GET", "/api/v1/docs/", same(everyone(), "day"), api=True),
     Row("token", "POST", "/api/v1/auth/token/", same(everyone(), "day"), data=_token, api=True),
     Row("rule sets", "GET", "/api/v1/rulesets/", same(everyone(), "day"), api=True),
+    Row("API my agents", "GET", "/api/v1/agents/", same(logged_in(), "day"), api=True),
+    Row(
+        "API register an agent",
+        "POST",
+        "/api/v1/agents/",
+        same(logged_in(), "day"),
+        data={"name": "nb"},
+        api=True,
+    ),
+    Row(
+        "API agent tokens",
+        "GET",
+        "/api/v1/agents/authbot/tokens/",
+        same(only("other", others="404"), "day"),
+        api=True,
+    ),
+    Row(
+        "API new agent token",
+        "POST",
+        "/api/v1/agents/authbot/tokens/",
+        same(only("other", others="404"), "day"),
+        api=True,
+    ),
+    Row(
+        "API revoke an agent token",
+        "POST",
+        "/api/v1/agents/authbot/tokens/{token}/revoke/",
+        same(only("other", others="404"), "day"),
+        api=True,
+    ),
+    Row("API leaderboard", "GET", "/api/v1/leaderboard/forum/", same(everyone(), "day"), api=True),
+    Row("API player", "GET", "/api/v1/players/host/", same(everyone(), "day", "over"), api=True),
     Row("API my games", "GET", "/api/v1/my-games/", same(logged_in(), "day"), api=True),
     Row("API notifications", "GET", "/api/v1/notifications/", same(logged_in(), "day"), api=True),
     Row(
@@ -402,6 +479,22 @@ ROWS: list[Row] = [
         api=True,
     ),
     Row("setups", "GET", "/api/v1/setups/", same(everyone(), "day"), api=True),
+    Row("API league queues", "GET", "/api/v1/queues/", same(everyone(), "day"), api=True),
+    Row(
+        "API league join",
+        "POST",
+        "/api/v1/queues/forum-vanilla/join/",
+        same(logged_in(), "day"),
+        api=True,
+    ),
+    Row(
+        "API league leave",
+        "POST",
+        "/api/v1/queues/forum-vanilla/leave/",
+        same(logged_in(), "day"),
+        prep=_queue,
+        api=True,
+    ),
     Row("games", "GET", "/api/v1/games/", same(everyone(), "day"), api=True),
     Row(
         "create a game",
@@ -785,6 +878,8 @@ def states(make_game, host) -> dict[str, Ctx]:
     spect = UserFactory(username="spectator")
     other = UserFactory(username="otherhost")
     services.create_game(other, title="Another game", **SETUPS["forum-vanilla"].game_kwargs())
+    agent_services.register_agent(other, "authbot")
+    agent_services.create_token(other, "authbot")
     out: dict[str, Ctx] = {}
 
     game = make_game("power-nine")
@@ -835,6 +930,12 @@ def _over(ctx: Ctx, host: Any) -> Ctx:
 
 
 # -- asking -----------------------------------------------------------------------------------
+def _agent_token() -> int:
+    """The id of "authbot"'s token (the rows that revoke it)."""
+    token = AgentToken.objects.filter(agent__user__username="authbot").first()
+    return token.pk if token else 0
+
+
 def classify(response: Any, *, api: bool, method: str) -> str:
     status = response.status_code
     if status == 503 and response.request["PATH_INFO"] == "/healthz":
@@ -879,7 +980,9 @@ def ask(row: Row, ctx: Ctx, person: str) -> str:
     with transaction.atomic():
         if row.prep is not None and user is not None:
             row.prep(ctx, person)
-        path = row.path.format(g=ctx.game.pk, slot=target, ability=_ability(ctx, person))
+        path = row.path.format(
+            g=ctx.game.pk, slot=target, ability=_ability(ctx, person), token=_agent_token()
+        )
         data = row.data(ctx, person) if callable(row.data) else (row.data or {})
         if row.method == "GET":
             response = client.get(path)
@@ -937,7 +1040,7 @@ def _routes(patterns: list[Any], prefix: str = "") -> set[str]:
 def test_every_url_pattern_has_a_row():
     covered = set()
     for row in ROWS:
-        match = resolve(row.path.format(g=1, slot=1, ability="kill").split("?")[0])
+        match = resolve(row.path.format(g=1, slot=1, ability="kill", token=1).split("?")[0])
         route = match.route.lstrip("^")  # a top-level regex keeps its anchor
         covered.add("admin/" if route.startswith("admin/") else route)
     missing = _routes(get_resolver().url_patterns) - covered

@@ -123,6 +123,12 @@ POST_FORMS = {
     "games:unsubscribe": "unsubscribe",
     "games:notification_settings": "notifications",
     "games:notifications_read_all": "notifications",
+    "games:agents": "agents",
+    "games:agent_edit": "agents",
+    "games:agent_token_new": "agents",
+    "games:agent_token_revoke": "agents",
+    "games:league_join": "league",
+    "games:league_leave": "league",
 }
 # Pages with no form of their own to fuzz: GET only, or a POST answered with the page.
 READ_ONLY = {
@@ -140,6 +146,10 @@ READ_ONLY = {
     "games:activity",
     "games:multi_iso",
     "games:my_games",
+    "games:agent",
+    "games:leaderboard",  # its filter is a GET form
+    "games:player",
+    "games:league",
     # allauth's pages that only say something (mail sent, password set, account inactive),
     # and its log-in by code, which is off (the view sends back to the log-in page).
     "account_email_verification_sent",
@@ -372,6 +382,36 @@ def test_the_notification_forms(make_game):
     for prefs in NotificationPrefs.objects.all():  # nothing out of range was stored
         assert 0 <= prefs.reminder_hours <= 48 and 1 <= prefs.digest_minutes <= 1440
         assert all(c in ("inbox", "email", "both", "off") for c in prefs.channels.values())
+
+
+def test_the_agent_forms(host):
+    from games.models import Agent, AgentToken
+    from games.services import agents as agent_services
+
+    agent_services.register_agent(host, "fuzzbot")
+    agent_services.create_token(host, "fuzzbot")
+    web = logged_in(host)
+    fuzzed = fuzz(web, "/agents/", values=NUMBERS_AND_TEXT)
+    fuzzed |= fuzz(web, "/agents/fuzzbot/", values=NUMBERS_AND_TEXT)
+    assert fuzzed >= expected("agents")
+    for agent in Agent.objects.select_related("user"):  # nothing hostile was stored
+        name = agent.user.username
+        assert "\x00" not in name + agent.description + agent.code_url and len(name) <= 150
+        assert len(agent.description) <= 2000 and len(agent.code_url) <= 200
+        assert agent.code_url == "" or agent.code_url.startswith("http")
+    assert all(len(t.name) <= 80 for t in AgentToken.objects.all())
+
+
+def test_the_league_forms(make_users):
+    from games.models import LeagueQueueEntry
+
+    (person,) = make_users(1, prefix="leaguer")
+    web = logged_in(person)
+    fuzzed = fuzz(web, "/league/", only=("/league/forum-vanilla/",))  # the join button
+    assert LeagueQueueEntry.objects.filter(user=person, setup="forum-vanilla").exists()
+    fuzzed |= fuzz(web, "/league/", only=("/league/forum-vanilla/",))  # now: leave
+    assert fuzzed >= expected("league")
+    assert not LeagueQueueEntry.objects.exists()
 
 
 def test_the_create_form(host):

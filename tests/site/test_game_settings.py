@@ -45,6 +45,7 @@ def test_the_form_offers_the_settings_the_rule_set_has(name: str) -> None:
     # Settings the template does not place by name are listed by the form.
     listed = {f.name for f in form.more_fields()}
     expected = {"seats_in_signup_order"} if rules.day_shape == "thread" else set()
+    expected |= {"admits"}  # who may play: every rule set
     if rules.has_vote_modifiers:
         expected |= {"vote_modifiers_public", "lynch_proof_ends_day"}
     assert listed == expected

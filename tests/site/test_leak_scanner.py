@@ -34,6 +34,8 @@ every body:
   posts, events, actions and results (``id``/``pk``/``post_id``... keys other than a
   game's id, ``data-*-id`` / ``post-<digits>`` in HTML), frame numbers that skip (a gap in
   an audience's numbering counts hidden events) or audiences the rules do not give.
+  The socket's frames are also searched as the client library's stream hands them to an
+  agent (``mafia_client.parse_frame``: typed events); ``tests/client`` searches a live one.
 
 Scoping, to keep false positives out: the rules texts (every role, ability, modifier and
 flag description, win conditions, the setups' descriptions) are cut out of each body before
@@ -50,6 +52,7 @@ must show every role to everyone.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import html
 import json
 import re
@@ -61,6 +64,7 @@ import pytest
 from allauth.account.models import EmailAddress
 from django.test import Client
 from django.utils import timezone
+from mafia_client import parse_frame
 
 from games import naming, services
 from games.errors import GameRuleError
@@ -201,13 +205,22 @@ def page_urls(g: int) -> list[str]:
     return pages + api
 
 
+def rating_urls(game: Game) -> list[str]:
+    """The leaderboard of the game's rule set and every player's page (ratings, rated
+    games with their roles: only finished games may show there)."""
+    urls = [f"/leaderboard/{game.ruleset}/", f"/api/v1/leaderboard/{game.ruleset}/"]
+    for name in game.slots.values_list("user__username", flat=True):
+        urls += [f"/players/{name}/", f"/api/v1/players/{name}/"]
+    return urls
+
+
 def capture(game: Game, person: Person) -> dict[str, Any]:
     """where -> body (str for HTML, parsed JSON for the API and frames)."""
     client = Client()
     if person.user is not None:
         client.force_login(person.user)
     bodies: dict[str, Any] = {}
-    for url in page_urls(game.pk):
+    for url in page_urls(game.pk) + rating_urls(game):
         response = client.get(url, follow=url.endswith("/role/") or url == "/notifications/")
         assert response.status_code in (200, 302, 401, 403, 404), (url, response.status_code)
         text = response.content.decode()
@@ -225,6 +238,10 @@ def capture(game: Game, person: Person) -> dict[str, Any]:
     frames = [json.loads(text) for _seq, text in result.items]
     bodies["socket: audiences"] = sorted(audiences)
     bodies["socket: replay"] = frames
+    # The same frames as the client library's stream hands them to an agent (typed events).
+    bodies["client: events"] = [
+        dataclasses.asdict(event) for _seq, text in result.items for event in parse_frame(text)
+    ]
     bodies["socket: positions"] = result.positions
     bodies["socket: ping"] = numbering.heads(game.pk, audiences)
     check_numbering(person, frames, result.positions)
@@ -496,6 +513,8 @@ def start(setup: str, host: Any) -> tuple[Game, list[Person]]:
     for n in range(game.player_cap):
         services.join_game(UserFactory(username=f"watched{n}"), game.pk)
     services.start_game(host, game.pk)
+    # Rated: its players' pages and the leaderboard are watched too (ratings at the end).
+    Game.objects.filter(pk=game.pk).update(rated=True)
     game.refresh_from_db()
     slots = list(game.slots.select_related("user").order_by("seat"))
     town = next(s for s in slots if s.role in INVESTIGATORS)

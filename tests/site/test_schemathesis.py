@@ -53,6 +53,7 @@ from schemathesis.specs.openapi.checks import (
 
 from games import services
 from games.models import Slot, Vote
+from games.services import agents as agent_services
 from resolver.rulesets import get_ruleset
 from tests.conftest import current_phase, slot_of, slots_of
 from tests.factories import UserFactory
@@ -219,9 +220,14 @@ def test_every_operation_as_a_player_by_day(make_game, server, tmp_path):
     abilities = sorted(
         {a.slug for r in get_ruleset(game.ruleset).roles.values() for a in r.abilities}
     )
+    # The cop runs an agent: its token operations reach a real agent and its tokens.
+    agent_services.register_agent(cop.user, "copbot")
+    tokens = [agent_services.create_token(cop.user, "copbot").token.pk for _ in range(3)]
     values = {
         **{f"body.{name}": slots for name in ("target", "slot_id", "to", "targets[*]")},
         **{f"{where}.ability": abilities for where in ("body", "path")},
+        "path.name": ["copbot"],
+        "path.token_id": tokens,
     }
     # The host's operations as a player are the same 403 every time: the host's test.
     result = schemathesis_run(
@@ -336,7 +342,15 @@ def test_outage_answers_match_the_document(make_game, tmp_path, client):
     dead = f"postgres://postgres@127.0.0.1:{free_port()}/nothing"
     down = AsgiServer({"DATABASE_URL": dead}, tmp_path / "asgi.log", lifespan="off")
     headers = {"Authorization": f"Token {token_of(game.host)}"}  # auth reads the database
-    values = {"game_id": game.pk, "ability": "investigate", "absence_id": 1}
+    values = {
+        "game_id": game.pk,
+        "ability": "investigate",
+        "absence_id": 1,
+        "name": "nobot",
+        "token_id": 1,
+        "setup": "x",
+        "ruleset": "forum",
+    }
     try:
         for result in schema.get_all_operations():
             operation = result.ok()

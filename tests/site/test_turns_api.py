@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,19 +10,9 @@ from rest_framework.test import APIClient
 
 from games import services
 from games.models import Slot
+from tests.bots import reference_bot
 from tests.conftest import current_phase
 from tests.factories import UserFactory
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def reference_bot() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "reference_bot", ROOT / "scripts/reference_bot.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def api(user: Any = None) -> APIClient:

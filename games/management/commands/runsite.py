@@ -5,7 +5,8 @@ Serves ``mafia_site.asgi`` (HTTP and websockets) with uvicorn and, on the same e
 * the deadline scanner (``games.tasks.run_due_phases`` every ``--scan-seconds``), standing
   in for Celery worker + beat when there is no Redis (``--scanner auto``), with beat's
   minute jobs (scheduled vote counts, deadline reminders, the e-mail digests' sweep:
-  ``games.tasks.run_digests``, mail files under MAIL_DIR);
+  ``games.tasks.run_digests``, mail files under MAIL_DIR) and the league's matchmaking
+  sweep (``services.sweep_league_queues``);
 * the demo bots (``games.demo.tick`` every ``--bot-seconds``), unless ``--no-demo``.
 
 Both run their synchronous database work in worker threads through ``sync_to_async``, so the
@@ -96,6 +97,7 @@ class Command(BaseCommand):
             # No worker either: the chat webhooks' posts are sent from here.
             jobs.append(every(5.0, partial(webhooks.sweep, inline=True), "Webhook posts"))
             jobs.append(every(60.0, tasks.run_digests, "E-mail digests"))
+            jobs.append(every(10.0, services.sweep_league_queues, "League matchmaking"))
         if not options["no_demo"]:
             rng = random.Random()
             jobs.append(every(options["bot_seconds"], lambda: demo.tick(rng), "Demo bots"))

@@ -1,0 +1,181 @@
+"""Agent accounts: a person registers the programs they run, and each gets API tokens.
+
+An agent is a user of its own (it holds seats, posts and votes like anyone) with an
+unusable password: it signs in only with its tokens (``games.api_tokens``). Only its owner
+manages it, and only as a person: an agent's own token cannot register agents or touch
+tokens, so a leaked key cannot mint more keys. A token's key is answered once, when it is
+made; only its SHA-256 and a short prefix (to tell tokens apart) are kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
+from django.db import transaction
+from django.utils import timezone
+
+from ..accounts import clean_name
+from ..api_tokens import hash_key, new_agent_key
+from ..errors import ErrorCode, InvalidInput, NotAllowed, NotFound
+from ..models import Agent, AgentToken
+from ..plain_text import is_plain_text
+
+MAX_AGENTS_PER_OWNER = 20
+MAX_LIVE_TOKENS_PER_AGENT = 10
+MAX_DESCRIPTION = 2000
+MAX_TOKEN_NAME = 80
+PREFIX_LENGTH = 10  # "agt_" and six characters of the key: enough to tell tokens apart
+
+
+@dataclass(frozen=True)
+class NewToken:
+    """A token just made, with its key: the only time the key is known to the site."""
+
+    token: AgentToken
+    key: str
+
+
+def is_agent(user: Any) -> bool:
+    """Whether ``user`` is an agent's account (the reverse one-to-one exists)."""
+    return bool(getattr(user, "pk", None)) and hasattr(user, "agent")
+
+
+def require_person(user: Any) -> None:
+    """Agents are managed by signed-in people only, never with an agent's own token."""
+    if not getattr(user, "is_authenticated", False):
+        raise NotAllowed("Log in to manage agents.", ErrorCode.LOGIN)
+    if is_agent(user):
+        raise NotAllowed(
+            "An agent's token cannot manage agents; sign in as its owner.",
+            ErrorCode.AGENT_ACCOUNT,
+        )
+
+
+def _clean_description(description: Any) -> str:
+    text = str(description or "").strip()
+    if "\x00" in text:
+        raise InvalidInput("The description has a character it may not.", ErrorCode.DESCRIPTION)
+    if len(text) > MAX_DESCRIPTION:
+        raise InvalidInput(
+            f"A description is at most {MAX_DESCRIPTION} characters.",
+            ErrorCode.DESCRIPTION,
+            "description",
+        )
+    return text
+
+
+def _clean_code_url(code_url: Any) -> str:
+    url = str(code_url or "").strip()
+    if not url:
+        return ""
+    try:
+        if len(url) > 200:
+            raise ValidationError("too long")
+        URLValidator(schemes=["http", "https"])(url)
+    except ValidationError:
+        raise InvalidInput(
+            "The code link must be an http(s) address of at most 200 characters.",
+            ErrorCode.CODE_URL,
+            "code_url",
+        ) from None
+    return url
+
+
+def register_agent(owner: Any, name: str, *, description: str = "", code_url: str = "") -> Agent:
+    """A new agent of ``owner``, named like a person at sign-up (no look-alike names)."""
+    require_person(owner)
+    description = _clean_description(description)
+    code_url = _clean_code_url(code_url)
+    try:
+        name = clean_name(name)
+    except forms.ValidationError as exc:
+        raise InvalidInput(" ".join(exc.messages), ErrorCode.NAME, "name") from None
+    if len(name) > 150:
+        raise InvalidInput("A name is at most 150 characters.", ErrorCode.NAME, "name")
+    with transaction.atomic():
+        # The owner's row locked: two registrations at once cannot pass the cap together.
+        get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
+        if Agent.objects.filter(owner=owner).count() >= MAX_AGENTS_PER_OWNER:
+            raise InvalidInput(
+                f"You have {MAX_AGENTS_PER_OWNER} agents, the most one person may register.",
+                ErrorCode.TOO_MANY_AGENTS,
+            )
+        # A race with a sign-up of a look-alike name is settled by the unique username.
+        user = get_user_model()(username=name)
+        user.set_unusable_password()  # it signs in with its tokens only
+        user.save()
+        return Agent.objects.create(
+            user=user, owner=owner, description=description, code_url=code_url
+        )
+
+
+def owned_agent(owner: Any, name: str, *, lock: bool = False) -> Agent:
+    """``owner``'s agent called ``name``; NotFound for another's (not even whether it exists)."""
+    require_person(owner)
+    if not is_plain_text(name, 150):  # a NUL in a URL would reach the database otherwise
+        raise NotFound("You have no agent of that name.", ErrorCode.NO_AGENT)
+    agents = Agent.objects.select_related("user", "owner")
+    if lock:
+        agents = agents.select_for_update(of=("self",))
+    agent = agents.filter(user__username=name, owner=owner).first()
+    if agent is None:
+        raise NotFound("You have no agent of that name.", ErrorCode.NO_AGENT)
+    return agent
+
+
+def edit_agent(owner: Any, name: str, *, description: Any = None, code_url: Any = None) -> Agent:
+    """Change an agent's description and code link (None: left as it is)."""
+    with transaction.atomic():
+        agent = owned_agent(owner, name, lock=True)
+        if description is not None:
+            agent.description = _clean_description(description)
+        if code_url is not None:
+            agent.code_url = _clean_code_url(code_url)
+        agent.save(update_fields=["description", "code_url"])
+        return agent
+
+
+def create_token(owner: Any, name: str, *, token_name: str = "") -> NewToken:
+    """A new token for ``owner``'s agent ``name``; its key is in the answer, and only there."""
+    label = str(token_name or "").strip()
+    if len(label) > MAX_TOKEN_NAME or "\x00" in label:
+        raise InvalidInput(
+            f"A token's name is at most {MAX_TOKEN_NAME} characters.", ErrorCode.NAME, "name"
+        )
+    with transaction.atomic():
+        agent = owned_agent(owner, name, lock=True)
+        live = AgentToken.objects.filter(agent=agent, revoked_at__isnull=True).count()
+        if live >= MAX_LIVE_TOKENS_PER_AGENT:
+            raise InvalidInput(
+                f"An agent has at most {MAX_LIVE_TOKENS_PER_AGENT} tokens in use; revoke one.",
+                ErrorCode.TOO_MANY_TOKENS,
+            )
+        key = new_agent_key()
+        token = AgentToken.objects.create(
+            agent=agent, name=label, key_hash=hash_key(key), prefix=key[:PREFIX_LENGTH]
+        )
+        return NewToken(token, key)
+
+
+def list_tokens(owner: Any, name: str) -> list[AgentToken]:
+    """Every token of the agent, newest first, revoked ones too (with when)."""
+    return list(owned_agent(owner, name).tokens.all())
+
+
+def revoke_token(owner: Any, name: str, token_id: int) -> AgentToken:
+    """Revoke a token: it signs in no one from now on (a seat it held times out as a
+    silent player's does). Revoking a revoked token changes nothing."""
+    with transaction.atomic():
+        agent = owned_agent(owner, name, lock=True)
+        token = AgentToken.objects.filter(agent=agent, pk=token_id).first()
+        if token is None:
+            raise NotFound("The agent has no such token.", ErrorCode.NO_TOKEN)
+        if token.revoked_at is None:
+            token.revoked_at = timezone.now()
+            token.save(update_fields=["revoked_at"])
+        return token

@@ -1,0 +1,157 @@
+"""The league's matchmaking: standing queues per setup (``games.league``), and the
+matchmaker that turns enough waiting seats into a started, rated game.
+
+The queue lives in the database (``LeagueQueueEntry``), so nothing is lost on a restart:
+``match`` runs after each join (on commit) and on a periodic sweep (``sweep_queues``: Celery
+beat, or the embedded run's loop), and a sweep after a restart finds the entries where
+they were. ``match`` is ONE transaction: the waiting entries are locked (oldest first,
+skipping those another matcher holds), the game is created from the setup with the
+league's timing, the players join and are seated at random, the game starts, and their
+entries are deleted, all or nothing. When it cannot (not enough seats, a setup that no
+longer exists, any error), everyone stays queued and the queue's state says why.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from ..errors import ErrorCode, GameRuleError, InvalidInput, NotAllowed, NotFound
+from ..league import LEAGUE_HOST_NAME, format_of
+from ..models import Game, LeagueQueueEntry, LeagueQueueState
+from .lobby import create_game, join_game, start_game
+
+log = logging.getLogger(__name__)
+
+
+def league_host() -> Any:
+    """The "League" user, made on first use with an unusable password (nobody signs in).
+    The name is reserved at sign-up; an older account that holds it with a password is a
+    person's, and is never made the host (it would see every role)."""
+    user_model = get_user_model()
+    user, created = user_model.objects.get_or_create(username=LEAGUE_HOST_NAME)
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    elif user.has_usable_password():
+        raise RuntimeError(f'the account "{LEAGUE_HOST_NAME}" is a person\'s; rename it')
+    return user
+
+
+def join_queue(user: Any, setup: str) -> LeagueQueueEntry:
+    """Put ``user`` (a person or an agent) in the queue of ``setup``; the matchmaker runs
+    after the commit."""
+    if not getattr(user, "is_authenticated", False):
+        raise NotAllowed("Log in to join a league queue.", ErrorCode.LOGIN)
+    if format_of(setup) is None:
+        raise NotFound("There is no league queue for that setup.", ErrorCode.UNKNOWN_SETUP)
+    try:
+        with transaction.atomic():
+            entry = LeagueQueueEntry.objects.create(user=user, setup=setup)
+    except IntegrityError:
+        raise InvalidInput(
+            "You are already waiting in this queue.", ErrorCode.ALREADY_QUEUED
+        ) from None
+    transaction.on_commit(lambda: match(setup))
+    return entry
+
+
+def leave_queue(user: Any, setup: str) -> None:
+    """Take ``user`` out of the queue of ``setup`` (also one whose setup is gone)."""
+    if not getattr(user, "is_authenticated", False):
+        raise NotAllowed("Log in to leave a league queue.", ErrorCode.LOGIN)
+    deleted, _ = LeagueQueueEntry.objects.filter(user=user, setup=setup).delete()
+    if not deleted:
+        raise InvalidInput("You are not waiting in this queue.", ErrorCode.NOT_QUEUED)
+
+
+class _NoMatch(Exception):
+    """No game this time; ``problem`` says why (everyone stays queued)."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+
+
+def match(setup: str) -> Game | None:
+    """Make, seat and start one game from the queue of ``setup`` if enough seats wait;
+    the game, or None (the queue's state then says why and everyone stays queued)."""
+    try:
+        with transaction.atomic():
+            game = _match(setup)
+    except _NoMatch as no:
+        _record(setup, no.problem)
+        return None
+    except GameRuleError as exc:  # the setup's own rules refused: say it in their words
+        log.warning("League queue %s could not start a game: %s", setup, exc.message)
+        _record(setup, f"The game could not be made: {exc.message} Everyone stays queued.")
+        return None
+    except Exception:
+        log.exception("League queue %s: making a game failed", setup)
+        _record(setup, "The game could not be made (an error on the site); everyone stays queued.")
+        return None
+    _record(setup, "", game)
+    return game
+
+
+def _match(setup: str) -> Game:
+    league_format = format_of(setup)
+    if league_format is None:
+        raise _NoMatch("This setup no longer exists; you stay queued until it returns.")
+    needed = league_format.setup.player_count
+    waiting = list(
+        LeagueQueueEntry.objects.filter(setup=setup)
+        .select_related("user")
+        .select_for_update(skip_locked=True, of=("self",))
+        .order_by("joined_at", "id")[:needed]
+    )
+    if len(waiting) < needed:
+        more = needed - len(waiting)
+        raise _NoMatch(f"Waiting for {more} more player{'s' if more != 1 else ''}.")
+    host = league_host()
+    number = Game.objects.filter(league_setup=setup).count() + 1
+    game = create_game(
+        host,
+        title=f"League: {league_format.setup.name} #{number}",
+        **league_format.game_kwargs(),
+    )
+    Game.objects.filter(pk=game.pk).update(league_setup=setup, rated=True, admits="both")
+    players = list(waiting)
+    random.SystemRandom().shuffle(players)  # sign-up order, then the seed deals the seats
+    for entry in players:
+        join_game(entry.user, game.pk)
+    start_game(host, game.pk)
+    LeagueQueueEntry.objects.filter(pk__in=[e.pk for e in waiting]).delete()
+    game.refresh_from_db()
+    return game
+
+
+def _record(setup: str, problem: str, game: Game | None = None) -> None:
+    """The queue's last word: its problem (blank: none) and the last game it made."""
+    values: dict[str, Any] = {"problem": problem[:300], "checked_at": timezone.now()}
+    if game is not None:
+        values["last_game"] = game
+    try:
+        LeagueQueueState.objects.update_or_create(setup=setup, defaults=values)
+    except Exception:  # bookkeeping: the next sweep writes it again
+        log.warning("Could not record the state of league queue %s", setup, exc_info=True)
+
+
+def sweep_queues() -> list[int]:
+    """Match every queue with anyone waiting (also those of setups that are gone, whose
+    problem is then told); the ids of the games made. Each queue is tried until it makes
+    no more games, each game its own transaction."""
+    made = []
+    setups = set(LeagueQueueEntry.objects.values_list("setup", flat=True).distinct())
+    for setup in sorted(setups):
+        while True:
+            game = match(setup)
+            if game is None:
+                break
+            made.append(game.pk)
+    return made

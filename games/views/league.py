@@ -1,0 +1,46 @@
+"""The league page (``/league/``): each standing queue, join and leave buttons, and the
+signed-in person's running league games. The same read as ``GET /api/v1/queues/``."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from .. import services
+from ..errors import GameRuleError
+from ..reads.league import my_league_games, queues
+
+
+def league(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "games/league.html",
+        {"queues": queues(request.user), "games": my_league_games(request.user)},
+    )
+
+
+@require_POST
+@login_required
+def join(request: HttpRequest, setup: str) -> HttpResponse:
+    try:
+        services.join_league_queue(request.user, setup)
+    except GameRuleError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, "You are in the queue: the game starts when the table is full.")
+    return redirect("games:league")
+
+
+@require_POST
+@login_required
+def leave(request: HttpRequest, setup: str) -> HttpResponse:
+    try:
+        services.leave_league_queue(request.user, setup)
+    except GameRuleError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, "You left the queue.")
+    return redirect("games:league")

@@ -1,0 +1,52 @@
+"""The strategy runner plays a whole table game: nine library bots (the reference bot's
+``Bot``, a ``mafia_client.Strategy``) each driven by ``mafia_client.play_async`` over its
+own live stream, and the reference bot's stream-driven host cutting the nights."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import mafia_client
+import pytest
+from rest_framework.authtoken.models import Token
+
+from tests.bots import reference_bot
+from tests.factories import UserFactory
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(420)]
+
+
+def test_library_bots_play_a_table_game_to_the_end(site):
+    bots = reference_bot()
+
+    def api(name: str) -> Any:
+        user = UserFactory(username=name)
+        return bots.Api(site.url, Token.objects.create(user=user).key, username=name)
+
+    host = api("libhost")
+    game = host.post(
+        "games/",
+        {"title": "Library bots", "setup": "power-nine", "turn_length_seconds": 30,
+         "vote_length_seconds": 30},
+    )  # fmt: skip
+    players = [api(f"lib{i}") for i in range(game["player_cap"])]
+    for p in players:
+        p.post(f"games/{game['id']}/join/")
+    host.post(f"games/{game['id']}/start/")
+    strategies = [bots.Bot(p, game["id"], seed=i) for i, p in enumerate(players)]
+
+    async def table() -> list[Any]:
+        seats = [
+            mafia_client.play_async(p.client, game["id"], s, timeout=360)
+            for p, s in zip(players, strategies, strict=True)
+        ]
+        return await asyncio.gather(bots.host(host, game["id"], 0), *seats)
+
+    finished = asyncio.run(table())
+    assert all(isinstance(g, mafia_client.Game) and g.over for g in finished)
+    assert finished[0].status == "finished" and finished[0].winner
+    # Each seat moved through its strategy, and the days were played, not timed out only.
+    assert all(s.moves > 0 for s in strategies)
+    days = [p for p in host.get(f"games/{game['id']}/host/")["phases"] if p["kind"] == "day"]
+    assert days and all(p["resolved"] for p in days)
