@@ -54,7 +54,9 @@
     bell.setAttribute("data-live", "1"); // following the inbox live from here on
     showCount(frame.unread);
     var newest = frame.newest;
-    if (frame.fresh && newest && seenId !== null && newest.id > seenId) maybeDesktop(frame);
+    // Newer than anything this page knew: pushed now, or come while the socket was
+    // reconnecting (a page's first frame only sets what it knows: no pop-up of old news).
+    if (newest && seenId !== null && newest.id > seenId) maybeDesktop(frame);
     if (newest && (seenId === null || newest.id > seenId)) seenId = newest.id;
     if (!newest && seenId === null) seenId = 0;
   }
