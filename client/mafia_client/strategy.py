@@ -1,8 +1,9 @@
 """A strategy and its runner: an agent says what to do, ``play`` decides when.
 
 ``play(client, game_id, strategy)`` follows the game's live stream; after each burst of
-events it reads the state once (``turn/``, and ``role/`` at night or once a day) and calls
-the strategy when this seat may act, with the legal options handed in:
+events that may concern this seat (``wakes``: a phase change, its own turn; not others'
+speeches and votes) it reads the state once (``turn/``, and ``role/`` at night or once a
+day) and calls the strategy when this seat may act, with the legal options handed in:
 
 * ``on_day(ctx)``: a forum day (a free thread), once a day while alive: post, vote
   (``ctx.vote``, or a bold ``**Vote: Name**`` in a post), use a day action;
@@ -20,13 +21,14 @@ event brings a fresh state. ``play`` returns the finished game.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .client import Client
 from .errors import ApiError
 from .models import Ability, Game, RolePM, Turn, TurnOption
+from .stream import Event
 
 END_KINDS = frozenset({"game_finished", "game_cancelled"})
 
@@ -146,6 +148,53 @@ class Strategy:
         """The night's abilities with their legal targets (by default: no action)."""
 
 
+# Kinds that never change what a seat may do next: others' votes and nominations, notices,
+# results (a phase change follows them), the host's feeds.
+QUIET_KINDS = frozenset(
+    {
+        "vote",
+        "unvote",
+        "vote_count",
+        "nomination",
+        "turn_notice",
+        "vote_refused",
+        "night_action",
+        "night_action_withdrawn",
+        "private_result",
+        "prod",
+        "day_action",
+        "phase_report",
+        "roles",
+        "replacement_needed",
+        "replacement_queue",
+        "absence",
+        "absence_cancelled",
+        "signup_joined",
+        "signup_left",
+    }
+)
+
+
+def wakes(event: Event, me: int | None) -> bool:
+    """Whether ``event`` may have changed what seat ``me`` (its slot id; None: unknown)
+    may do, so that the runner reads the state once more. A table turn is one's own when
+    the site says ``your_turn`` (to that seat alone) or names it the speaker; a post counts
+    when it is one's own (a speech that still owes a nomination). Ten seats at a table so
+    read once per move, not ten times."""
+    if not event.is_item:
+        return event.type == "hello"  # (re)connected: it may be our turn already
+    if event.kind in QUIET_KINDS:
+        return False
+    if me is None:
+        return True
+    if event.kind == "post":
+        return event.data.get("slot_id") == me
+    if event.kind == "turn":
+        speaker = event.data.get("speaker") or {}
+        return event.data.get("step") == "vote" or speaker.get("slot_id") == me
+    return True
+
+
 class Seat:
     """The runner's memory of one seat: what it has already been asked, so each hook is
     called once per occasion. ``step()`` is one wake-up: read, maybe call the strategy."""
@@ -159,6 +208,11 @@ class Seat:
         self.asked_turn: tuple[Any, ...] | None = None
         self.acted_night: int | None = None
         self.day_done: int | None = None
+
+    @property
+    def me(self) -> int | None:
+        """This seat's slot id, once its role PM was read (None: not yet, or no seat)."""
+        return self.role.slot_id if self.role else None
 
     def read_role(self, day: int | None, *, fresh: bool = False) -> RolePM | None:
         if fresh or self.role is None or self.role_day != day:
@@ -228,11 +282,14 @@ async def play_async(
     async def run() -> Game:
         async with client.stream(game_id) as stream:
             async for event in stream:
-                while stream.buffered:  # a burst of events: one read of the state after it
-                    event = await anext(stream)
-                if event.type in ("hello", "inbox", "pong", "live"):
+                burst = [event]
+                while stream.buffered:  # a burst of events: at most one read after it
+                    burst.append(await anext(stream))
+                if seat.me is None and any(e.type == "hello" for e in burst):
+                    await _in_thread(seat.read_role, None)  # one's seat, for ``wakes``
+                if not any(wakes(e, seat.me) for e in burst):
                     continue
-                if not await _step(seat):
+                if not await _in_thread(seat.step):
                     break
         return await asyncio.to_thread(client.game, game_id)
 
@@ -243,12 +300,13 @@ TRANSIENT = frozenset({502, 503, 504})  # the site is briefly away: the same rea
 RETRIES = 8
 
 
-async def _step(seat: Seat) -> bool:
-    """``seat.step()`` in a thread (the socket keeps reading meanwhile); a site briefly
-    away (503: its database or Redis) is asked again after a growing pause."""
+async def _in_thread(call: Callable[..., Any], *args: Any) -> Any:
+    """``call(*args)`` (a read of the API) in a thread (the socket keeps reading
+    meanwhile); a site briefly away (503: its database or Redis) is asked again after a
+    growing pause."""
     for attempt in range(RETRIES):
         try:
-            return await asyncio.to_thread(seat.step)
+            return await asyncio.to_thread(call, *args)
         except ApiError as error:
             if error.status not in TRANSIENT or attempt == RETRIES - 1:
                 raise
