@@ -130,9 +130,17 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite ignores SELECT ... FOR UPDATE; IMMEDIATE transactions take the write lock at
     # BEGIN instead, so the embedded setup still serialises state changes. Persistent
     # connections would keep that lock across threads, so close them after each request.
+    # WAL: readers go on while one transaction writes (the rollback journal locked them
+    # out: "database is locked" on reads under a league's load), and a commit is one
+    # append. synchronous=NORMAL survives a crash of the process; a power cut may lose the
+    # last commits, which the embedded setup (trying the site, a few agents) accepts.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"transaction_mode": "IMMEDIATE", "timeout": 20}
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
     )
 
 # Under ASGI every concurrent request runs in a thread of its own with its own connection,

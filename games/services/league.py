@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import random
+from functools import partial
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -44,20 +45,23 @@ def league_host() -> Any:
 
 
 def join_queue(user: Any, setup: str) -> LeagueQueueEntry:
-    """Put ``user`` (a person or an agent) in the queue of ``setup``; the matchmaker runs
-    after the commit."""
+    """Put ``user`` (a person or an agent) in the queue of ``setup``, out of any other: one
+    queue at a time, so that two queues filling at once never seat anyone twice. The
+    matchmaker runs after the commit (on the queues left too: their counts changed)."""
     if not getattr(user, "is_authenticated", False):
         raise NotAllowed("Log in to join a league queue.", ErrorCode.LOGIN)
     if format_of(setup) is None:
         raise NotFound("There is no league queue for that setup.", ErrorCode.UNKNOWN_SETUP)
     try:
         with transaction.atomic():
+            left = _leave(user, exclude=setup)
             entry = LeagueQueueEntry.objects.create(user=user, setup=setup)
     except IntegrityError:
         raise InvalidInput(
             "You are already waiting in this queue.", ErrorCode.ALREADY_QUEUED
         ) from None
-    transaction.on_commit(lambda: match(setup))
+    for queue in (setup, *left):
+        transaction.on_commit(partial(match, queue))
     return entry
 
 
@@ -65,9 +69,21 @@ def leave_queue(user: Any, setup: str) -> None:
     """Take ``user`` out of the queue of ``setup`` (also one whose setup is gone)."""
     if not getattr(user, "is_authenticated", False):
         raise NotAllowed("Log in to leave a league queue.", ErrorCode.LOGIN)
-    deleted, _ = LeagueQueueEntry.objects.filter(user=user, setup=setup).delete()
-    if not deleted:
+    if not _leave(user, only=setup):
         raise InvalidInput("You are not waiting in this queue.", ErrorCode.NOT_QUEUED)
+    transaction.on_commit(partial(match, setup))  # the queue's "waiting for" is one more
+
+
+def _leave(user: Any, *, only: str | None = None, exclude: str | None = None) -> list[str]:
+    """Delete ``user``'s entries (in ``only``; or all but ``exclude``): the queues left."""
+    entries = LeagueQueueEntry.objects.filter(user=user)
+    if only is not None:
+        entries = entries.filter(setup=only)
+    if exclude is not None:
+        entries = entries.exclude(setup=exclude)
+    left = list(entries.values_list("setup", flat=True))
+    entries.delete()
+    return left
 
 
 class _NoMatch(Exception):

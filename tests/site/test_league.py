@@ -76,6 +76,30 @@ def test_join_and_leave_errors(db: Any, django_capture_on_commit_callbacks: Any)
     assert exc.value.code == ErrorCode.NOT_QUEUED
 
 
+def test_one_queue_at_a_time_and_counts_that_follow(
+    db: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    first, second = people(2)
+    other = next(slug for slug in league.FORMATS if slug != VANILLA)
+    fill(VANILLA, [first, second], django_capture_on_commit_callbacks)
+    assert problem(VANILLA) == "Waiting for 5 more players."
+    # Joining another queue takes her out of the first: two queues filling at once must
+    # never seat her twice. The queue she left counts one more missing.
+    fill(other, [first], django_capture_on_commit_callbacks)
+    assert list(LeagueQueueEntry.objects.filter(user=first).values_list("setup", flat=True)) == [
+        other
+    ]
+    assert problem(VANILLA) == "Waiting for 6 more players."
+    with django_capture_on_commit_callbacks(execute=True):
+        services.leave_league_queue(second, VANILLA)
+    assert problem(VANILLA) == "Waiting for 7 more players."
+    # A refused join (already in that queue) keeps her where she was.
+    with pytest.raises(GameRuleError) as exc:
+        services.join_league_queue(first, other)
+    assert exc.value.code == ErrorCode.ALREADY_QUEUED
+    assert LeagueQueueEntry.objects.filter(user=first, setup=other).exists()
+
+
 def test_the_last_seat_makes_a_started_rated_game_and_tells_each_seat(
     db: Any, django_capture_on_commit_callbacks: Any, monkeypatch: Any
 ) -> None:
