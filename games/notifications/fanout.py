@@ -25,11 +25,15 @@ def may_hear(audience: str, theirs: frozenset[str]) -> bool:
 def notes_for(events: list[GameEvent], ctx: Context, rules: dict[str, list[Rule]]) -> list[Note]:
     """The notes the rules propose for ``events``, minus any the audience does not allow."""
     notes: list[Note] = []
+    # A league game's host is the system account League: nobody reads its inbox.
+    unread_host = ctx.game.host_id if ctx.game.league_setup else None
     for event in events:
         for rule in rules.get(event.kind, ()):
             checked = getattr(rule, "audience_checked", True)
             for note in rule(event, ctx):
                 if checked and not may_hear(event.audience, ctx.audiences_of(note.user_id)):
+                    continue
+                if note.user_id == unread_host:
                     continue
                 notes.append(note)
     return notes

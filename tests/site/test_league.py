@@ -298,6 +298,9 @@ def test_a_league_night_ends_once_every_action_is_in(
     assert tasks.run_due_phases() == [(game.pk, phase.number)]
     game.refresh_from_db()
     assert game.current_phase().is_day
+    # "All night actions are in" is the host's note: League reads no inbox, so none piles up.
+    assert Notification.objects.filter(user__in=[s.user for s in slots]).exists()
+    assert not Notification.objects.filter(user=game.host).exists()
 
 
 def test_a_league_night_nobody_acts_in_ends_at_once(
