@@ -3,20 +3,17 @@ refused before the socket opens, as the API answers 401."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 import pytest_asyncio
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.db import connections
 
 from games import services
 from games.live import publisher
 from games.services import agents as agent_services
 from mafia_site.token_sockets import REFUSED
 from tests.factories import UserFactory
-from tests.live.ws_support import Socket, redis_layers
+from tests.live.ws_support import Socket, live_redis_layer
 
 pytestmark = [
     pytest.mark.asyncio,
@@ -29,11 +26,8 @@ db = database_sync_to_async
 
 @pytest_asyncio.fixture(autouse=True)
 async def live_layer(settings):
-    settings.CHANNEL_LAYERS = redis_layers()
-    settings.LIVE_PUBLISH_IN_BACKGROUND = False
-    yield
-    assert await asyncio.to_thread(publisher.wait_until_published, 10)
-    await db(connections.close_all)()
+    async with live_redis_layer(settings, background=False):
+        yield
 
 
 def _agent_in_game(make_game, host):

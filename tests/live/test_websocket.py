@@ -10,19 +10,18 @@ private item would have arrived before it (the hub delivers in seq order).
 
 from __future__ import annotations
 
-import asyncio
 import json
 from datetime import timedelta
 
 import pytest
 import pytest_asyncio
 from channels.db import database_sync_to_async
-from django.db import connections, transaction
+from django.db import transaction
 
 from games import services
 from games.live import publisher
 from games.models import GameEvent, Slot
-from tests.live.ws_support import open_socket, redis_layers
+from tests.live.ws_support import live_redis_layer, open_socket
 
 pytestmark = [
     pytest.mark.asyncio,
@@ -37,11 +36,8 @@ db = database_sync_to_async
 async def live_layer(request, settings):
     """The Redis layer under a fresh prefix; publishing as in the web server (a publisher
     thread) and as in Celery or a command (in the committing thread)."""
-    settings.CHANNEL_LAYERS = redis_layers()
-    settings.LIVE_PUBLISH_IN_BACKGROUND = request.param == "background"
-    yield
-    assert await asyncio.to_thread(publisher.wait_until_published, 10)
-    await db(connections.close_all)()
+    async with live_redis_layer(settings, background=request.param == "background"):
+        yield
 
 
 def _slots(game) -> list[Slot]:

@@ -5,18 +5,15 @@ the socket without a close frame, and only same-origin pages may open it.
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
 import pytest_asyncio
 from channels.db import database_sync_to_async
-from django.db import connections
 
 from games import services
-from games.live import publisher
 from games.models import Game, Slot
-from tests.live.ws_support import open_socket, redis_layers
+from tests.live.ws_support import live_redis_layer, open_socket
 
 pytestmark = [
     pytest.mark.asyncio,
@@ -29,11 +26,8 @@ db = database_sync_to_async
 
 @pytest_asyncio.fixture(autouse=True)
 async def live_layer(settings):
-    settings.CHANNEL_LAYERS = redis_layers()
-    settings.LIVE_PUBLISH_IN_BACKGROUND = False
-    yield
-    assert await asyncio.to_thread(publisher.wait_until_published, 10)
-    await db(connections.close_all)()
+    async with live_redis_layer(settings, background=False):
+        yield
 
 
 def _teams(game: Game) -> tuple[list[Slot], list[Slot]]:

@@ -8,18 +8,37 @@ session auth, routing) with Channels' ``WebsocketCommunicator``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.db import connections
 from django.test import Client
+
+from games.live import inbox as live_inbox
+from games.live import publisher
 
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 LIVE_BACKEND = os.environ.get("LIVE_TEST_LAYER", "channels_redis.pubsub.RedisPubSubChannelLayer")
+
+
+@contextlib.asynccontextmanager
+async def live_redis_layer(settings: Any, *, background: bool) -> AsyncIterator[None]:
+    """A test's live delivery on the real Redis layer (a prefix of its own), publishing as
+    the web server does (a publisher thread: ``background``) or as Celery and commands do
+    (in the committing thread). On the way out every push was made, and the async test's
+    database connections are closed."""
+    settings.CHANNEL_LAYERS = redis_layers()
+    settings.LIVE_PUBLISH_IN_BACKGROUND = background
+    yield
+    assert await asyncio.to_thread(live_inbox.wait_until_pushed, 10)
+    assert await asyncio.to_thread(publisher.wait_until_published, 10)
+    await database_sync_to_async(connections.close_all)()
 
 
 def redis_layers(prefix: str | None = None) -> dict[str, Any]:

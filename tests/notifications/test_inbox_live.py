@@ -4,20 +4,17 @@ a reload would show."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 import pytest_asyncio
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.db import connections
 
 from games import services
 from games.live import inbox as live_inbox
 from games.live import publisher
 from games.models import Notification
 from tests.factories import UserFactory
-from tests.live.ws_support import Socket, _session_cookie, open_socket, redis_layers
+from tests.live.ws_support import Socket, _session_cookie, live_redis_layer, open_socket
 
 pytestmark = [
     pytest.mark.asyncio,
@@ -30,12 +27,8 @@ db = database_sync_to_async
 
 @pytest_asyncio.fixture(autouse=True, params=["background", "inline"])
 async def live_layer(request, settings):
-    settings.CHANNEL_LAYERS = redis_layers()
-    settings.LIVE_PUBLISH_IN_BACKGROUND = request.param == "background"
-    yield
-    assert await asyncio.to_thread(live_inbox.wait_until_pushed, 10)
-    assert await asyncio.to_thread(publisher.wait_until_published, 10)
-    await db(connections.close_all)()
+    async with live_redis_layer(settings, background=request.param == "background"):
+        yield
 
 
 async def open_inbox(user=None) -> tuple[Socket, bool, object]:
