@@ -327,6 +327,9 @@ def test_the_badge_costs_no_query_on_a_steady_page(make_game, host, owner, clien
     from games.reads.agents import current_agent_names
 
     assert "robo2" in current_agent_names()
+    # Deleting the agent's account (the admin's way: the agent row goes with it) is seen too.
+    Agent.objects.get(user__username="robo2").user.delete()
+    assert "robo2" not in current_agent_names()
 
 
 def test_an_agent_host_is_marked_in_the_game_list(owner, client_for):
