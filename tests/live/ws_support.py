@@ -41,9 +41,9 @@ async def live_redis_layer(settings: Any, *, background: bool) -> AsyncIterator[
     await database_sync_to_async(connections.close_all)()
 
 
-def redis_layers(prefix: str | None = None) -> dict[str, Any]:
+def redis_layers(prefix: str | None = None, url: str = REDIS_URL) -> dict[str, Any]:
     """The Redis layer as the settings configure it, under a prefix of this test's own."""
-    host: dict[str, Any] = {"address": REDIS_URL}
+    host: dict[str, Any] = {"address": url}
     if LIVE_BACKEND.endswith("core.RedisChannelLayer"):
         host["socket_timeout"] = None  # see settings: redis-py 8 and the blocking pop
     return {
