@@ -15,11 +15,17 @@ server the frames are built and sent by a thread of their own; a push that fails
 away) is logged and retried with a growing pause, the frame then read afresh. A socket also
 sends the current frame on connect and when the client asks (``{"type": "inbox"}``, after a
 reconnect or a paused layer), so the bell always equals what a reload shows.
+
+The league page's queues go the same way (``publish_league_on_commit``): its sockets
+(``ws/league/``, anyone: the queues are public) are told ``{"type": "league"}`` after a
+join, a leave or a game made, and the page fetches its own copy; a socket that
+(re)connects fetches it too.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -40,6 +46,9 @@ from .wire import dumps, server_time
 log = logging.getLogger(__name__)
 
 RETRY_FIRST, RETRY_MAX = 0.5, 5.0  # seconds between retries of a failed push
+
+
+LEAGUE = "league"  # the league page's group, and its key among the pushes
 
 
 def group_of(user_id: int) -> str:
@@ -72,7 +81,15 @@ def inbox_frame(user_id: int, *, fresh: bool) -> dict[str, Any]:
 def publish_inbox(user_ids: Iterable[int]) -> None:
     """Redraw these people's bells on every socket they have open. Never raises: a push
     that fails is retried by this process's inbox thread until Redis answers."""
-    ids = {int(i) for i in user_ids}
+    _publish({int(i) for i in user_ids})
+
+
+def publish_league_on_commit() -> None:
+    """Once the current transaction commits: the league pages refetch their queues."""
+    transaction.on_commit(partial(_publish, {LEAGUE}))
+
+
+def _publish(ids: set[int | str]) -> None:
     if not ids:
         return
     if publisher._in_background():
@@ -86,15 +103,17 @@ def publish_inbox_on_commit(user_ids: Iterable[int]) -> None:
     transaction.on_commit(partial(publish_inbox, set(user_ids)))
 
 
-def _push(user_ids: set[int]) -> None:
+def _push(keys: set[int | str]) -> None:
     messages = [
         (group_of(uid), {"type": "inbox.changed", "frame": inbox_frame(uid, fresh=True)})
-        for uid in sorted(user_ids)
+        for uid in sorted(k for k in keys if isinstance(k, int))
     ]
+    if LEAGUE in keys:
+        messages.append((LEAGUE, {"type": "league.changed"}))
     publisher._send(messages)
 
 
-def _push_safely(user_ids: set[int]) -> bool:
+def _push_safely(user_ids: set[int | str]) -> bool:
     from ..outage import is_outage
 
     try:
@@ -113,8 +132,8 @@ class _Worker:
 
     def __init__(self) -> None:
         self.pid = os.getpid()
-        self.pending: set[int] = set()
-        self.failed: set[int] = set()
+        self.pending: set[int | str] = set()  # user ids, and LEAGUE
+        self.failed: set[int | str] = set()
         self.retry_at = 0.0
         self.pause = RETRY_FIRST
         self.busy = False
@@ -122,12 +141,12 @@ class _Worker:
         self.cond = threading.Condition()
         threading.Thread(target=self._run, name="live-inbox", daemon=True).start()
 
-    def submit(self, user_ids: set[int]) -> None:
+    def submit(self, user_ids: set[int | str]) -> None:
         with self.cond:
             self.pending |= user_ids
             self.cond.notify()
 
-    def retry_later(self, user_ids: set[int]) -> None:
+    def retry_later(self, user_ids: set[int | str]) -> None:
         with self.cond:
             if not self.failed:
                 self.retry_at = time.monotonic() + self.pause
@@ -288,3 +307,38 @@ class InboxConsumer(InboxFollower, AsyncWebsocketConsumer):
 
     async def send_inbox(self, frame: dict[str, Any]) -> None:
         await self.send(text_data=frame_text(frame))
+
+
+class LeagueConsumer(AsyncWebsocketConsumer):
+    """``ws/league/``: the league page's queues, for anyone. It only ever says
+    ``{"type": "league"}`` (something changed: fetch your copy of the page); client ->
+    server ``{"type": "ping"}`` is answered ``pong``."""
+
+    joined = False
+
+    async def connect(self) -> None:
+        await get_hub().start()
+        await self.accept()
+        try:  # Redis away: the page shows what it fetched; a reconnect fetches again
+            await asyncio.wait_for(self.channel_layer.group_add(LEAGUE, self.channel_name), 2.0)
+            self.joined = True
+        except Exception as exc:
+            log.warning("League socket: following the queues failed: %r", exc)
+
+    async def disconnect(self, code: int) -> None:
+        if self.joined:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(
+                    self.channel_layer.group_discard(LEAGUE, self.channel_name), 2.0
+                )
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        try:
+            message = json.loads(text_data or "")
+        except ValueError:
+            return
+        if isinstance(message, dict) and message.get("type") == "ping":
+            await self.send(text_data=dumps([{"type": "pong", "server_time": server_time()}]))
+
+    async def league_changed(self, event: dict[str, Any]) -> None:
+        await self.send(text_data=dumps([{"type": "league"}]))

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from ..errors import ErrorCode, GameRuleError, InvalidInput, NotAllowed, NotFound
 from ..league import LEAGUE_HOST_NAME, format_of
+from ..live.inbox import publish_league_on_commit
 from ..models import Game, LeagueQueueEntry, LeagueQueueState
 from .lobby import create_game, join_game, start_game
 
@@ -62,6 +63,7 @@ def join_queue(user: Any, setup: str) -> LeagueQueueEntry:
         ) from None
     for queue in (setup, *left):
         transaction.on_commit(partial(match, queue))
+    publish_league_on_commit()  # after the matchmaker: the pages see what it made
     return entry
 
 
@@ -72,6 +74,7 @@ def leave_queue(user: Any, setup: str) -> None:
     if not _leave(user, only=setup):
         raise InvalidInput("You are not waiting in this queue.", ErrorCode.NOT_QUEUED)
     transaction.on_commit(partial(match, setup))  # the queue's "waiting for" is one more
+    publish_league_on_commit()
 
 
 def _leave(user: Any, *, only: str | None = None, exclude: str | None = None) -> list[str]:
@@ -112,6 +115,7 @@ def match(setup: str) -> Game | None:
         _record(setup, "The game could not be made (an error on the site); everyone stays queued.")
         return None
     _record(setup, "", game)
+    publish_league_on_commit()  # (made by a sweep: no join to tell the pages)
     return game
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import naming
+from ..live.inbox import publish_league_on_commit
 from ..markup import escape_markdown
 from ..models import LeagueQueueEntry, Replacement, ReplacementSignup, Slot
 from .announcements import announce, name
@@ -71,5 +72,6 @@ def replace_from_league_queue(tx: Tx, slot: Slot) -> bool:
             continue  # already at this table: they stay queued for the next game
         entry.delete()
         do_replace(tx, slot, entry.user)
+        publish_league_on_commit()  # the queue is one shorter
         return True
     return False

@@ -195,17 +195,22 @@ def test_a_person_and_nine_agents_play_a_queued_classic_game(e2e_stack, browser)
     create_users(env, [PERSON, OWNER], PASSWORD)
     keys = register_agents(env)
     seats = [Seat(base_url, name, keys[name]) for name in AGENTS]
-    for seat in seats:
-        seat.start()
-    for seat in seats:
-        assert seat.joined.wait(60), f"{seat.name} did not join the queue"
-        assert seat.error is None, f"{seat.name}: {seat.error!r}"
 
+    def queue_up(some: list[Seat]) -> None:
+        for seat in some:
+            seat.start()
+        for seat in some:
+            assert seat.joined.wait(60), f"{seat.name} did not join the queue"
+            assert seat.error is None, f"{seat.name}: {seat.error!r}"
+
+    queue_up(seats[:-1])
     context, page = open_as(browser, base_url, PERSON, PASSWORD, "league-person")
     try:
         goto(page, "/league/")
         row = page.locator("table.league-queues tr", has_text="Classic ten-player game")
-        expect(row).to_contain_text("9 of 10")
+        expect(row).to_contain_text("8 of 10")
+        queue_up(seats[-1:])  # the page follows the queue live, with no reload
+        expect(row).to_contain_text("9 of 10", timeout=LIVE_MS)
         row.get_by_role("button", name=re.compile("^Join")).click()
         page.wait_for_load_state("domcontentloaded")
         # The tenth seat filled the table: the game was made and started at once.
