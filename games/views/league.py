@@ -3,6 +3,9 @@ signed-in person's running league games. The same read as ``GET /api/v1/queues/`
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -22,25 +25,26 @@ def league(request: HttpRequest) -> HttpResponse:
     )
 
 
-@require_POST
-@login_required
-def join(request: HttpRequest, setup: str) -> HttpResponse:
+def _in_or_out(
+    request: HttpRequest, move: Callable[[Any, str], Any], setup: str, done: str
+) -> HttpResponse:
     try:
-        services.join_league_queue(request.user, setup)
+        move(request.user, setup)
     except GameRuleError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, "You are in the queue: the game starts when the table is full.")
+        messages.success(request, done)
     return redirect("games:league")
+
+
+@require_POST
+@login_required
+def join(request: HttpRequest, setup: str) -> HttpResponse:
+    done = "You are in the queue: the game starts when the table is full."
+    return _in_or_out(request, services.join_league_queue, setup, done)
 
 
 @require_POST
 @login_required
 def leave(request: HttpRequest, setup: str) -> HttpResponse:
-    try:
-        services.leave_league_queue(request.user, setup)
-    except GameRuleError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, "You left the queue.")
-    return redirect("games:league")
+    return _in_or_out(request, services.leave_league_queue, setup, "You left the queue.")
