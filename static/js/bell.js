@@ -14,7 +14,19 @@
   if (!bell) return; // not signed in
   var countEl = bell.querySelector("[data-bell-count]");
   var unreadNow = parseInt(bell.getAttribute("data-unread"), 10) || 0;
-  var seenId = null; // the newest notification this page knows of: no pop-up for it
+  // The newest notification this tab knows of: no pop-up for it. Kept for the tab in
+  // sessionStorage, so a page that reloads (live.js does on a phase or access change) just
+  // as a notification comes still pops it up: only a tab's first frame is old news.
+  var seenKey = "mafia-bell-seen:" + (bell.getAttribute("data-user") || "");
+  var seenId = null;
+  try {
+    var kept = window.sessionStorage.getItem(seenKey);
+    if (kept !== null && !isNaN(parseInt(kept, 10))) seenId = parseInt(kept, 10);
+  } catch (e) { /* storage blocked: this page's own memory only */ }
+  function remember(id) {
+    seenId = id;
+    try { window.sessionStorage.setItem(seenKey, String(id)); } catch (e) { /* as above */ }
+  }
 
   function showCount(unread) {
     unread = Math.max(0, parseInt(unread, 10) || 0);
@@ -54,11 +66,12 @@
     bell.setAttribute("data-live", "1"); // following the inbox live from here on
     showCount(frame.unread);
     var newest = frame.newest;
-    // Newer than anything this page knew: pushed now, or come while the socket was
-    // reconnecting (a page's first frame only sets what it knows: no pop-up of old news).
+    // Newer than anything this tab knew: pushed now, or come while the socket was
+    // reconnecting or the page reloading (a tab's first frame only sets what it knows: no
+    // pop-up of old news).
     if (newest && seenId !== null && newest.id > seenId) maybeDesktop(frame);
-    if (newest && (seenId === null || newest.id > seenId)) seenId = newest.id;
-    if (!newest && seenId === null) seenId = 0;
+    if (newest && (seenId === null || newest.id > seenId)) remember(newest.id);
+    if (!newest && seenId === null) remember(0);
   }
 
   document.addEventListener("mafia:inbox", function (event) { onFrame(event.detail); });

@@ -180,3 +180,43 @@ def test_background_tabs_get_the_bell_and_the_desktop_notification(people: dict)
         str(after["unread"]), timeout=LIVE_MS
     )
     second.close()
+
+
+def test_a_notification_while_the_tab_reloads_still_pops_up(people: dict) -> None:
+    """live.js reloads a game page on a phase or access change: it closes the socket, and
+    a notification may come before the new page's socket is up. That page's first frame
+    carries it; the tab remembers what it had seen (sessionStorage), so the frame still
+    pops it up. Only a tab's first frame is old news."""
+    apis, context = people["apis"], people["context"]
+    host, bella = apis[HOST], apis[PLAYER]
+    bella._call("PUT", "notifications/settings/", {"desktop": True})
+    game = host.post("games/", {"title": "E2E: the reloading tab", "setup": "forum-vanilla"})
+    bella.post(f"games/{game['id']}/join/")
+    for name in BOTS[: game["player_cap"] - 1]:
+        apis[name].post(f"games/{game['id']}/join/")
+    host.post(f"games/{game['id']}/start/")
+
+    tab = context.new_page()
+    goto(tab, f"/games/{game['id']}/")
+    live_bell(tab)
+    known = newest_id(bella)
+
+    # The page is gone (its socket closed) while the host ends the day and the next phase's
+    # notification is written; then the tab loads the game again.
+    goto(tab, "about:blank")
+    host.post(f"games/{game['id']}/host/cut/")
+    end = time.monotonic() + 60
+    while newest_id(bella, ("phase_started",)) <= known:
+        assert time.monotonic() < end, "no phase started within 60 s"
+        time.sleep(0.3)
+    settled = newest_id(bella)
+    while (time.sleep(2) or newest_id(bella)) != settled:  # a night no one acts in ends too
+        settled = newest_id(bella)
+    newest = bella.get("notifications/")["results"][0]
+    assert newest["kind"] == "phase_started" and newest["id"] > known, newest
+
+    goto(tab, f"/games/{game['id']}/")
+    live_bell(tab)
+    tab.wait_for_function("text => window.__shown.some(n => n.title === text)", arg=newest["text"])
+    assert bella.get("notifications/")["results"][0]["id"] == newest["id"]  # none came since
+    tab.close()
