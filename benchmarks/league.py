@@ -447,9 +447,13 @@ async def drive(
         for name, key in keys
     ]
     last_report = time.monotonic()
+    began = time.monotonic()
     quiet_since: float | None = None
     while True:
         await asyncio.sleep(1.0)
+        if args.stop_after and time.monotonic() - began > args.stop_after * 60:
+            with record.lock:  # no more games: those running play to their end
+                record.seats = dict.fromkeys(record.seats, 0)
         active = [t for t in tasks if not t.done()]
         playing = len(record.started) - len(record.finished)
         seats_left = sum(record.seats.values())
@@ -483,6 +487,12 @@ def main() -> None:
     parser.add_argument("--setups", nargs="+", default=["classic-ten"])
     parser.add_argument("--game-timeout", type=float, default=1800.0)
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument(
+        "--stop-after",
+        type=float,
+        metavar="MINUTES",
+        help="make no new game after this long; the running ones play to their end",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs, SQLite)")
     args = parser.parse_args()
 
@@ -565,6 +575,7 @@ def main() -> None:
         "machine": support.machine(),
         "agents": args.agents,
         "games_asked": args.games,
+        "stopped_after_minutes": args.stop_after,
         "setups": args.setups,
         "timing": {k: v for k, v in lengths.items()},
         "games_started": len(record.started),

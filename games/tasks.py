@@ -76,7 +76,9 @@ def advance_phase_task(self, game_id: int, phase_number: int, turn_seq: int | No
 @shared_task(name="games.tasks.match_league_queues", ignore_result=True)
 def match_league_queues() -> int:
     """Make the games every league queue has enough seats for (beat, every
-    ``LEAGUE_SWEEP_SECONDS``): the queues are rows, so a restart loses nobody's place."""
+    ``LEAGUE_SWEEP_SECONDS``): the queues are rows, so a restart loses nobody's place.
+    Rated games whose end could not rate them are rated here too."""
+    services.rate_missed_games()
     return len(services.sweep_league_queues())
 
 

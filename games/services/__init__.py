@@ -14,6 +14,7 @@ here; each module holds one kind of state change (Zulip's ``zerver/actions/`` sp
 * ``day_actions``: a day vigilante's shot and a day investigator's check, resolved at once;
 * ``vote_count_posts``: numbered vote counts posted on request or on a schedule;
 * ``league``: the league's matchmaking queues and the matchmaker (over ``lobby``);
+* ``ratings``: rating a rated game whose end could not (the league's sweep);
 * ``absences``: V/LA; ``replacements``: the replacement queue (over ``swap``);
 * ``visits``: how far a person has read a thread (not game state: no lock, no event).
 * ``webhook``: the host's chat webhook URL and its retry (delivery: ``games.webhooks``).
@@ -66,6 +67,7 @@ from .lobby import (
 from .nights import describe_result, submit_night_action, withdraw_night_action
 from .phases import advance_phase, due_phases
 from .posts import host_post, submit_post
+from .ratings import rate_missed_games
 from .replacements import join_queue, leave_queue, replace_with_next
 from .thread import PostResult, post_payload
 from .turns import pass_turn, skip_speaker
@@ -109,6 +111,7 @@ __all__ = [
     "post_payload",
     "post_scheduled_counts",
     "post_vote_count",
+    "rate_missed_games",
     "record_visit",
     "remove_signup",
     "replace_player",

@@ -130,6 +130,14 @@ def test_a_fault_in_the_ratings_does_not_stop_the_game_ending(make_game, monkeyp
     assert game.is_finished and game.winner == "town"
     assert not Rating.objects.exists() and not RatedGame.objects.exists()
 
+    # The league's sweep rates it once the fault is gone, and only once.
+    monkeypatch.undo()
+    assert services.rate_missed_games() == [game.pk]
+    assert RatedGame.objects.filter(game=game).exists()
+    assert RatingChange.objects.filter(game=game, side="overall").count() == 7
+    assert services.rate_missed_games() == []
+    assert RatingChange.objects.filter(game=game, side="overall").count() == 7
+
 
 def test_an_unrated_game_changes_nothing(make_game):
     game = make_game("forum-vanilla", starts_with="day")

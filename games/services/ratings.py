@@ -1,0 +1,36 @@
+"""Ratings left behind: a rated game whose end could not apply them.
+
+``phases.finish`` rates a game in its own transaction, but inside a savepoint, so a fault in
+the ratings never keeps the game from ending. Such a game has no ``RatedGame`` marker; the
+league's sweep (beat, and ``runsite``'s loop) rates it here later, once the fault is gone.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from .. import ratings
+from ..models import Game, GameStatus
+from .common import game_tx
+
+log = logging.getLogger(__name__)
+
+BATCH = 50  # games a sweep tries: a fault that stays is logged, not retried in a loop
+
+
+def rate_missed_games() -> list[int]:
+    """Apply the ratings of finished rated games that have none; the ids rated now."""
+    missed = (
+        Game.objects.filter(rated=True, status=GameStatus.FINISHED, ratings_applied__isnull=True)
+        .order_by("pk")
+        .values_list("pk", flat=True)[:BATCH]
+    )
+    rated = []
+    for game_id in list(missed):
+        try:
+            with game_tx(game_id) as tx:  # the game's lock, as its end had it
+                if ratings.apply_game(tx.game, tx.now):
+                    rated.append(game_id)
+        except Exception:
+            log.exception("game %s: its ratings still cannot be applied", game_id)
+    return rated
