@@ -282,6 +282,7 @@ class NightActionPayload(TypedDict):
     targets: list[SlotRef]
     extra: dict[str, Any]
     changed: bool
+    default: bool  # the rules' random valid target after the refused attempts (classic)
 
 
 class NightActionWithdrawnPayload(TypedDict):

@@ -371,6 +371,11 @@ class Phase(models.Model):
     # ``deadline`` is then the current turn's (or vote's) deadline, and ``turn_seq``
     # counts the turns so a turn's timer fires exactly once.
     day_state = models.JSONField(null=True, blank=True)
+    night_refusals = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Refused night actions per '<slot id>:<ability>' (the rules' night_attempts).",
+    )
     turn_seq = models.PositiveIntegerField(default=0)
     night_zero = models.BooleanField(
         default=False, help_text="Classic night zero: the mafia talk, nobody acts."

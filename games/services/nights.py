@@ -3,6 +3,7 @@ private results in words. The legal choices the role PM offers are ``games.reads
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
@@ -16,7 +17,7 @@ from ..models import NightAction, Phase, PhaseKind, PrivateResult, Slot
 from ..naming import slot_ref
 from ..plain_text import is_plain_text
 from ..reads.needs import NIGHT_ACTION, needs_of
-from ..reads.options import raw_action
+from ..reads.options import night_options, raw_action
 from .common import (
     Tx,
     by_resolver_name,
@@ -43,7 +44,12 @@ def submit_night_action(
     extra: Mapping[str, Any] | None = None,
     now: datetime | None = None,
 ) -> NightAction:
-    """Submit or change tonight's use of ``ability`` (targets are slot ids)."""
+    """Submit or change tonight's use of ``ability`` (targets are slot ids).
+
+    Where the rules count refused attempts (``night_attempts``: classic's three), a refusal
+    is counted and committed before the player is told; the last one stores a random valid
+    target instead, and the refusal says so."""
+    refused: InvalidInput | None = None
     with game_tx(game_id, now) as tx:
         require_running(tx.game)
         rules = rules_of(tx.game)
@@ -57,28 +63,117 @@ def submit_night_action(
             )
         target_slots = [target_slot(tx, t) for t in targets]
         extra = dict(extra or {})
-        _check_night_action(tx, slot, ability, target_slots, extra)
-        action, created = NightAction.objects.update_or_create(
-            phase=phase,
-            actor=slot,
-            ability=ability,
-            defaults={"targets": [t.pk for t in target_slots], "extra": extra},
+        try:
+            _check_night_action(tx, slot, ability, target_slots, extra)
+        except InvalidInput as exc:
+            refused = _count_refusal(tx, phase, slot, ability, exc)  # raises if not counted
+            action = None
+        else:
+            action = _store_action(tx, phase, slot, ability, target_slots, extra)
+    if refused is not None:
+        raise refused  # after the commit: the count (and any default) stands
+    return action
+
+
+def _store_action(
+    tx: Tx,
+    phase: Phase,
+    slot: Slot,
+    ability: str,
+    target_slots: list[Slot],
+    extra: dict[str, Any],
+    *,
+    default: bool = False,
+) -> NightAction:
+    action, created = NightAction.objects.update_or_create(
+        phase=phase,
+        actor=slot,
+        ability=ability,
+        defaults={"targets": [t.pk for t in target_slots], "extra": extra},
+    )
+    payload = {
+        "actor": slot_ref(slot),
+        "ability": ability,
+        "targets": [slot_ref(t) for t in target_slots],
+        "extra": extra,
+        "changed": not created,
+        "default": default,
+    }
+    emit(tx, "night_action", payload, f"slot:{slot.pk}")
+    emit(tx, "night_action", payload, "host")
+    spec = rules_of(tx.game).factional_kill
+    if spec is not None and ability == spec.slug and slot.is_mafia:
+        emit(tx, "night_action", payload, "mafia")
+    if tx.game.league_setup:
+        end_league_night_when_all_in(tx, phase)
+    return action
+
+
+def _count_refusal(
+    tx: Tx, phase: Phase, slot: Slot, ability: str, refusal: InvalidInput
+) -> InvalidInput:
+    """Count a refused use of one of the player's abilities tonight, where the rules count
+    them; the error to answer once this is committed. Not counted (raised at once): rules
+    that count nothing, a refusal other than the rules' own, an ability the player lacks
+    tonight, or one already used validly (a later bad attempt does not undo it)."""
+    limit = rules_of(tx.game).night_attempts
+    if limit is None or refusal.code != ErrorCode.ILLEGAL_ACTION:
+        raise refusal
+    option = next((o for o in night_options(tx.game, slot) if o["ability"] == ability), None)
+    used = NightAction.objects.filter(phase=phase, actor=slot, ability=ability).exists()
+    if option is None or used:
+        raise refusal
+    key = f"{slot.pk}:{ability}"
+    failed = int(phase.night_refusals.get(key, 0)) + 1
+    phase.night_refusals = {**phase.night_refusals, key: failed}
+    phase.save(update_fields=["night_refusals"])
+    if failed < limit:
+        return InvalidInput(
+            f"{refusal.message} (Attempt {failed} of {limit}: after {limit} refused attempts "
+            "a random valid target is chosen for you.)",
+            refusal.code,
+            refusal.field,
         )
-        payload = {
-            "actor": slot_ref(slot),
-            "ability": ability,
-            "targets": [slot_ref(t) for t in target_slots],
-            "extra": extra,
-            "changed": not created,
-        }
-        emit(tx, "night_action", payload, f"slot:{slot.pk}")
-        emit(tx, "night_action", payload, "host")
-        spec = rules.factional_kill
-        if spec is not None and ability == spec.slug and slot.is_mafia:
-            emit(tx, "night_action", payload, "mafia")
-        if tx.game.league_setup:
-            end_league_night_when_all_in(tx, phase)
-        return action
+    chosen = _random_valid_targets(tx, phase, slot, option)
+    if chosen is None:
+        return InvalidInput(
+            f"{refusal.message} ({failed} refused attempts; there is no valid target.)",
+            refusal.code,
+            refusal.field,
+        )
+    _store_action(tx, phase, slot, ability, chosen, {}, default=True)
+    who = ", ".join(t.display_name for t in chosen)
+    return InvalidInput(
+        f"{refusal.message} ({failed} refused attempts: the rules chose a random valid "
+        f"target for you, {who}.)",
+        refusal.code,
+        refusal.field,
+    )
+
+
+def _random_valid_targets(
+    tx: Tx, phase: Phase, slot: Slot, option: Mapping[str, Any]
+) -> list[Slot] | None:
+    """A random valid choice of targets (seeded by the game, the night and the seat, so a
+    replay makes the same one); None if there is none."""
+    if option["extra"]:
+        return None  # a free-text field (the forger's role) has no default
+    rng = random.Random(f"{tx.game.seed}:{phase.number}:{slot.pk}:{option['ability']}")
+    choices = [target_slot(tx, pk) for pk in option["choices"]]
+    for _ in range(20 if option["targets"] > 1 else 1):
+        if not choices:
+            return None
+        picked = (
+            [rng.choice(choices)]
+            if option["targets"] == 1
+            else rng.sample(choices, min(option["targets"], len(choices)))
+        )
+        try:
+            _check_night_action(tx, slot, option["ability"], picked, {})
+        except InvalidInput:
+            continue
+        return picked
+    return None
 
 
 def end_league_night_when_all_in(tx: Tx, phase: Phase) -> None:

@@ -174,6 +174,9 @@ class Ruleset:
     win_conditions: ClassVar[Mapping[str, str]] = {}
     factional_kill: ClassVar[AbilitySpec | None] = None
     dead_may_act: ClassVar[bool] = False
+    # Refused night actions before the rules use a random valid target instead (classic:
+    # "After 3 failed attempts, a default action is applied"); None: a refusal costs nothing.
+    night_attempts: ClassVar[int | None] = None
     uses_nominations: ClassVar[bool] = False
     uses_immunity_card: ClassVar[bool] = False
     uses_executioner_target: ClassVar[bool] = False

@@ -120,6 +120,7 @@ class Classic(Ruleset):
     factional_kill = FACTION_KILL
     uses_nominations = True
     reveals_roles_on_death = False  # "Roles are not revealed until the game ends"
+    night_attempts = 3  # "After 3 failed attempts ... random valid target for night actions"
     win_conditions = {
         "town": "You win when every mafia member has been eliminated.",
         "mafia": "You win when the mafia equal or outnumber the town.",

@@ -294,7 +294,10 @@ def test_role_pm_abilities_actions_and_results(make_game, host):
         format="json",
     )
     assert_error(illegal, 422, "illegal_action")
+    assert "Attempt 1 of 3" in illegal.json()["error"]
     assert not NightAction.objects.exists()
+    # The 422 came after the commit: the refused attempt is counted.
+    assert current_phase(game).night_refusals == {f"{detective.pk}:investigate": 1}
     ok = api(detective.user).post(
         f"/api/v1/games/{game.pk}/actions/",
         {"ability": "investigate", "targets": [mafia[0].pk]},

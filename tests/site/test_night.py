@@ -170,3 +170,68 @@ def test_a_night_action_after_the_night_s_deadline_is_refused(classic_night):
     assert refused.value.code == "turn_ended"
     assert refused.value.message == "The night ended: its deadline has passed."
     assert not NightAction.objects.exists()
+
+
+def test_classic_counts_refused_night_actions_and_the_third_picks_a_random_valid_target(
+    classic_night,
+):
+    """Classic: "After 3 failed attempts, a default action is applied (... random valid
+    target for nominations/night actions)". Each refusal is committed before it is told."""
+    game = classic_night
+    detective = slot_of(game, "detective")
+    for attempt in (1, 2):
+        with pytest.raises(InvalidInput, match=f"Attempt {attempt} of 3") as err:
+            services.submit_night_action(
+                detective.user, game.pk, ability="investigate", targets=[detective.pk]
+            )
+        assert err.value.code == "illegal_action"
+        assert current_phase(game).night_refusals == {f"{detective.pk}:investigate": attempt}
+        assert not NightAction.objects.exists()
+    with pytest.raises(InvalidInput, match="random valid target for you") as err:
+        services.submit_night_action(
+            detective.user, game.pk, ability="investigate", targets=[detective.pk]
+        )
+    action = NightAction.objects.get()
+    (target,) = action.targets
+    legal = next(
+        o for o in services.night_options(game, detective) if o["ability"] == "investigate"
+    )
+    assert target in legal["choices"] and target != detective.pk
+    chosen = game.slots.get(pk=target)
+    assert chosen.display_name in err.value.message
+    told = GameEvent.objects.get(game=game, kind="night_action", audience=f"slot:{detective.pk}")
+    assert told.payload["default"] is True and told.payload["targets"][0]["slot_id"] == target
+    # The player may still choose for themself afterwards: the default is only a default.
+    other = next(s for s in slots_of(game, "town") if s.pk != target)
+    services.submit_night_action(detective.user, game.pk, ability="investigate", targets=[other.pk])
+    assert NightAction.objects.get().targets == [other.pk]
+
+
+def test_a_valid_night_action_stands_and_later_refusals_cost_nothing(classic_night):
+    game = classic_night
+    detective = slot_of(game, "detective")
+    town = slots_of(game, "town")[0]
+    services.submit_night_action(detective.user, game.pk, ability="investigate", targets=[town.pk])
+    for _ in range(4):
+        with pytest.raises(InvalidInput) as err:
+            services.submit_night_action(
+                detective.user, game.pk, ability="investigate", targets=[detective.pk]
+            )
+        assert "Attempt" not in err.value.message
+    assert NightAction.objects.get().targets == [town.pk]
+    assert current_phase(game).night_refusals == {}
+
+
+def test_rules_without_night_attempts_count_no_refusal(make_game, host):
+    game = make_game("forum-vanilla")
+    services.cut_deadline_now(host, game.pk)
+    assert current_phase(game).is_night
+    goon = slots_of(game, "goon")[0]
+    dead = slots_of(game, "vanilla_townie")[0]
+    services.modkill(host, game.pk, slot_id=dead.pk)
+    for _ in range(3):
+        with pytest.raises(InvalidInput) as err:
+            services.submit_night_action(goon.user, game.pk, ability="kill", targets=[dead.pk])
+        assert "Attempt" not in err.value.message
+    assert not NightAction.objects.exists()
+    assert current_phase(game).night_refusals == {}
