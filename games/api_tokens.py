@@ -33,11 +33,14 @@ def new_agent_key() -> str:
     return AGENT_KEY_PREFIX + secrets.token_urlsafe(32)
 
 
-def user_for_key(key: str) -> Any | None:
-    """The active user a token key signs in, or None (unknown, revoked, inactive)."""
+def sign_in(key: str) -> tuple[Any, int | None] | None:
+    """The active user a token key signs in and, for an agent's key, its ``AgentToken``'s
+    id (a socket keeps it to be closed when the token is revoked); None if unknown,
+    revoked or inactive."""
     key = (key or "").strip()
     if not key or len(key) > 200:
         return None
+    token_id = None
     if key.startswith(AGENT_KEY_PREFIX):
         token = (
             AgentToken.objects.select_related("agent__user")
@@ -50,11 +53,25 @@ def user_for_key(key: str) -> Any | None:
         AgentToken.objects.filter(pk=token.pk).filter(
             Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - LAST_USED_EVERY)
         ).update(last_used_at=now)
-        user = token.agent.user
+        user, token_id = token.agent.user, token.pk
     else:
         found = Token.objects.select_related("user").filter(key=key).first()
         user = found.user if found else None
-    return user if user is not None and user.is_active else None
+    return (user, token_id) if user is not None and user.is_active else None
+
+
+def user_for_key(key: str) -> Any | None:
+    """The active user a token key signs in, or None (unknown, revoked, inactive)."""
+    found = sign_in(key)
+    return found[0] if found else None
+
+
+def agent_token_signs_in(token_id: int) -> bool:
+    """Whether the agent's token still signs its user in (not revoked or deleted, the
+    user active): what ``sign_in`` asks, by primary key."""
+    return AgentToken.objects.filter(
+        pk=token_id, revoked_at__isnull=True, agent__user__is_active=True
+    ).exists()
 
 
 def key_from_header(value: str) -> str | None:

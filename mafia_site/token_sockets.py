@@ -4,7 +4,9 @@ Bots and agents (the client library's live stream) open the same sockets as the 
 with the token they use for the API. A browser cannot put a header on a websocket, so a
 socket carrying one is not a page's: the origin check (``mafia_site.origin``) lets it
 through, and the user is the token's alone, never the cookie's. A bad or revoked key is
-refused before the socket opens (close code 4401), as the API answers 401.
+refused before the socket opens (close code 4401), as the API answers 401. An agent's
+token's id goes in the scope (``scope["token_id"]``): the socket is closed with 4401 when
+that token is revoked or deleted (``games.live.tokens``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
-from games.api_tokens import key_from_header, user_for_key
+from games.api_tokens import key_from_header, sign_in
 
 REFUSED = 4401
 
@@ -37,10 +39,11 @@ class TokenSocketAuth:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
         key = socket_token(scope) if scope["type"] == "websocket" else None
         if key is not None:
-            user = await database_sync_to_async(user_for_key)(key)
-            if user is None:
+            found = await database_sync_to_async(sign_in)(key)
+            if found is None:
                 await receive()  # the websocket.connect message
                 await send({"type": "websocket.close", "code": REFUSED})
                 return None
-            scope = {**scope, "user": user, "token_auth": True}
+            user, token_id = found
+            scope = {**scope, "user": user, "token_auth": True, "token_id": token_id}
         return await self.application(scope, receive, send)

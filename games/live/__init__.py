@@ -15,5 +15,7 @@ the API or the services):
 - ``outbox``: one socket's queue (joins frames, drops superseded states);
 - ``hub``: the per-process fan-out from the channel layer to local sockets;
 - ``publisher``: pushes committed events to the channel layer (called on commit);
+- ``tokens``: sockets signed in with an agent's token, closed when it is revoked;
+- ``inbox``: each person's bell, the league page's queues, signals to a group;
 - ``consumers`` and ``routing``: the websocket itself (``ws/games/<id>/``).
 """

@@ -19,7 +19,8 @@ control messages: ``hello``, ``replay``, ``access``, ``resync``, ``reload``, ``p
 ``inbox``, ``live`` (``"state": "paused"`` while the channel layer's Redis is away,
 ``"live"`` when it is back: the client then resumes) and ``error`` (``{"code", "error"}``:
 positions that are not whole numbers of 0 or more; on connect the socket then closes with
-code 4400).
+code 4400). A socket signed in with an agent's token is closed with 4401 once that token
+is revoked (``tokens``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from .inbox import InboxFollower
 from .numbering import heads
 from .outbox import Outbox
 from .replay import replay
+from .tokens import TokenWatch
 from .wire import dumps, layer_state, server_time
 
 log = logging.getLogger(__name__)
@@ -55,7 +57,7 @@ def _slot_id(game_id: int, user_id: int | None) -> int | None:
     )
 
 
-class GameConsumer(InboxFollower, AsyncWebsocketConsumer):
+class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
     game_id: int
     user_id: int | None = None
     slot_id: int | None = None
@@ -110,11 +112,14 @@ class GameConsumer(InboxFollower, AsyncWebsocketConsumer):
             log.exception("Game socket: the catch-up replay failed")
             await self.close(code=1011)
             return
+        # Signed in with an agent's token: closed when it is revoked (``games.live.tokens``).
+        await self.watch_token()
         # A signed-in person's socket also carries their own bell (``games.live.inbox``).
         await self.follow_inbox(user)
         await self.send_current_inbox()
 
     async def disconnect(self, code: int) -> None:
+        await self.unwatch_token()
         await self.unfollow_inbox()
         if self.hub is not None:
             self.outbox.closed = True
@@ -169,6 +174,11 @@ class GameConsumer(InboxFollower, AsyncWebsocketConsumer):
     async def send_inbox(self, frame: dict[str, Any]) -> None:
         if self.hub is not None:
             self.outbox.control(frame)  # in the socket's one queue, after what came before
+
+    async def refuse_token(self) -> None:
+        if self.hub is not None:
+            self.outbox.closed = True  # not one more event for a key that signs in no one
+        await super().refuse_token()
 
     async def _send_text(self, text: str) -> None:
         await self.send(text_data=text)

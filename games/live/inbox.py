@@ -19,7 +19,9 @@ reconnect or a paused layer), so the bell always equals what a reload shows.
 The league page's queues go the same way (``publish_league_on_commit``): its sockets
 (``ws/league/``, anyone: the queues are public) are told ``{"type": "league"}`` after a
 join, a leave or a game made, and the page fetches its own copy; a socket that
-(re)connects fetches it too.
+(re)connects fetches it too. ``signal_on_commit`` sends any group such a message without
+data, pushed and retried as the bells are (``close_token_sockets_on_commit``: the sockets
+of a revoked agent token, ``tokens``).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from django.db import transaction
 from ..reads.inbox import desktop_on, is_desktop_kind, newest, unread_count
 from . import publisher
 from .hub import get_hub
+from .tokens import REVOKED, TokenWatch, token_group
 from .wire import dumps, server_time
 
 log = logging.getLogger(__name__)
@@ -48,7 +51,9 @@ log = logging.getLogger(__name__)
 RETRY_FIRST, RETRY_MAX = 0.5, 5.0  # seconds between retries of a failed push
 
 
-LEAGUE = "league"  # the league page's group, and its key among the pushes
+LEAGUE = "league"  # the league page's group
+# What a push carries: user ids (their bells) and (group, message type) signals.
+Key = int | tuple[str, str]
 
 
 def group_of(user_id: int) -> str:
@@ -86,10 +91,23 @@ def publish_inbox(user_ids: Iterable[int]) -> None:
 
 def publish_league_on_commit() -> None:
     """Once the current transaction commits: the league pages refetch their queues."""
-    transaction.on_commit(partial(_publish, {LEAGUE}))
+    signal_on_commit(LEAGUE, "league.changed")
 
 
-def _publish(ids: set[int | str]) -> None:
+def close_token_sockets_on_commit(token_ids: Iterable[int]) -> None:
+    """Once the current transaction commits: close every socket signed in with these agent
+    tokens (``tokens.TokenWatch``). A socket the push misses closes on its own re-check."""
+    for token_id in set(token_ids):
+        signal_on_commit(token_group(token_id), REVOKED)
+
+
+def signal_on_commit(group: str, message_type: str) -> None:
+    """Once the current transaction commits (never for a rollback): every consumer in
+    ``group`` gets the channel-layer message ``{"type": message_type}``. Never raises."""
+    transaction.on_commit(partial(_publish, {(group, message_type)}))
+
+
+def _publish(ids: set[Key]) -> None:
     if not ids:
         return
     if publisher._in_background():
@@ -103,17 +121,17 @@ def publish_inbox_on_commit(user_ids: Iterable[int]) -> None:
     transaction.on_commit(partial(publish_inbox, set(user_ids)))
 
 
-def _push(keys: set[int | str]) -> None:
+def _push(keys: set[Key]) -> None:
     messages = [
         (group_of(uid), {"type": "inbox.changed", "frame": inbox_frame(uid, fresh=True)})
         for uid in sorted(k for k in keys if isinstance(k, int))
     ]
-    if LEAGUE in keys:
-        messages.append((LEAGUE, {"type": "league.changed"}))
+    for group, message_type in sorted(k for k in keys if isinstance(k, tuple)):
+        messages.append((group, {"type": message_type}))
     publisher._send(messages)
 
 
-def _push_safely(user_ids: set[int | str]) -> bool:
+def _push_safely(user_ids: set[Key]) -> bool:
     from ..outage import is_outage
 
     try:
@@ -132,8 +150,8 @@ class _Worker:
 
     def __init__(self) -> None:
         self.pid = os.getpid()
-        self.pending: set[int | str] = set()  # user ids, and LEAGUE
-        self.failed: set[int | str] = set()
+        self.pending: set[Key] = set()
+        self.failed: set[Key] = set()
         self.retry_at = 0.0
         self.pause = RETRY_FIRST
         self.busy = False
@@ -141,12 +159,12 @@ class _Worker:
         self.cond = threading.Condition()
         threading.Thread(target=self._run, name="live-inbox", daemon=True).start()
 
-    def submit(self, user_ids: set[int | str]) -> None:
+    def submit(self, user_ids: set[Key]) -> None:
         with self.cond:
             self.pending |= user_ids
             self.cond.notify()
 
-    def retry_later(self, user_ids: set[int | str]) -> None:
+    def retry_later(self, user_ids: set[Key]) -> None:
         with self.cond:
             if not self.failed:
                 self.retry_at = time.monotonic() + self.pause
@@ -272,7 +290,7 @@ def frame_text(frame: dict[str, Any]) -> str:
     return dumps([frame])
 
 
-class InboxConsumer(InboxFollower, AsyncWebsocketConsumer):
+class InboxConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
     """``ws/inbox/``: the bell of a page without a game socket (the lobby, the inbox...).
 
     Signed-in people only (anyone else: closed with 4401). On connect it sends the current
@@ -287,10 +305,12 @@ class InboxConsumer(InboxFollower, AsyncWebsocketConsumer):
         # The in-memory layer's messages are sent on a loop with a hub (``publisher._send``).
         await get_hub().start()
         await self.accept()
+        await self.watch_token()
         await self.follow_inbox(user)
         await self.send_current_inbox()
 
     async def disconnect(self, code: int) -> None:
+        await self.unwatch_token()
         await self.unfollow_inbox()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
@@ -309,7 +329,7 @@ class InboxConsumer(InboxFollower, AsyncWebsocketConsumer):
         await self.send(text_data=frame_text(frame))
 
 
-class LeagueConsumer(AsyncWebsocketConsumer):
+class LeagueConsumer(TokenWatch, AsyncWebsocketConsumer):
     """``ws/league/``: the league page's queues, for anyone. It only ever says
     ``{"type": "league"}`` (something changed: fetch your copy of the page); client ->
     server ``{"type": "ping"}`` is answered ``pong``."""
@@ -319,6 +339,7 @@ class LeagueConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         await get_hub().start()
         await self.accept()
+        await self.watch_token()  # public, but a revoked key signs in no socket
         try:  # Redis away: the page shows what it fetched; a reconnect fetches again
             await asyncio.wait_for(self.channel_layer.group_add(LEAGUE, self.channel_name), 2.0)
             self.joined = True
@@ -326,6 +347,7 @@ class LeagueConsumer(AsyncWebsocketConsumer):
             log.warning("League socket: following the queues failed: %r", exc)
 
     async def disconnect(self, code: int) -> None:
+        await self.unwatch_token()
         if self.joined:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(

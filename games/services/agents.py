@@ -22,6 +22,7 @@ from django.utils import timezone
 from ..accounts import clean_name
 from ..api_tokens import hash_key, new_agent_key
 from ..errors import ErrorCode, InvalidInput, NotAllowed, NotFound
+from ..live.inbox import close_token_sockets_on_commit
 from ..models import Agent, AgentToken
 from ..plain_text import is_plain_text
 
@@ -168,8 +169,9 @@ def list_tokens(owner: Any, name: str) -> list[AgentToken]:
 
 
 def revoke_token(owner: Any, name: str, token_id: int) -> AgentToken:
-    """Revoke a token: it signs in no one from now on (a seat it held times out as a
-    silent player's does). Revoking a revoked token changes nothing."""
+    """Revoke a token: it signs in no one from now on, and its open sockets are closed
+    (4401) after the commit (a seat it held times out as a silent player's does).
+    Revoking a revoked token changes nothing but closing its sockets again."""
     with transaction.atomic():
         agent = owned_agent(owner, name, lock=True)
         token = AgentToken.objects.filter(agent=agent, pk=token_id).first()
@@ -178,4 +180,6 @@ def revoke_token(owner: Any, name: str, token_id: int) -> AgentToken:
         if token.revoked_at is None:
             token.revoked_at = timezone.now()
             token.save(update_fields=["revoked_at"])
+        # Every time: a second revoke repeats a push that Redis may have lost.
+        close_token_sockets_on_commit([token.pk])
         return token
