@@ -350,3 +350,23 @@ def test_the_chart_spans_its_box():
     assert xs[0] < xs[1] < xs[2] <= drawn.width
     assert min(ys) == ys[1] and max(ys) == ys[0]  # the best rating is drawn highest
     assert ratings_reads.chart([]) is None
+
+
+def test_a_third_party_that_wins_alone_ranks_first_and_everyone_else_loses(make_game):
+    """The serial killer's own win: its one-player team ranks 1; town, mafia and the
+    survivor (no co-winner this time) rank 2, as openskill computes them."""
+    game = _rated(make_game("forum-third-party-ten"))
+    sk, survivor = slot_of(game, "serial_killer"), slot_of(game, "survivor")
+    assert sk.alignment not in ("town", "mafia")
+    _finish(game, sk.alignment)
+    slots = list(game.slots.order_by("seat"))
+    town = [s for s in slots if s.alignment == "town"]
+    mafia = [s for s in slots if s.alignment == "mafia"]
+    expected = _expected([town, mafia, [sk], [survivor]], [2, 2, 1, 2])
+    for slot in slots:
+        assert (_rating(slot.user).mu, _rating(slot.user).sigma) == pytest.approx(
+            expected[slot.user_id], abs=1e-9
+        )
+    assert _rating(sk.user).wins == 1 and _rating(sk.user).mu > 25
+    assert _rating(survivor.user).wins == 0
+    assert all(_rating(s.user).wins == 0 for s in town + mafia)
