@@ -440,8 +440,11 @@ def test_a_league_table_day_runs_on_timeouts_alone(
         assert services.advance_phase(game.pk, day.number, now=day.deadline, turn_seq=day.turn_seq)
     assert day.resolved
     game.refresh_from_db()
-    modkilled = game.slots.filter(death_cause=DeathCause.MODKILL).count()
-    assert modkilled >= 9  # every silent seat (less one eliminated by the default votes)
+    voted_out = game.slots.filter(death_cause=DeathCause.DAY).count()
+    assert voted_out == 0  # every missing vote defaulted to skip: skip won
+    # Every seat was silent all day, so every seat is modkilled (none was left alive).
+    assert game.slots.filter(death_cause=DeathCause.MODKILL).count() == 10
+    assert not game.slots.filter(alive=True).exists()
     assert game.is_finished or game.current_phase().number == day.number + 1
 
 
