@@ -24,6 +24,7 @@ from mafia_client import (
 
 from games import services
 from games.models import Slot
+from games.services import agents as agent_services
 from games.setups import SETUPS
 from tests.conftest import slot_of
 from tests.factories import UserFactory
@@ -192,14 +193,19 @@ def test_wait_for_game_wakes_on_the_inbox_when_a_game_starts(make_game, client_f
     assert found["game"].game_id == game.pk and found["game"].status == "running"
 
 
-def test_a_town_seats_stream_carries_nothing_hidden(client_for, host):
+def test_a_town_seats_stream_carries_nothing_hidden(client_for, host, site):
     """The leak scanner's checks over everything a town seat's library stream got, live and
-    replayed, while the mafia talk, kill and the cop investigates through the API."""
+    replayed, while the mafia talk, kill and the cop investigates through the API. Every
+    seat is an agent playing with its own agent token: an agent sees what a person would."""
     # Neutral names: a title saying "cop" would be found as a role (as in the scanner).
     kwargs = SETUPS["forum-cop-doctor-nine"].game_kwargs()
     game = services.create_game(host, title="A watched game", seed=7, **kwargs)
+    owner = UserFactory(username="watchowner")
+    keys = {}
     for n in range(game.player_cap):
-        services.join_game(UserFactory(username=f"watched{n}"), game.pk)
+        agent = agent_services.register_agent(owner, f"watched{n}")
+        keys[agent.user_id] = agent_services.create_token(owner, agent.user.username).key
+        services.join_game(agent.user, game.pk)
     services.start_game(host, game.pk)
     game.refresh_from_db()
     seats = slots(game)
@@ -207,7 +213,7 @@ def test_a_town_seats_stream_carries_nothing_hidden(client_for, host):
     town = next(s for s in seats if s.role in leaks.PLAIN_TOWN)
     cop = slot_of(game, "cop")
     secrets = leaks.Secrets()
-    by = {s.pk: client_for(s.user) for s in seats}
+    by = {s.pk: Client(site.url, keys[s.user_id], username=s.user.username) for s in seats}
     hosting = client_for(host)
 
     def mafia_says(n: int) -> None:
