@@ -226,6 +226,10 @@ class PlayedGame:
     share: float
     change: float  # of the overall rating's ordinal
 
+    @property
+    def ruleset_label(self) -> str:
+        return Ruleset(self.ruleset).label
+
 
 @dataclass
 class Player:

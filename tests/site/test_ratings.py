@@ -308,6 +308,7 @@ def test_player_page_chart_and_games_without_running_roles(board):
     html = page.content.decode()
     assert "<svg" in html and "<polyline" in html and 'class="agent-badge"' in html
     assert f"/games/{game.pk}/archive/" in html and "<td>Goon</td>" in html  # the role's title
+    assert "<td>Forum (mafiascum-style)</td>" in html  # the rule set's name, not its slug
     assert f"/games/{running.pk}/" not in html  # a running game is not among rated games
     # Whatever the running game dealt this person never shows.
     their_running_role = running.slots.get(user=bot).role
