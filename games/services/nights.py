@@ -120,8 +120,11 @@ def _count_refusal(
     if limit is None or refusal.code != ErrorCode.ILLEGAL_ACTION:
         raise refusal
     option = next((o for o in night_options(tx.game, slot) if o["ability"] == ability), None)
-    used = NightAction.objects.filter(phase=phase, actor=slot, ability=ability).exists()
-    if option is None or used:
+    if option is None:
+        raise refusal
+    # A team's kill a partner already sent is the team's choice: no default overrides it.
+    actors = [s.pk for s in tx.slots if s.is_mafia] if option["factional"] else [slot.pk]
+    if NightAction.objects.filter(phase=phase, ability=ability, actor__in=actors).exists():
         raise refusal
     key = f"{slot.pk}:{ability}"
     failed = int(phase.night_refusals.get(key, 0)) + 1

@@ -235,3 +235,15 @@ def test_rules_without_night_attempts_count_no_refusal(make_game, host):
         assert "Attempt" not in err.value.message
     assert not NightAction.objects.exists()
     assert current_phase(game).night_refusals == {}
+
+
+def test_a_partners_kill_stands_whatever_the_other_mafia_member_gets_wrong(classic_night):
+    game = classic_night
+    first, second = slots_of(game, "mafia")[:2]
+    victim = slots_of(game, "town")[0]
+    services.submit_night_action(first.user, game.pk, ability="kill", targets=[victim.pk])
+    for _ in range(3):
+        with pytest.raises(InvalidInput) as err:
+            services.submit_night_action(second.user, game.pk, ability="kill", targets=[first.pk])
+        assert "Attempt" not in err.value.message
+    assert list(NightAction.objects.values_list("actor_id", "targets")) == [(first.pk, [victim.pk])]
