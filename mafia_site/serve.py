@@ -74,6 +74,12 @@ class HeaderDeadlineProtocol(HttpToolsProtocol):
             self.transport.close()
 
 
+def forwarded_allow_ips() -> str:
+    from django.conf import settings
+
+    return str(settings.FORWARDED_ALLOW_IPS)
+
+
 def uvicorn_options(**overrides: Any) -> dict[str, Any]:
     """The keyword arguments of ``uvicorn.Config`` every way of serving the site uses."""
     return {
@@ -81,9 +87,11 @@ def uvicorn_options(**overrides: Any) -> dict[str, Any]:
         "http": HeaderDeadlineProtocol,
         "lifespan": "on",  # starts the deadline watchdog (games.deadlines)
         "log_level": os.environ.get("LOG_LEVEL", "info").lower(),
-        # Behind a proxy on this host, its X-Forwarded-For names the client (the socket
-        # cap counts clients by address).
+        # Behind a proxy, its X-Forwarded-For names the client (the rate limits and the
+        # socket cap count clients by address) and X-Forwarded-Proto the scheme: believed
+        # from the proxy's addresses only (FORWARDED_ALLOW_IPS).
         "proxy_headers": True,
+        "forwarded_allow_ips": forwarded_allow_ips(),
         **overrides,
     }
 

@@ -5,10 +5,10 @@ machine (SQLite, in-process channel layer, in-process deadline worker). Producti
 the test suite set ``DATABASE_URL`` and ``REDIS_URL`` to use PostgreSQL and Redis.
 
 Environment: SECRET_KEY, DEBUG, ALLOWED_HOSTS (comma-separated), CSRF_TRUSTED_ORIGINS,
-DATABASE_URL, DB_CONN_MAX_AGE, DB_POOL_SIZE, REDIS_URL, LOG_LEVEL, EMAIL_HOST (and the
-other EMAIL_* settings), MAIL_DIR, DEFAULT_FROM_EMAIL, SITE_URL, WEBHOOK_ALLOW_PRIVATE,
-WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT, DIGEST_LEASE_SECONDS, DIGEST_RETRY_SECONDS,
-DIGEST_MAX_ATTEMPTS.
+DATABASE_URL, DB_CONN_MAX_AGE, DB_POOL_SIZE, REDIS_URL, LOG_LEVEL, FORWARDED_ALLOW_IPS,
+EMAIL_HOST (and the other EMAIL_* settings), MAIL_DIR, DEFAULT_FROM_EMAIL, SITE_URL,
+WEBHOOK_ALLOW_PRIVATE, WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT, DIGEST_LEASE_SECONDS,
+DIGEST_RETRY_SECONDS, DIGEST_MAX_ATTEMPTS.
 """
 
 import os
@@ -253,6 +253,12 @@ def rate_limits(spec: str) -> dict[str, tuple[int, int]]:
 # per web process.
 HTTP_HEADER_TIMEOUT = float(os.environ.get("HTTP_HEADER_TIMEOUT", "10"))
 WEBSOCKETS_PER_CLIENT = int(os.environ.get("WEBSOCKETS_PER_CLIENT", "30"))
+# Whose X-Forwarded-For and X-Forwarded-Proto the web server believes (mafia_site.serve):
+# the proxy's. A request from one of these addresses counts as coming from the address the
+# header names (the rate limits, the socket cap above); from anywhere else the header is
+# ignored. Comma-separated addresses and networks (CIDR); docker-compose.yml lists the
+# private networks its proxy's container gets an address in.
+FORWARDED_ALLOW_IPS = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
 
 # Rate limits (games.ratelimit): on unless RATE_LIMITS=off; RATE_LIMITS="post=40/60" changes
 # one scope's limit and keeps the others' defaults.

@@ -18,4 +18,17 @@ if [ ! -x /usr/bin/chromium ]; then
         echo "Chromium is missing (/usr/bin/chromium) and cannot be installed here (needs root and apt-get): the browser tests will fail." >&2
     fi
 fi
+# The proxy test (tests/live/test_proxy.py) runs Debian's nginx on the compose proxy's own
+# config (deploy/nginx/): installed the same way when missing (only the binary is used; the
+# test starts its own nginx on a spare port).
+if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        export DEBIAN_FRONTEND=noninteractive
+        echo "Installing nginx for the proxy test (apt-get install -y nginx)..."
+        apt-get install -y nginx >/dev/null || { apt-get update >/dev/null && apt-get install -y nginx >/dev/null; } \
+            || echo "Could not install nginx: the proxy test will fail." >&2
+    else
+        echo "nginx is missing and cannot be installed here (needs root and apt-get): the proxy test will fail." >&2
+    fi
+fi
 exec python -m pytest "$@"
