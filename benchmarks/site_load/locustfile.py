@@ -115,9 +115,16 @@ def _on_spawned(user_count, **kw):
     EXTRA["spawned_at"] = time.time()
 
 
+DRAIN_SECONDS = float(os.environ.get("LOAD_DRAIN", "10"))
+
+
 @events.test_stop.add_listener
 def _on_stop(**kw):
+    """The users are stopped (no more writes); the sockets still open keep reading for
+    ``LOAD_DRAIN`` seconds, so what was posted before the end can arrive."""
     EXTRA["stopped_at"] = time.time()
+    gevent.sleep(DRAIN_SECONDS)
+    EXTRA["drained_at"] = time.time()
     for s in SOCKETS:
         s.setdefault("closed", EXTRA["stopped_at"])
         s.setdefault("close_reason", "test end")
@@ -305,6 +312,7 @@ class LivePage:
                 response_length=0, exception=exc, context={},
             )  # fmt: skip
             return False
+        self.ws.settimeout(None)  # the 60 s was for the handshake: a quiet game sends nothing
         fire("ws: connect", (time.time() - t0) * 1000, "WS")
         self.record = {
             "id": next(_ids),
@@ -444,7 +452,7 @@ class LivePage:
     # -- live.js's redraw: which parts this page fetches again --------------------------------
     def _redraw(self, kind: str | None) -> None:
         spec = (REGISTRY.get("kinds") or {}).get(kind or "")
-        if not spec:
+        if not spec or "user_stopped" in self.record:
             return
         signed_in = self.user.signed_in
         parts = list(spec.get("parts", [])) + (list(spec.get("own", [])) if signed_in else [])
@@ -488,16 +496,21 @@ class PageUser(FastHttpUser):
     def on_start(self) -> None:
         self.page: LivePage | None = None
         self.visit_ends = 0.0
+        # Redirects are never followed (a browser's next GET is its own request here).
+        # Set once: ``allow_redirects=False`` swaps a setting of the user's HTTP client for
+        # the length of one request, which another greenlet of the same user (the page's
+        # live refresh) may then restore under it.
+        self.client.client.redirect_response_codes = frozenset()
 
     def on_stop(self) -> None:
+        # The page's socket stays open: at the test's end every socket drains for a few
+        # seconds (``_on_stop``) so that a post made just before the end is not "lost".
         if self.page is not None:
-            self.page.close("user stopped")
+            self.page.record["user_stopped"] = time.time()
 
     # -- requests ----------------------------------------------------------------------------
     def get(self, path: str, name: str, headers: dict[str, str] | None = None) -> str:
-        with self.client.get(
-            path, name=name, headers=headers, catch_response=True, allow_redirects=False
-        ) as r:
+        with self.client.get(path, name=name, headers=headers, catch_response=True) as r:
             if r.status_code != 200:
                 r.failure(f"HTTP {r.status_code}")
                 return ""
@@ -525,8 +538,7 @@ class PageUser(FastHttpUser):
         data = urlencode({**fields, "csrfmiddlewaretoken": token})
         headers = {"Content-Type": "application/x-www-form-urlencoded", "Referer": BASE + path}
         with self.client.post(
-            path, data=data, headers=headers, name=name, allow_redirects=False,
-            catch_response=True,
+            path, data=data, headers=headers, name=name, catch_response=True,
         ) as r:  # fmt: skip
             status = r.status_code or 0
             location = r.headers.get("Location", "") if r.headers else ""
