@@ -186,10 +186,25 @@ class GameSerializer(serializers.Serializer):
     finished_at = serializers.DateTimeField(allow_null=True)
 
 
-def game_data(game: Any, viewer: Viewer, *, players: bool = True) -> dict[str, Any]:
-    phase = game.current_phase() if game.is_running else None
+def game_data(
+    game: Any,
+    viewer: Viewer,
+    *,
+    players: bool = True,
+    phase: Any = None,
+    signed_up: int | None = None,
+) -> dict[str, Any]:
+    """A game as the API shows it. A list passes what it read for all its games at once:
+    the current ``phase`` (None: read here) and the number ``signed_up`` (None: counted
+    here); then ``viewer`` carries the game's slots."""
+    if not game.is_running:
+        phase = None
+    elif phase is None:
+        phase = game.current_phase()
     slots = list(game.slots.select_related("user").order_by("seat")) if players else []
-    agents = current_agent_names()
+    if signed_up is None:
+        signed_up = len(slots) if players else game.slots.count()
+    agents = current_agent_names() if slots else frozenset()
     return {
         "id": game.pk,
         "title": game.title,
@@ -206,7 +221,7 @@ def game_data(game: Any, viewer: Viewer, *, players: bool = True) -> dict[str, A
         "day_length_seconds": int(game.day_length.total_seconds()),
         "night_length_seconds": int(game.night_length.total_seconds()),
         "player_cap": game.player_cap,
-        "signed_up": len(slots) if players else game.slots.count(),
+        "signed_up": signed_up,
         "min_posts_per_day": game.min_posts_per_day,
         "inactivity_action": game.inactivity_action,
         "turn_based": game.turn_based,
