@@ -739,7 +739,7 @@ class ForumPlayer(PageUser):
         self.note_write(
             kind, self.game_id, "public", t0, status=status, ok=ok,
             number=post.get("number") if post else None,
-            refused=400 <= status < 500,
+            refused=400 <= status < 500, slot=self.slot["slot_id"],
         )  # fmt: skip
         if ok:
             self.voting = kind == "vote"

@@ -330,6 +330,15 @@ def check_writes(records: dict[str, Any], game_ids: list[int]) -> dict[str, Any]
             "phase__game_id", "post__number"
         )
     )
+    # Every public post's author seat: a vote the site answered must be its voter's post (a
+    # vote for the target one already votes for posts again, and the standing vote stays
+    # linked to the post that first cast it: no new vote row).
+    authors = {
+        (g, n): slot
+        for g, n, slot in Post.objects.filter(game_id__in=game_ids, thread="public").values_list(
+            "game_id", "number", "slot_id"
+        )
+    }
     actions = set(
         NightAction.objects.filter(phase__game_id__in=game_ids).values_list("actor_id", "ability")
     )
@@ -354,9 +363,11 @@ def check_writes(records: dict[str, Any], game_ids: list[int]) -> dict[str, Any]
         elif kind in ("vote", "unvote"):
             if w["ok"]:
                 out[f"{kind}: accepted"] += 1
-                if (w["game"], w["number"]) not in vote_posts:
+                if authors.get((w["game"], w["number"])) != w.get("slot"):
                     out["LOST (accepted, not stored as answered)"] += 1
-                    problems.append(f"{kind} game {w['game']} post {w['number']} not a vote")
+                    problems.append(f"{kind} game {w['game']} post {w['number']} not the voter's")
+                elif (w["game"], w["number"]) not in vote_posts:
+                    out[f"{kind}: accepted, the same vote again (no new vote row)"] += 1
             else:
                 out[f"{kind}: refused or failed (HTTP {w['status']})"] += 1
         elif kind == "night action":
