@@ -31,4 +31,13 @@ if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
         echo "nginx is missing and cannot be installed here (needs root and apt-get): the proxy test will fail." >&2
     fi
 fi
-exec python -m pytest "$@"
+# In parallel: TEST_WORKERS processes (pytest-xdist; TEST_WORKERS=0 runs in this process).
+# Most tests wait on servers, sockets and browsers rather than compute, so more workers
+# than cores pays. Each worker has its own test database (test_mafia_gw0, ...), Celery
+# queue, ports and Redis servers; tests of one xdist_group share a worker (loadgroup).
+workers="${TEST_WORKERS:-4}"
+started=$SECONDS
+status=0
+python -m pytest -n "$workers" --dist loadgroup --durations=15 "$@" || status=$?
+echo "The test run took $((SECONDS - started)) s with TEST_WORKERS=$workers (exit status $status)."
+exit "$status"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -13,18 +14,92 @@ from tests.factories import UserFactory
 def pytest_configure(config: Any) -> None:
     # WhiteNoise warns about a missing STATIC_ROOT until collectstatic has run.
     config.addinivalue_line("filterwarnings", "ignore:No directory at:UserWarning")
+    config.pluginmanager.register(_LongModulesFirst(), "long-modules-first")
+
+
+def _in_browser(item: Any) -> bool:
+    return item.nodeid.startswith("tests/e2e/")
+
+
+def _runs_long(item: Any) -> bool:
+    return item.get_closest_marker("slow") is not None
+
+
+# Browser lanes: at most this many workers drive Chromium at once (each lane is one xdist
+# group: a stack of its own and one browser). Two on two cores: four browsers at once
+# starved each other and the servers they drive.
+BROWSER_LANES = int(os.environ.get("TEST_BROWSER_LANES", "2"))
+
+
+def _browser_lanes(items: list[Any]) -> dict[str, int]:
+    """Each browser module's lane, balancing an estimate of their lengths (longest first
+    into the lightest lane): a module plays its story (about a minute), then about two
+    seconds per test case."""
+    tests: dict[str, int] = {}
+    for item in items:
+        if _in_browser(item):
+            tests[item.module.__name__] = tests.get(item.module.__name__, 0) + 1
+    load = [0] * max(BROWSER_LANES, 1)
+    lanes: dict[str, int] = {}
+    for name in sorted(tests, key=lambda n: (-tests[n], n)):
+        lane = load.index(min(load))
+        lanes[name] = lane
+        load[lane] += 60 + 2 * tests[name]
+    return lanes
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups and ``-m`` the marks
+def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:
+    """Marks for the parallel run (scripts/test.sh: pytest-xdist, ``--dist loadgroup``).
+
+    * Browser tests are ``slow``: ``-m "not slow"`` is the quick loop without them.
+    * A browser module's tests share a module-scoped story (one game played through its
+      states, then looked at from every seat) and run in order; its whole module goes to
+      one browser lane (an xdist group), so its story is played once, by one worker.
+    """
+    lanes = _browser_lanes(items)
+    for item in items:
+        if _in_browser(item):
+            item.add_marker(pytest.mark.slow)
+            item.add_marker(pytest.mark.xdist_group(f"browser-lane-{lanes[item.module.__name__]}"))
+
+
+class _LongModulesFirst:
+    @pytest.hookimpl(trylast=True)  # after pytest-django's own ordering
+    def pytest_collection_modifyitems(self, items: list[Any]) -> None:
+        """Modules with long tests (browser, then other slow ones) go first, whole and in
+        their own order: the longest work starts at once and the short tests fill the
+        workers around it, so the run ends when the last long test does, not with one long
+        test after all the short ones. (pytest-django puts plain database tests before
+        transactional ones, as Django does for migrations' data; ours make no rows.)"""
+        rank: dict[str, int] = {}
+        for item in items:  # 0: browser modules (the longest), 1: other slow ones, 2: rest
+            mine = 0 if _in_browser(item) else 1 if _runs_long(item) else 2
+            name = item.module.__name__
+            rank[name] = min(rank.get(name, 2), mine)
+        items.sort(key=lambda item: rank[item.module.__name__])
+
+
+def _xdist_worker(session: Any) -> bool:
+    return hasattr(session.config, "workerinput")
 
 
 def pytest_sessionstart(session: Any) -> None:
     from tests import redis_cleanup
 
-    session.config._redis_before = redis_cleanup.snapshot()
+    # Under pytest-xdist the controller takes the snapshot before any worker starts and
+    # cleans after all have ended: a worker that cleaned at its own end would delete keys
+    # another worker's running test still uses.
+    if not _xdist_worker(session):
+        session.config._redis_before = redis_cleanup.snapshot()
 
 
 def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
     """Leave nothing in Redis: delete the session's keys, and fail the run if any stay."""
     from tests import redis_cleanup
 
+    if _xdist_worker(session):
+        return
     before = getattr(session.config, "_redis_before", None)
     if not before:
         return

@@ -10,4 +10,10 @@ os.environ.setdefault("DEBUG", "1")
 # Tasks the tests send without a worker of their own (a deadline's ETA task, a simulation)
 # go to a queue of this session's, which the Redis clean-up at the end removes (its name
 # matches ``tests.redis_cleanup.PATTERNS``), not to the shared default queue "celery".
-os.environ.setdefault("CELERY_QUEUE", f"deadlines-test-session-{os.getpid()}")
+# Under pytest-xdist each worker has a queue of its own (it inherits the controller's
+# environment, so the controller's queue is replaced): a worker's tasks name rows of its own
+# test database, and must never reach a Celery worker another xdist worker started.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["CELERY_QUEUE"] = f"deadlines-test-session-{os.getpid()}"
+else:
+    os.environ.setdefault("CELERY_QUEUE", f"deadlines-test-session-{os.getpid()}")

@@ -63,12 +63,14 @@ def _deploy_check(**env: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_check_deploy_is_clean_with_the_production_settings():
     done = _deploy_check(EMAIL_HOST="smtp.example.org")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "no issues" in done.stdout
 
 
+@pytest.mark.slow
 def test_check_deploy_says_a_production_site_without_smtp_sends_no_mail():
     # Without EMAIL_HOST, mail is written as files (the embedded run): fine on a laptop,
     # but a production site would never reach anyone, and the operator is told so.

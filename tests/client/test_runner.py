@@ -17,6 +17,7 @@ from tests.factories import UserFactory
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(420)]
 
 
+@pytest.mark.slow
 def test_library_bots_play_a_table_game_to_the_end(site):
     bots = reference_bot()
 

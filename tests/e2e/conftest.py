@@ -1,13 +1,16 @@
 """The end-to-end harness: the real stack in subprocesses and one headless Chromium.
 
-A session fixture (``e2e_stack``) creates a dedicated PostgreSQL database (``mafia_e2e``),
-empties its own Redis database number (``/5``), migrates, and starts the ASGI server
-(uvicorn serving ``mafia_site.asgi``) and a real Celery worker with an embedded beat that
-scans for due phases every second. Pages are driven by Playwright for Python against the
-system Chromium (``/usr/bin/chromium``; browsers cannot be downloaded here), one browser
-context per person. Everything is torn down at the end, within a bounded time.
+A session fixture (``e2e_stack``) creates a dedicated PostgreSQL database (``mafia_e2e``
+for DATABASE_URL's ``mafia``; ``mafia_e2e_gw1`` under pytest-xdist's worker gw1), starts a
+Redis server of its own on a spare port (so parallel workers' stacks never hear or flush
+each other), migrates, and starts the ASGI server (uvicorn serving ``mafia_site.asgi``) and
+a real Celery worker with an embedded beat that scans for due phases every second. Pages
+are driven by Playwright for Python against the system Chromium (``/usr/bin/chromium``;
+browsers cannot be downloaded here), one browser context per person. Everything is torn
+down at the end, within a bounded time.
 
-Server logs go to ``screenshots/e2e/logs/`` beside the screenshots (both gitignored).
+Server logs go to ``screenshots/e2e/logs/`` beside the screenshots (both gitignored; under
+xdist, ``screenshots/e2e/gw1/`` and so on).
 """
 
 from __future__ import annotations
@@ -28,16 +31,22 @@ from typing import Any
 
 import pytest
 
+from tests.servers import RedisServer
 from tests.servers import free_port as _free_port
 from tests.servers import wait_http_ok as _wait_http_ok
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium")
-SCREENSHOTS = ROOT / "screenshots" / "e2e"
+# pytest-xdist runs one stack per worker that gets browser tests: each its own names.
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+SCREENSHOTS = ROOT / "screenshots" / "e2e" / XDIST_WORKER
 LOGS = SCREENSHOTS / "logs"
 PG_ADMIN_URL = os.environ.get("E2E_PG_ADMIN_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-E2E_DB = os.environ.get("E2E_DB_NAME", "mafia_e2e")
-E2E_REDIS_URL = os.environ.get("E2E_REDIS_URL", "redis://127.0.0.1:6379/5")
+# Named after the run's own database (DATABASE_URL), so two runs on one server keep apart.
+_RUN_DB = os.environ.get("DATABASE_URL", "").rsplit("/", 1)[-1].split("?")[0] or "mafia"
+E2E_DB = os.environ.get("E2E_DB_NAME", f"{_RUN_DB}_e2e") + (
+    f"_{XDIST_WORKER}" if XDIST_WORKER else ""
+)
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -75,16 +84,6 @@ def _pg_admin(*statements: str) -> None:
 
 def _libpq_url(url: str) -> str:
     return url.replace("postgres://", "postgresql://", 1)
-
-
-def _flush_redis_db(url: str) -> None:
-    import redis
-
-    client = redis.Redis.from_url(url)
-    try:
-        client.flushdb()
-    finally:
-        client.close()
 
 
 def _spawn(name: str, args: list[str], env: dict[str, str]) -> subprocess.Popen:
@@ -139,6 +138,16 @@ def require_chromium() -> None:
 @pytest.fixture(scope="package")
 def e2e_stack() -> Iterator[Stack]:
     require_chromium()
+    shutil.rmtree(SCREENSHOTS, ignore_errors=True)
+    LOGS.mkdir(parents=True, exist_ok=True)
+    redis_server = RedisServer(LOGS)
+    try:
+        yield from _stack(redis_server.url)
+    finally:
+        redis_server.stop()
+
+
+def _stack(redis_url: str) -> Iterator[Stack]:
     port = _free_port()
     base_url = f"http://127.0.0.1:{port}"
     admin = PG_ADMIN_URL.rsplit("/", 1)[0]
@@ -147,9 +156,7 @@ def e2e_stack() -> Iterator[Stack]:
         "DJANGO_SETTINGS_MODULE": "mafia_site.settings",
         "DATABASE_URL": f"{admin}/{E2E_DB}",
         "DB_CONN_MAX_AGE": "0",
-        "REDIS_URL": E2E_REDIS_URL,
-        # Pub/sub channels are server-wide, not per database: a prefix of this run's own
-        # keeps another site's game 1 on the same Redis out of this one's pages.
+        "REDIS_URL": redis_url,
         "CHANNEL_LAYER_PREFIX": f"e2e{os.getpid()}",
         "CELERY_QUEUE": "e2e",
         "DEADLINE_SCAN_SECONDS": "1",
@@ -159,11 +166,8 @@ def e2e_stack() -> Iterator[Stack]:
         "PYTHONUNBUFFERED": "1",
         "LOG_LEVEL": "INFO",
     }
-    shutil.rmtree(SCREENSHOTS, ignore_errors=True)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     drop = f'DROP DATABASE IF EXISTS "{E2E_DB}" WITH (FORCE)'
     _pg_admin(drop, f'CREATE DATABASE "{E2E_DB}"')
-    _flush_redis_db(E2E_REDIS_URL)
     LOGS.mkdir(parents=True, exist_ok=True)
     migrate = subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput"],
@@ -226,8 +230,6 @@ def e2e_stack() -> Iterator[Stack]:
         shutil.rmtree(beat_dir, ignore_errors=True)
         with contextlib.suppress(Exception):
             _pg_admin(drop)
-        with contextlib.suppress(Exception):
-            _flush_redis_db(E2E_REDIS_URL)
 
 
 def _our_chromium_pids() -> list[int]:

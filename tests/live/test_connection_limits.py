@@ -64,6 +64,7 @@ def _read_all(sock: socket.socket) -> bytes:
         chunks.append(chunk)
 
 
+@pytest.mark.slow
 def test_trickled_headers_are_cut_off_at_the_deadline(server: Any) -> None:
     sock = socket.create_connection(("127.0.0.1", server.port))
     opened = time.monotonic()
@@ -84,6 +85,7 @@ def test_trickled_headers_are_cut_off_at_the_deadline(server: Any) -> None:
     assert time.monotonic() - opened < 3 * HEADER_TIMEOUT + 10
 
 
+@pytest.mark.slow
 def test_a_silent_connection_is_closed(server: Any) -> None:
     sock = socket.create_connection(("127.0.0.1", server.port))
     answer = _read_all(sock)

@@ -67,6 +67,7 @@ def _past_due(game, seconds: float = 1.0) -> None:
     )
 
 
+@pytest.mark.slow
 def test_beat_scan_advances_a_due_phase(tmp_path):
     # A one-hour day: too far for an ETA task, so only the scan can end it.
     game, _, _ = make_running_game(day_length=timedelta(hours=1))
@@ -83,6 +84,7 @@ def test_beat_scan_advances_a_due_phase(tmp_path):
     assert phase_number(other) == 1  # not due: untouched
 
 
+@pytest.mark.slow
 def test_scan_task_skips_paused_and_future_phases():
     due, _, _ = make_running_game(day_length=timedelta(hours=1))
     paused, host, _ = make_running_game(day_length=timedelta(hours=1))
@@ -106,6 +108,7 @@ def test_eta_task_ends_a_short_phase_on_time():
     assert len(events_of(game, "day_ended")) == 1
 
 
+@pytest.mark.slow
 def test_double_fire_on_two_workers_advances_once():
     game, _, _ = make_running_game(day_length=timedelta(hours=1))
     _past_due(game)

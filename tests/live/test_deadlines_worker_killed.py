@@ -36,6 +36,7 @@ pytestmark = [
 ]
 
 
+@pytest.mark.slow
 def test_worker_killed_mid_transition_then_next_run_completes_once(tmp_path):
     queue = f"deadlines-killed-{uuid.uuid4().hex[:8]}"
     marker = tmp_path / "in-transition"

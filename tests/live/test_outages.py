@@ -54,7 +54,8 @@ from .celery_support import (
     test_database_url as db_url,
 )
 
-pytestmark = [pytest.mark.celery, pytest.mark.django_db(transaction=True)]
+# Slow: outages last 5 s to 2 minutes by design.
+pytestmark = [pytest.mark.slow, pytest.mark.celery, pytest.mark.django_db(transaction=True)]
 
 
 def _deadline_in(game, seconds: float) -> None:

@@ -123,6 +123,7 @@ def agree_with_rule_set(state: DayState) -> None:
     assert state.eliminated is None or state.eliminated in (*state.alive, *state.removed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ruleset", RULESETS)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())

@@ -1011,6 +1011,7 @@ def check_state(ctx: Ctx) -> list[str]:
     return wrong
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_the_authorization_table(states, host):
     wrong = []

@@ -371,6 +371,7 @@ def test_the_unsubscribe_form(make_users):
     assert set(prefs.channels) == {"phase_started"}
 
 
+@pytest.mark.slow
 def test_the_notification_forms(make_game):
     from games.models import NotificationPrefs
 
@@ -414,6 +415,7 @@ def test_the_league_forms(make_users):
     assert not LeagueQueueEntry.objects.exists()
 
 
+@pytest.mark.slow
 def test_the_create_form(host):
     web = logged_in(host)
     fuzzed = fuzz(web, "/games/new/?setup=forum-cop-doctor-nine", values=NUMBERS_AND_TEXT)

@@ -60,7 +60,8 @@ from tests.factories import UserFactory
 from tests.live.celery_support import test_database_url as db_url
 from tests.servers import AsgiServer, free_port
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Slow: a real server and hundreds of fuzzed requests per operation (-m "not slow" skips).
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 EXAMPLES = 8  # an operation's fuzzed cases; the coverage phase adds its own
 SEED = 20260101

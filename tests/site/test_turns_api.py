@@ -91,6 +91,7 @@ def test_ballots_stay_hidden_in_the_api_until_the_vote_closes(make_game):
     assert_error(api(slots[0].user).post(g + "unvote/"), 409)
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("setup", ["classic-ten", "city-ten", "power-nine"])
 def test_bots_alone_play_a_whole_table_game_over_http(live_server, setup):
