@@ -34,10 +34,10 @@ fi
 # In parallel: TEST_WORKERS processes (pytest-xdist; TEST_WORKERS=0 runs in this process).
 # Most tests wait on servers, sockets and browsers rather than compute, so more workers
 # than cores pays. Each worker has its own test database (test_mafia_gw0, ...), Celery
-# queue, ports and Redis servers; tests of one xdist_group share a worker (loadgroup).
+# queue, ports and Redis servers; tests/conftest.py schedules (browser modules in lanes).
 workers="${TEST_WORKERS:-4}"
 started=$SECONDS
 status=0
-python -m pytest -n "$workers" --dist loadgroup --durations=15 "$@" || status=$?
+python -m pytest -n "$workers" --durations=15 "$@" || status=$?
 echo "The test run took $((SECONDS - started)) s with TEST_WORKERS=$workers (exit status $status)."
 exit "$status"

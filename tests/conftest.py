@@ -25,43 +25,60 @@ def _runs_long(item: Any) -> bool:
     return item.get_closest_marker("slow") is not None
 
 
-# Browser lanes: at most this many workers drive Chromium at once (each lane is one xdist
-# group: a stack of its own and one browser). Two on two cores: four browsers at once
-# starved each other and the servers they drive.
+# Browser lanes: at most this many workers drive Chromium at once, each lane one worker
+# with its stack and one browser. Two on two cores: four browsers at once starved each
+# other and the servers they drive.
 BROWSER_LANES = int(os.environ.get("TEST_BROWSER_LANES", "2"))
 
 
-def _browser_lanes(items: list[Any]) -> dict[str, int]:
+def _browser_lanes(nodeids: list[str]) -> dict[str, int]:
     """Each browser module's lane, balancing an estimate of their lengths (longest first
     into the lightest lane): a module plays its story (about a minute), then about two
     seconds per test case."""
     tests: dict[str, int] = {}
-    for item in items:
-        if _in_browser(item):
-            tests[item.module.__name__] = tests.get(item.module.__name__, 0) + 1
+    for nodeid in nodeids:
+        if nodeid.startswith("tests/e2e/"):
+            module = nodeid.split("::", 1)[0]
+            tests[module] = tests.get(module, 0) + 1
     load = [0] * max(BROWSER_LANES, 1)
     lanes: dict[str, int] = {}
-    for name in sorted(tests, key=lambda n: (-tests[n], n)):
+    for module in sorted(tests, key=lambda m: (-tests[m], m)):
         lane = load.index(min(load))
-        lanes[name] = lane
-        load[lane] += 60 + 2 * tests[name]
+        lanes[module] = lane
+        load[lane] += 60 + 2 * tests[module]
     return lanes
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups and ``-m`` the marks
-def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:
-    """Marks for the parallel run (scripts/test.sh: pytest-xdist, ``--dist loadgroup``).
+def pytest_xdist_make_scheduler(config: Any, log: Any) -> Any:
+    """The parallel run's scheduler (scripts/test.sh): pytest-xdist's scope scheduling
+    with a browser module's tests kept together in its lane, every other test on its own.
 
-    * Browser tests are ``slow``: ``-m "not slow"`` is the quick loop without them.
-    * A browser module's tests share a module-scoped story (one game played through its
-      states, then looked at from every seat) and run in order; its whole module goes to
-      one browser lane (an xdist group), so its story is played once, by one worker.
+    A browser module plays one story (a game through its states, looked at from every
+    seat) in a module-scoped fixture and its tests run in order, so a module must run
+    whole on one worker; and lanes bound how many Chromiums run at once. (xdist's own
+    ``xdist_group`` marks are not seen under pytest 9: the nodeid suffix it relies on is
+    gone, so the grouping is done here, in the controller.)
     """
-    lanes = _browser_lanes(items)
+    from xdist.scheduler import LoadScopeScheduling
+
+    class BrowserLanes(LoadScopeScheduling):
+        lanes: dict[str, int] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.lanes is None:
+                self.lanes = _browser_lanes(list(self.collection or []))
+            lane = self.lanes.get(nodeid.split("::", 1)[0])
+            return nodeid if lane is None else f"browser-lane-{lane}"
+
+    return BrowserLanes(config, log)
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` reads the marks
+def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:
+    """Browser tests are ``slow``: ``-m "not slow"`` is the quick loop without them."""
     for item in items:
         if _in_browser(item):
             item.add_marker(pytest.mark.slow)
-            item.add_marker(pytest.mark.xdist_group(f"browser-lane-{lanes[item.module.__name__]}"))
 
 
 class _LongModulesFirst:
