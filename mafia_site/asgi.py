@@ -1,9 +1,10 @@
 """ASGI entry point: HTTP through Django, websockets through Channels.
 
-Websockets carry the Django session (``AuthMiddlewareStack``), or an API client's token
-(``mafia_site.token_sockets``), and are refused unless their
-whole Origin (scheme, host and port) is this site's (``mafia_site.origin``): another
-site's page cannot open a socket with a visitor's cookies, and capped per client address
+Websockets carry the Django session (``games.socket_db.session_auth_stack``: Channels'
+``AuthMiddlewareStack``, its database work on the sockets' own threads), or an API client's
+token (``mafia_site.token_sockets``), and are refused unless their whole Origin (scheme,
+host and port) is this site's (``mafia_site.origin``): another site's page cannot open a
+socket with a visitor's cookies, and capped per client address
 (``mafia_site.socket_limits``).
 """
 
@@ -16,12 +17,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mafia_site.settings")
 # Build the Django app before importing anything that touches models.
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from games import deadlines  # noqa: E402
 from games.live import publisher  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
+from games.socket_db import session_auth_stack  # noqa: E402
 from mafia_site.origin import SameOriginValidator  # noqa: E402
 from mafia_site.socket_limits import SocketsPerClient  # noqa: E402
 from mafia_site.token_sockets import TokenSocketAuth  # noqa: E402
@@ -50,7 +51,7 @@ application = ProtocolTypeRouter(
         "http": django_asgi_app,
         "websocket": SocketsPerClient(
             SameOriginValidator(
-                AuthMiddlewareStack(TokenSocketAuth(URLRouter(websocket_urlpatterns)))
+                session_auth_stack(TokenSocketAuth(URLRouter(websocket_urlpatterns)))
             )
         ),
     }

@@ -5,10 +5,10 @@ machine (SQLite, in-process channel layer, in-process deadline worker). Producti
 the test suite set ``DATABASE_URL`` and ``REDIS_URL`` to use PostgreSQL and Redis.
 
 Environment: SECRET_KEY, DEBUG, ALLOWED_HOSTS (comma-separated), CSRF_TRUSTED_ORIGINS,
-DATABASE_URL, DB_CONN_MAX_AGE, DB_POOL_SIZE, REDIS_URL, LOG_LEVEL, FORWARDED_ALLOW_IPS,
-EMAIL_HOST (and the other EMAIL_* settings), MAIL_DIR, DEFAULT_FROM_EMAIL, SITE_URL,
-WEBHOOK_ALLOW_PRIVATE, WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT, DIGEST_LEASE_SECONDS,
-DIGEST_RETRY_SECONDS, DIGEST_MAX_ATTEMPTS.
+DATABASE_URL, DB_CONN_MAX_AGE, DB_POOL_SIZE, LIVE_DB_THREADS, REDIS_URL, LOG_LEVEL,
+FORWARDED_ALLOW_IPS, EMAIL_HOST (and the other EMAIL_* settings), MAIL_DIR,
+DEFAULT_FROM_EMAIL, SITE_URL, WEBHOOK_ALLOW_PRIVATE, WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT,
+DIGEST_LEASE_SECONDS, DIGEST_RETRY_SECONDS, DIGEST_MAX_ATTEMPTS.
 """
 
 import os
@@ -158,6 +158,15 @@ if _POOL_SIZE and DATABASES["default"]["ENGINE"] == "django.db.backends.postgres
         # A connection cut by a PostgreSQL restart is found and replaced, not handed out.
         "check": __import__("psycopg_pool").ConnectionPool.check_connection,
     }
+
+# The websockets' database calls (the session's user, a game's audiences, the catch-up, the
+# bell...) run on this many threads per process (``games.socket_db``), each holding at most
+# one connection: under uvicorn they all queued on one thread, and handshakes passed their
+# timeout when many sockets (re)connected at once. With DB_POOL_SIZE: half the pool by
+# default, so that pages still find a connection while a crowd of sockets uses theirs.
+LIVE_DB_THREADS = int(
+    os.environ.get("LIVE_DB_THREADS", min(8, max(1, _POOL_SIZE // 2)) if _POOL_SIZE else 8)
+)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from channels.db import database_sync_to_async
-
 from games.api_tokens import key_from_header, sign_in
+from games.socket_db import socket_db
 
 REFUSED = 4401
 
@@ -30,8 +29,8 @@ def socket_token(scope: dict[str, Any]) -> str | None:
 
 
 class TokenSocketAuth:
-    """ASGI middleware inside ``AuthMiddlewareStack``: a token header replaces the session's
-    user with the token's."""
+    """ASGI middleware inside ``games.socket_db.session_auth_stack``: a token header replaces
+    the session's user with the token's."""
 
     def __init__(self, application: Any) -> None:
         self.application = application
@@ -39,7 +38,7 @@ class TokenSocketAuth:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
         key = socket_token(scope) if scope["type"] == "websocket" else None
         if key is not None:
-            found = await database_sync_to_async(sign_in)(key)
+            found = await socket_db(sign_in)(key)
             if found is None:
                 await receive()  # the websocket.connect message
                 await send({"type": "websocket.close", "code": REFUSED})

@@ -113,6 +113,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "games.scheduling",
             "games.setups",
             "games.simulator",
+            "games.socket_db",
             "mafia_site",
             "mafia_site.celery",
             "mafia_site.guards",

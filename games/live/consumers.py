@@ -31,12 +31,12 @@ import logging
 from typing import Any
 from urllib.parse import parse_qs
 
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from .. import presence
 from ..errors import ErrorCode
 from ..models import Slot
+from ..socket_db import socket_db
 from .audiences import viewer_audiences
 from .hub import Hub, get_hub
 from .inbox import InboxFollower
@@ -57,10 +57,22 @@ def _slot_id(game_id: int, user_id: int | None) -> int | None:
     )
 
 
+def _access(game_id: int, user: Any) -> tuple[frozenset[str], int, int | None] | None:
+    """(audiences, the game's event seq when read, the user's slot id), or None if there is
+    no such game: one call, so a re-check applies all of it or none."""
+    access = viewer_audiences(game_id, user)
+    if access is None:
+        return None
+    user_id = user.pk if getattr(user, "is_authenticated", False) else None
+    return (*access, _slot_id(game_id, user_id))
+
+
 class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
     game_id: int
     user_id: int | None = None
     slot_id: int | None = None
+    access_seq = 0  # the newest event that may have changed this socket's access
+    applied_seq = 0  # the event seq of the access read it holds
     hub: Hub | None = None
     outbox: Outbox
 
@@ -68,7 +80,7 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         user = self.scope.get("user")
         self.user_id = user.pk if getattr(user, "is_authenticated", False) else None
-        access = await database_sync_to_async(viewer_audiences)(self.game_id, user)
+        access = await socket_db(_access)(self.game_id, user)
         if access is None:
             await self.close(code=4404)
             return
@@ -80,9 +92,8 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
             await self.send(text_data=dumps([exc.control]))
             await self.close(code=4400)
             return
-        audiences, seq = access
-        self.access_seq = seq  # access is known to be right as of this event
-        self.slot_id = await database_sync_to_async(_slot_id)(self.game_id, self.user_id)
+        audiences, seq, self.slot_id = access
+        self.access_seq = self.applied_seq = seq  # access is known to be right as of this event
         self._rechecks: set[asyncio.Task] = set()
         await self.accept()
         await self._seen(open=True)
@@ -159,7 +170,7 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
         elif message.get("type") == "ping":
             await self._seen(open=True)  # the heartbeat: the page is still open
             audiences = self.hub.audiences(self)
-            newest = await database_sync_to_async(heads)(self.game_id, audiences)
+            newest = await socket_db(heads)(self.game_id, audiences)
             self.outbox.control({"type": "pong", "server_time": server_time(), "heads": newest})
 
     async def _seen(self, *, open: bool) -> None:
@@ -167,7 +178,7 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
         if self.user_id is None:
             return
         try:
-            await database_sync_to_async(presence.seen)(self.user_id, self.game_id, open=open)
+            await socket_db(presence.seen)(self.user_id, self.game_id, open=open)
         except Exception:  # the database is away: the socket goes on without it
             log.warning("Game socket: presence not recorded", exc_info=True)
 
@@ -191,7 +202,7 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
         self.outbox.hold()
         try:
             audiences = self.hub.audiences(self)
-            result = await database_sync_to_async(replay)(self.game_id, audiences, since, positions)
+            result = await socket_db(replay)(self.game_id, audiences, since, positions)
         finally:
             self._replaying = False
         if result.reload:
@@ -224,13 +235,15 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
 
     async def _recheck(self) -> None:
         user = self.scope.get("user")
-        access = await database_sync_to_async(viewer_audiences)(self.game_id, user)
+        access = await socket_db(_access)(self.game_id, user)
         if access is None or self.hub is None:
             return
-        audiences, read_seq = access
+        audiences, read_seq, slot_id = access
         if read_seq < self.access_seq:
             return  # read before the event that triggered it; a newer recheck follows
-        self.slot_id = await database_sync_to_async(_slot_id)(self.game_id, self.user_id)
+        if read_seq < self.applied_seq:
+            return  # re-checks run side by side (``socket_db``): a newer read was applied
+        self.applied_seq, self.slot_id = read_seq, slot_id
         old = self.hub.audiences(self)
         self.hub.set_audiences(self, audiences)
         if audiences != old:

@@ -21,11 +21,10 @@ import contextlib
 import logging
 from typing import Any
 
-from channels.db import database_sync_to_async
-
 from mafia_site.token_sockets import REFUSED
 
 from ..api_tokens import agent_token_signs_in
+from ..socket_db import socket_db
 from .wire import setting
 
 log = logging.getLogger(__name__)
@@ -91,7 +90,7 @@ class TokenWatch:
         # above was announced before this socket could hear it.
         while True:
             try:
-                live = await database_sync_to_async(agent_token_signs_in)(self.token_id)
+                live = await socket_db(agent_token_signs_in)(self.token_id)
             except Exception:  # the database is away: the next check decides
                 log.warning("Token socket: could not check token %s", self.token_id)
                 live = True

@@ -20,6 +20,7 @@ from channels.testing import WebsocketCommunicator
 from django.db import connections
 from django.test import Client
 
+from games import socket_db
 from games.live import inbox as live_inbox
 from games.live import publisher
 
@@ -32,13 +33,14 @@ async def live_redis_layer(settings: Any, *, background: bool) -> AsyncIterator[
     """A test's live delivery on the real Redis layer (a prefix of its own), publishing as
     the web server does (a publisher thread: ``background``) or as Celery and commands do
     (in the committing thread). On the way out every push was made, and the async test's
-    database connections are closed."""
+    and the sockets' database connections are closed."""
     settings.CHANNEL_LAYERS = redis_layers()
     settings.LIVE_PUBLISH_IN_BACKGROUND = background
     yield
     assert await asyncio.to_thread(live_inbox.wait_until_pushed, 10)
     assert await asyncio.to_thread(publisher.wait_until_published, 10)
     await database_sync_to_async(connections.close_all)()
+    await asyncio.to_thread(socket_db.close_connections)  # the sockets' own threads'
 
 
 def redis_layers(prefix: str | None = None, url: str = REDIS_URL) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from django.db import connections
 from django.test import Client
 from django.utils import timezone
 
-from games import services
+from games import services, socket_db
 from games.models import (
     DigestStatus,
     EmailDigest,
@@ -327,6 +327,7 @@ async def test_nothing_is_mailed_while_the_game_is_open_and_mailed_once_closed(
     assert "Night 1" in text and "Day 1" not in text  # what happened after they left
     assert await asyncio.to_thread(publisher.wait_until_published, 10)
     await db(connections.close_all)()
+    await asyncio.to_thread(socket_db.close_connections)  # the sockets' threads' too
 
 
 def test_presence_counts_open_only_while_seen(db, make_game):

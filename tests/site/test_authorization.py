@@ -1092,6 +1092,7 @@ async def test_the_socket_audiences_table(make_game, host, settings):
     from channels.db import database_sync_to_async as db
     from django.db import connections
 
+    from games import socket_db
     from games.live import publisher
     from tests.live.ws_support import open_socket, redis_layers
 
@@ -1128,4 +1129,5 @@ async def test_the_socket_audiences_table(make_game, host, settings):
     await check("over")
     assert await asyncio.to_thread(publisher.wait_until_published, 10)
     await db(connections.close_all)()
+    await asyncio.to_thread(socket_db.close_connections)  # the sockets' threads' too
     assert not wrong, "\n".join(wrong)
