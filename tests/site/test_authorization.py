@@ -26,6 +26,7 @@ import contextlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -887,7 +888,10 @@ def states(make_game, host) -> dict[str, Ctx]:
     doctor = slot_of(game, "doctor")
     out["day"] = Ctx("day", game, users, slots, doctor)
 
-    table = make_game("power-nine", table=True, seed=11)
+    # Turns of an hour: the whole table of checks takes minutes on a busy machine, and the
+    # town player's turn must still be running when its rows are checked.
+    long = timedelta(hours=1)
+    table = make_game("power-nine", table=True, seed=11, turn_length=long, vote_length=long)
     t_users, t_slots = _people(table, host, other, spect)
     for _ in range(12):  # skip turns until it is the town player's
         table.refresh_from_db()
