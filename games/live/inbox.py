@@ -208,7 +208,13 @@ class _Worker:
                 self.busy = True
             ok = False
             try:
-                close_old_connections()
+                # An exception out of here would end this thread for good, and every later
+                # bell of the process with it (pytest-django refusing the database between
+                # tests did so): log it; the push below finds out if the database answers.
+                try:
+                    close_old_connections()
+                except Exception:
+                    log.exception("Inbox thread: closing old database connections failed")
                 ok = _push_safely(jobs)
             finally:
                 with self.cond:  # (an RLock: ``retry_later`` takes it again)

@@ -292,7 +292,13 @@ class _Publisher:
                     self.failed[game_id] = min(self.failed[game_id], jobs.pop(game_id))
                 self.busy = True
             try:
-                close_old_connections()
+                # An exception out of here would end this thread for good, and every later
+                # live push of the process with it (as it ended the inbox thread's, ``inbox``):
+                # log it; the pushes below find out if the database answers.
+                try:
+                    close_old_connections()
+                except Exception:
+                    log.exception("Live publisher: closing old database connections failed")
                 for game_id, from_seq in jobs.items():
                     if _publish_safely(game_id, from_seq):
                         with self.cond:
