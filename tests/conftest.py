@@ -25,6 +25,10 @@ def _runs_long(item: Any) -> bool:
     return item.get_closest_marker("slow") is not None
 
 
+# Modules whose tests share servers started once in a module fixture (several web
+# processes, workers, a proxy): each runs whole on one worker, like a browser module.
+WHOLE_MODULES = ("tests/live/test_several_processes.py", "tests/live/test_proxy.py")
+
 # Browser lanes: at most this many workers drive Chromium at once, each lane one worker
 # with its stack and one browser. Two on two cores: four browsers at once starved each
 # other and the servers they drive.
@@ -51,7 +55,8 @@ def _browser_lanes(nodeids: list[str]) -> dict[str, int]:
 
 def pytest_xdist_make_scheduler(config: Any, log: Any) -> Any:
     """The parallel run's scheduler (scripts/test.sh): pytest-xdist's scope scheduling
-    with a browser module's tests kept together in its lane, every other test on its own.
+    with a browser module's tests kept together in its lane, ``WHOLE_MODULES`` each whole,
+    every other test on its own.
 
     A browser module plays one story (a game through its states, looked at from every
     seat) in a module-scoped fixture and its tests run in order, so a module must run
@@ -67,8 +72,11 @@ def pytest_xdist_make_scheduler(config: Any, log: Any) -> Any:
         def _split_scope(self, nodeid: str) -> str:
             if self.lanes is None:
                 self.lanes = _browser_lanes(list(self.collection or []))
-            lane = self.lanes.get(nodeid.split("::", 1)[0])
-            return nodeid if lane is None else f"browser-lane-{lane}"
+            module = nodeid.split("::", 1)[0]
+            lane = self.lanes.get(module)
+            if lane is not None:
+                return f"browser-lane-{lane}"
+            return module if module in WHOLE_MODULES else nodeid
 
     return BrowserLanes(config, log)
 

@@ -276,11 +276,11 @@ class InboxFollower:
             log.warning("Inbox socket: leaving %s failed: %r", group, exc)
 
     async def send_current_inbox(self) -> None:
-        from channels.db import database_sync_to_async
+        from ..socket_db import socket_db
 
         if self.inbox_user_id is None:
             return
-        frame = await database_sync_to_async(inbox_frame)(self.inbox_user_id, fresh=False)
+        frame = await socket_db(inbox_frame)(self.inbox_user_id, fresh=False)
         await self.send_inbox(frame)
 
     async def inbox_changed(self, event: dict[str, Any]) -> None:

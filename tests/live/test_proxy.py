@@ -28,7 +28,6 @@ import asyncio
 import contextlib
 import html
 import http.client
-import importlib.util
 import json
 import os
 import re
@@ -65,10 +64,8 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.timeout(300),
 ]
-if importlib.util.find_spec("xdist") is not None:
-    # Under pytest-xdist (--dist loadgroup) the module's tests share one worker, so the
-    # servers start once.
-    pytestmark.append(pytest.mark.xdist_group("proxy"))
+# Under pytest-xdist the module runs whole on one worker (``WHOLE_MODULES`` in
+# tests/conftest.py), so its servers start once.
 
 TEMPLATE = ROOT / "deploy" / "nginx" / "templates" / "default.conf.template"
 # Failed logins per address (any username) before the next is refused.

@@ -86,7 +86,6 @@ import asyncio
 import contextlib
 import gc
 import html as html_lib
-import importlib.util
 import json
 import os
 import re
@@ -135,10 +134,8 @@ from .celery_support import test_database_url as db_url
 from .ws_support import redis_layers
 
 pytestmark = [pytest.mark.slow, pytest.mark.celery, pytest.mark.django_db(transaction=True)]
-if importlib.util.find_spec("xdist") is not None:
-    # Under pytest-xdist (--dist loadgroup) the module's tests share one worker, so the
-    # cluster starts once.
-    pytestmark.append(pytest.mark.xdist_group("several-processes"))
+# Under pytest-xdist the module runs whole on one worker (``WHOLE_MODULES`` in
+# tests/conftest.py), so its servers start once.
 
 # Posts per person in the rate limit's window, for both web processes (the other tests
 # post at most a few times per person).

@@ -435,6 +435,7 @@ def test_the_sign_up_forms(make_game, host, make_users):
     assert_whole(game)
 
 
+@pytest.mark.slow
 def test_the_players_forms_by_day(make_game, host, make_users):
     game = make_game("forum-third-party-ten")
     town, goon = slot_of(game, "vanilla_townie"), slot_of(game, "goon")
@@ -454,6 +455,7 @@ def test_the_players_forms_by_day(make_game, host, make_users):
     assert_whole(game)
 
 
+@pytest.mark.slow
 def test_the_players_forms_by_night(make_game, host):
     game = make_game("forum-cop-doctor-nine")
     cop, goon = slot_of(game, "cop"), slot_of(game, "goon")
@@ -476,6 +478,7 @@ def _speaker(game: Game) -> Slot | None:
     return next(s for s in slots if s.pk == view["speaker"]["slot_id"])
 
 
+@pytest.mark.slow
 def test_the_forms_of_a_table_day(make_game, host):
     # Power's question round: the reply form names the question's addressee; Pass.
     power = make_game("power-nine", table=True)
@@ -498,6 +501,7 @@ def test_the_forms_of_a_table_day(make_game, host):
     assert_whole(game)
 
 
+@pytest.mark.slow
 def test_the_host_forms(make_game, host, make_users):
     game = make_game("forum-cop-doctor-nine")
     (queued,) = make_users(1, prefix="queued")
