@@ -5,6 +5,7 @@ machine's Redis). Shared by ``tests/e2e`` and ``tests/live``.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import secrets
@@ -12,10 +13,12 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -171,3 +174,33 @@ class RedisServer:
             self.proc.kill()  # an abrupt outage: no goodbye to the clients
             self.proc.wait(timeout=10)
         self.proc = None
+
+
+class LoopThread:
+    """An asyncio loop of its own in a thread: sockets and the proxy run there while the
+    test (and the ORM) stay synchronous."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def run(self, coro: Any, timeout: float = 60) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def spawn(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    def close(self) -> None:
+        async def cancel_all() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        with contextlib.suppress(Exception):
+            self.run(cancel_all(), timeout=20)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+        if not self.thread.is_alive():
+            self.loop.close()

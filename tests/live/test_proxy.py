@@ -37,7 +37,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -54,7 +53,7 @@ from mafia_client import EventStream
 from rest_framework.authtoken.models import Token
 
 from games.models import Post
-from tests.servers import ROOT, AsgiServer, RedisServer, free_port, stop_group
+from tests.servers import ROOT, AsgiServer, LoopThread, RedisServer, free_port, stop_group
 
 from .celery_support import make_running_game, wait_for
 from .celery_support import test_database_url as db_url
@@ -458,35 +457,6 @@ def test_the_replicas_health_check_asks_with_a_host_the_site_allows(stack):
 
 
 # -- 5. a process killed ------------------------------------------------------------------------
-class LoopThread:
-    """An asyncio loop in a thread: the sockets run there while the test stays synchronous."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-
-    def run(self, coro: Any, timeout: float = 60) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    def spawn(self, coro: Any) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop)
-
-    def close(self) -> None:
-        async def cancel_all() -> None:
-            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-        with contextlib.suppress(Exception):
-            self.run(cancel_all(), timeout=20)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(timeout=10)
-        if not self.thread.is_alive():
-            self.loop.close()
-
-
 class Follower:
     """An API client's stream of a game through the proxy (the client library's, which
     reconnects and resumes by itself), keeping what it takes."""

@@ -91,7 +91,6 @@ import os
 import re
 import secrets
 import signal
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -119,7 +118,7 @@ from games.live import publisher
 from games.live.kinds import STATE_KINDS
 from games.lru import ProcessLRU
 from games.models import GameEvent, Phase, Post, Slot, Vote
-from tests.servers import AsgiServer, RedisServer
+from tests.servers import AsgiServer, LoopThread, RedisServer
 
 from .celery_support import (
     Beat,
@@ -376,36 +375,6 @@ def assert_b_answers_what_a_fresh_read_answers(cluster: Cluster, path: str) -> A
 
 
 # -- sockets in a background event loop --------------------------------------------------------
-class LoopThread:
-    """An asyncio loop of its own in a thread: sockets and the proxy run there while the
-    test (and the ORM) stay synchronous."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-
-    def run(self, coro: Any, timeout: float = 60) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    def spawn(self, coro: Any) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop)
-
-    def close(self) -> None:
-        async def cancel_all() -> None:
-            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-        with contextlib.suppress(Exception):
-            self.run(cancel_all(), timeout=20)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(timeout=10)
-        if not self.thread.is_alive():
-            self.loop.close()
-
-
 @contextlib.contextmanager
 def loop_thread() -> Iterator[LoopThread]:
     lt = LoopThread()
