@@ -121,9 +121,11 @@ def game_tx(game_id: int, now: datetime | None = None) -> Iterator[Tx]:
             yield tx
             game = tx.game
             if tx.events:
-                tx.told = fan_out(game, tx.slots, tx.phase, tx.events, tx.now)
-                if tx.told:
-                    publish_inbox_on_commit(tx.told)  # their bells, after the commit
+                tx.told |= fan_out(game, tx.slots, tx.phase, tx.events, tx.now)
+            # Their bells, after the commit: also notes written without an event (the
+            # reminder sweep's "still missing"), which no event's fan-out would push.
+            if tx.told:
+                publish_inbox_on_commit(tx.told)
             if game.event_seq >= tx.first_seq:
                 if tx.state_changed or not tx.only_posts:
                     game.state_seq = game.event_seq

@@ -123,3 +123,29 @@ async def test_a_reconnect_sends_the_current_count():
     await sock.send({"type": "inbox"})
     await sock.wait_for(lambda i: is_inbox(fresh=False)(i) and i["unread"] == 1)
     await sock.close()
+
+
+async def test_a_reminder_written_at_the_start_of_a_night_reaches_the_open_bell(make_game, host):
+    # The sweep writes reminders in a game transaction that emits no event: its bells must
+    # be pushed all the same (they were only pushed with a change's events).
+    from games.models import NotificationPrefs
+    from games.notifications.reminders import send_reminders
+    from tests.conftest import slot_of
+
+    game = await db(make_game)("forum-cop-doctor-nine")
+    doctor = await db(lambda: slot_of(game, "doctor").user)()
+    await db(NotificationPrefs.objects.create)(user=doctor, reminder_hours=48)
+    await db(services.cut_deadline_now)(host, game.pk)  # the night starts
+    sock, ok, _ = await open_socket(game.pk, doctor)
+    assert ok
+    await sock.wait_for(is_inbox(fresh=False))
+    assert await db(send_reminders)() >= 1  # its first sweep: 12 hours of night < 48
+    got = await sock.wait_for(
+        lambda i: is_inbox(fresh=True)(i) and (i["newest"] or {}).get("kind") == "action_missing"
+    )
+    unread = await db(
+        lambda: Notification.objects.filter(user=doctor, in_inbox=True, read_at=None).count()
+    )()
+    assert got["unread"] == unread
+    assert got["newest"]["text"].startswith(f"Your night action in {game.title} is still missing")
+    await sock.close()
