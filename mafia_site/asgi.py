@@ -4,8 +4,8 @@ Websockets carry the Django session (``games.socket_db.session_auth_stack``: Cha
 ``AuthMiddlewareStack``, its database work on the sockets' own threads), or an API client's
 token (``mafia_site.token_sockets``), and are refused unless their whole Origin (scheme,
 host and port) is this site's (``mafia_site.origin``): another site's page cannot open a
-socket with a visitor's cookies, and capped per client address
-(``mafia_site.socket_limits``).
+socket with a visitor's cookies, and capped per signed-in person, or per client address
+for anonymous ones (``mafia_site.socket_limits``).
 """
 
 import os
@@ -24,7 +24,7 @@ from games.live import publisher  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from games.socket_db import session_auth_stack  # noqa: E402
 from mafia_site.origin import SameOriginValidator  # noqa: E402
-from mafia_site.socket_limits import SocketsPerClient  # noqa: E402
+from mafia_site.socket_limits import SocketsPerPerson  # noqa: E402
 from mafia_site.token_sockets import TokenSocketAuth  # noqa: E402
 
 # In the web server a commit hands its live push to a publisher thread: the request that
@@ -49,10 +49,9 @@ application = ProtocolTypeRouter(
     {
         "lifespan": lifespan,
         "http": django_asgi_app,
-        "websocket": SocketsPerClient(
-            SameOriginValidator(
-                session_auth_stack(TokenSocketAuth(URLRouter(websocket_urlpatterns)))
-            )
+        # The cap counts a socket toward its person, so it sits inside the auth stack.
+        "websocket": SameOriginValidator(
+            session_auth_stack(TokenSocketAuth(SocketsPerPerson(URLRouter(websocket_urlpatterns))))
         ),
     }
 )

@@ -5,7 +5,7 @@ connections and sends a header line now and then ("slowloris") holds them foreve
 request's headers must be complete within ``HTTP_HEADER_TIMEOUT`` seconds of the
 connection (or, on a kept-alive connection, of the request's first byte), however the
 bytes trickle in; otherwise the server answers 408 and closes. Websockets are capped per
-client by ``mafia_site.socket_limits``.
+person (or per address, anonymous) by ``mafia_site.socket_limits``.
 
 ``python -m mafia_site.serve --host 0.0.0.0 --port 8000 --workers 4`` is what the
 Dockerfile runs; ``manage.py runsite`` and the tests use the same ``uvicorn_config``.
@@ -88,7 +88,7 @@ def uvicorn_options(**overrides: Any) -> dict[str, Any]:
         "lifespan": "on",  # starts the deadline watchdog (games.deadlines)
         "log_level": os.environ.get("LOG_LEVEL", "info").lower(),
         # Behind a proxy, its X-Forwarded-For names the client (the rate limits and the
-        # socket cap count clients by address) and X-Forwarded-Proto the scheme: believed
+        # anonymous socket cap count by address) and X-Forwarded-Proto the scheme: believed
         # from the proxy's addresses only (FORWARDED_ALLOW_IPS).
         "proxy_headers": True,
         "forwarded_allow_ips": forwarded_allow_ips(),

@@ -258,15 +258,19 @@ def rate_limits(spec: str) -> dict[str, tuple[int, int]]:
 
 
 # Connection limits (mafia_site.serve, mafia_site.socket_limits): a request's headers must
-# arrive within this many seconds, and one client address may hold this many websockets
-# per web process.
+# arrive within this many seconds; a signed-in person (or an agent, by its token) may hold
+# this many websockets per web process wherever they connect from, and anonymous pages this
+# many per client address (larger: a household, a campus or a NAT shares one address).
 HTTP_HEADER_TIMEOUT = float(os.environ.get("HTTP_HEADER_TIMEOUT", "10"))
-WEBSOCKETS_PER_CLIENT = int(os.environ.get("WEBSOCKETS_PER_CLIENT", "30"))
+LIVE_SOCKETS_PER_PERSON = int(os.environ.get("LIVE_SOCKETS_PER_PERSON", "30"))
+LIVE_SOCKETS_PER_ADDRESS_ANONYMOUS = int(
+    os.environ.get("LIVE_SOCKETS_PER_ADDRESS_ANONYMOUS", "200")
+)
 # Whose X-Forwarded-For and X-Forwarded-Proto the web server believes (mafia_site.serve):
 # the proxy's. A request from one of these addresses counts as coming from the address the
-# header names (the rate limits, the socket cap above); from anywhere else the header is
-# ignored. Comma-separated addresses and networks (CIDR); docker-compose.yml lists the
-# private networks its proxy's container gets an address in.
+# header names (the rate limits, the anonymous socket cap above); from anywhere else the
+# header is ignored. Comma-separated addresses and networks (CIDR); docker-compose.yml lists
+# the private networks its proxy's container gets an address in.
 FORWARDED_ALLOW_IPS = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
 
 # Rate limits (games.ratelimit): on unless RATE_LIMITS=off; RATE_LIMITS="post=40/60" changes
