@@ -90,6 +90,9 @@
     };
     socket.onclose = function (event) {
       if (event.code === 4401) return; // signed out meanwhile
+      // Too many of the person's sockets open (mafia_site.socket_limits): the socket was
+      // opened only to be closed, so the usual reset backoff would retry at once.
+      if (event.code === 4429) backoff = 60000;
       var wait = backoff + Math.random() * backoff * 0.5;
       backoff = Math.min(backoff * 2, 30000);
       setTimeout(connect, wait); // on reconnect the server sends the current count

@@ -55,7 +55,10 @@
         schedule();
       }
     };
-    socket.onclose = function () {
+    socket.onclose = function (event) {
+      // Too many of the person's sockets open (mafia_site.socket_limits): the socket was
+      // opened only to be closed, so the usual reset backoff would retry at once.
+      if (event.code === 4429) backoff = 60000;
       var wait = backoff + Math.random() * backoff * 0.5;
       backoff = Math.min(backoff * 2, 30000);
       setTimeout(connect, wait);

@@ -81,6 +81,14 @@
       // No such game, or positions the server refused (it said why): trying again with
       // the same would be refused the same.
       if (event.code === 4404 || event.code === 4400) { status("offline"); return; }
+      // Too many live pages of this person (or, anonymous, of this address): the server
+      // took the socket only to say so (mafia_site.socket_limits). The page says it and
+      // tries again slowly: a tab closed elsewhere lets it back in, caught up.
+      if (event.code === 4429) {
+        status("crowded");
+        setTimeout(connect, 60000 + Math.random() * 30000);
+        return;
+      }
       status("reconnecting");
       var wait = backoff + Math.random() * backoff * 0.5; // jitter: not all at once
       backoff = Math.min(backoff * 2, 30000);
@@ -363,13 +371,33 @@
   }
 
   // -- status and notices ----------------------------------------------------------------
+  var TOO_MANY_PAGES = "Too many open live pages: close some tabs; this page will not " +
+    "update live (it tries again every minute or so).";
+  var toldTooMany = false;
   function status(state) {
     // outage.js shows the red "reconnecting" banner from this event.
     document.dispatchEvent(new CustomEvent("live:status", { detail: state }));
+    // Refused for too many open pages: said once (it stays until dismissed), not at every
+    // refused retry; taken away once a socket is let in. A refused socket opens before it
+    // is closed, so "live" counts once the socket has stayed open a moment.
+    if (state === "crowded" && !toldTooMany) {
+      toldTooMany = true;
+      notice(TOO_MANY_PAGES, true);
+    } else if (state === "live" && toldTooMany) {
+      setTimeout(function () {
+        if (!socket || socket.readyState !== WebSocket.OPEN) return;
+        toldTooMany = false;
+        var box = document.getElementById("live-notices");
+        for (var i = box ? box.children.length - 1 : -1; i >= 0; i--) {
+          if (box.children[i].textContent === TOO_MANY_PAGES) box.children[i].remove();
+        }
+      }, 2000);
+    }
     var el = document.getElementById("live-status");
     if (el) {
       el.textContent = state === "live" ? "live" : state === "offline" ? "offline" :
-        state === "paused" ? "paused" : "reconnecting…";
+        state === "paused" ? "paused" : state === "crowded" ? "too many tabs" :
+        "reconnecting…";
       el.setAttribute("data-state", state);
     }
   }

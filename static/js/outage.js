@@ -51,7 +51,8 @@
   document.addEventListener("live:status", function (event) {
     var state = event.detail;
     if (state === "live") { back(); return; }
-    if (state === "offline") return; // no such game: not an outage
+    // No such game, or too many of the person's pages open (live.js says so): not an outage.
+    if (state === "offline" || state === "crowded") return;
     if (state === "paused") {
       if (timer) { clearTimeout(timer); timer = null; }
       show("paused");
