@@ -76,8 +76,7 @@ def prepare_env(mode: str, tmp: Path) -> dict[str, str]:
         "DJANGO_SETTINGS_MODULE": "mafia_site.settings",
         "PYTHONUNBUFFERED": "1",
         # Every agent plays from this one address, with an inbox and a game socket each: the
-        # per-address cap (30 a process, mafia_site.socket_limits) is for one person's tabs.
-        "WEBSOCKETS_PER_CLIENT": "1000",
+        # socket cap counts each agent's own (mafia_site.socket_limits), so it stays as is.
     }
     if mode == "embedded":
         os.environ.pop("REDIS_URL", None)

@@ -10,8 +10,9 @@
    rate limits on with the site's defaults): ``python -m mafia_site.serve --workers W``
    (``DB_POOL_SIZE=10`` a process, as docker-compose), ``celery -A mafia_site worker`` with
    ``--concurrency K`` and one beat, on Redis database 9 with a channel-layer prefix and a
-   Celery queue of this run's own. One client address plays every user, so the per-address
-   websocket cap is raised (``WEBSOCKETS_PER_CLIENT``), as the league benchmark does.
+   Celery queue of this run's own. One client address plays every user, and signed-in spectators
+   share a few accounts, so the websocket caps are raised (``LIVE_SOCKETS_PER_PERSON``,
+   ``LIVE_SOCKETS_PER_ADDRESS_ANONYMOUS``).
 3. Arms the games: each forum game's day lasts ``day_seconds`` and night ``night_seconds``
    from now on, and its day 1 deadline is moved to a random moment of the measured window
    (``spread_seconds`` after the ramp), with the ETA task a deadline change queues; the
@@ -91,7 +92,8 @@ def stack_env(tag: str, tmp: Path, secret_key: str) -> dict[str, str]:
         "HTTPS": "false",
         "RATE_LIMITS": "",  # on, the site's own limits
         "DB_POOL_SIZE": "10",
-        "WEBSOCKETS_PER_CLIENT": "100000",
+        "LIVE_SOCKETS_PER_PERSON": "100000",
+        "LIVE_SOCKETS_PER_ADDRESS_ANONYMOUS": "100000",
         "MAIL_DIR": str(tmp / "mail"),
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",

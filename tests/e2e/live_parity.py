@@ -184,7 +184,7 @@ def difference(live: str, fresh: str) -> str:
 def compare(open_pages: list[OpenPage]) -> list[Mismatch]:
     """Each open page's live parts against a fresh load of its URL in the same context."""
     found: list[Mismatch] = []
-    # A few fresh tabs at a time: the server allows one address WEBSOCKETS_PER_CLIENT (30).
+    # A few fresh tabs at a time: the server allows one person LIVE_SOCKETS_PER_PERSON (30).
     for start in range(0, len(open_pages), FRESH_AT_ONCE):
         found += _compare_batch(open_pages, open_pages[start : start + FRESH_AT_ONCE])
     return found
@@ -214,7 +214,7 @@ def _compare_batch(everyone: list[OpenPage], batch: list[OpenPage]) -> list[Mism
                     )
         return found
     finally:
-        # Blank until the next comparison: no socket held (WEBSOCKETS_PER_CLIENT).
+        # Blank until the next comparison: no socket held (LIVE_SOCKETS_PER_PERSON).
         for _, p in fresh:
             p.goto("about:blank", wait_until="commit")
 
