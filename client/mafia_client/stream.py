@@ -158,9 +158,9 @@ class EventStream:
 
     async def _refused(self, exc: InvalidStatus) -> None:
         """A handshake refused before the socket opened says no why (the server answers 403
-        to a bad token, a game one may not see and a full per-address socket cap alike):
-        the API tells. A bad token or game ends the stream; anything else (the cap, a
-        restart) is tried again later."""
+        to a bad token and a game one may not see alike): the API tells. A bad token or game
+        ends the stream; anything else (429: too many of its sockets open, a restart) is
+        tried again later."""
         status = exc.response.status_code
         if status not in (401, 403, 404):
             return
@@ -315,7 +315,7 @@ async def inbox_frames(client: Client) -> AsyncIterator[Event]:
             if exc.rcvd and exc.rcvd.code == 4401:
                 raise StreamClosed(401, {"error": "the token was refused"}) from None
         except InvalidStatus:
-            # Refused before it opened (a bad token, or the per-address socket cap): the
+            # Refused before it opened (a bad token, or 429: too many sockets open): the
             # API tells which; a token it takes is tried again later.
             try:
                 await asyncio.to_thread(client.request, "GET", "notifications/")
