@@ -63,6 +63,8 @@ def holder(scope: dict) -> tuple[tuple[str, Any], int]:
 
 
 async def refuse(scope: dict, receive: Any, send: Any) -> None:
+    """HTTP 429 for an API client's socket where the server can answer a handshake so
+    (uvicorn can); otherwise, and for pages, accepted and closed with ``TOO_MANY``."""
     await receive()  # the websocket.connect message
     if scope.get("token_auth") and "websocket.http.response" in scope.get("extensions", {}):
         body = f"{TOO_MANY_REASON}: close some.\n".encode()
