@@ -19,6 +19,7 @@ from django.utils.html import format_html
 
 from .. import fragments
 from ..models import Game, GameEvent, Post
+from ..reads.thread import page_of
 from .kinds import BANNER_KINDS, COUNT_KINDS, PLAYER_KINDS, TURN_KINDS
 
 
@@ -59,6 +60,8 @@ class Renderer:
             item.update(
                 thread=payload.get("thread"),
                 number=payload.get("number"),
+                # The thread's page it is on: an open page adds only its own page's posts.
+                page=page_of(int(payload.get("number") or 0)),
                 html=self.post_html(payload),
             )
         elif event.kind == "vote_count":
@@ -70,6 +73,9 @@ class Renderer:
             )
         else:
             item["data"] = without_site_ids(payload)
+        if event.kind == "prod" and event.audience.startswith("slot:"):
+            # Only the prodded player's own copy says "you"; the host's says nothing.
+            item["notice"] = prod_notice(payload)
         if event.kind in TURN_KINDS:
             item["turn"] = self.turn_html()
         if event.kind in BANNER_KINDS:
@@ -133,6 +139,17 @@ class Renderer:
         if self._players is None:
             self._players = fragments.render_players(self.game)
         return self._players
+
+
+def prod_notice(payload: dict[str, Any]) -> str:
+    """What the prodded player's open pages say. Every prod is the site's own, at the end
+    of a day (``services.phases.check_inactivity``), never the host's: so no "the host"."""
+    posts, required = payload.get("posts", 0), payload.get("required", 0)
+    return (
+        f"You were prodded for inactivity: {posts} of the {required} "
+        f"post{'' if required == 1 else 's'} a day this game asks for. "
+        "Post more to stay in the game."
+    )
 
 
 def _post_key(payload: dict[str, Any]) -> tuple[str, int]:

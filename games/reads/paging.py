@@ -50,3 +50,13 @@ def page_number(raw: object, num_pages: int) -> int:
     except ValueError:
         number = 1
     return min(max(number, 1), num_pages)
+
+
+def page_reach(raw: object) -> int | None:
+    """The furthest page a reload of ``?page=raw`` can come to show as the list grows: a
+    number past the end shows the last page until the list gets there, ``last`` follows it
+    for ever (None), junk is page 1. An open thread page moves on to a new page only this
+    far (``static/js/live.js``), as a reload of its URL would."""
+    if raw == "last":
+        return None
+    return page_number(raw, 2**31)

@@ -31,6 +31,13 @@ from .paging import Pages, page_number
 POSTS_PER_PAGE = 25
 
 
+def page_of(number: int) -> int:
+    """The page of the whole thread that post ``number`` is on (posts ``25(n-1)+1 .. 25n``):
+    the live layer sends it with each post, so an open page adds only its own page's posts
+    (``static/js/live.js``) and shows what a reload shows."""
+    return max(0, number - 1) // POSTS_PER_PAGE + 1
+
+
 # -- per-player post counts, kept up to date incrementally -----------------------------
 # (game, its creation, thread) -> (up to post number, {slot id: posts})
 _COUNTS: ProcessLRU[tuple[int, dict[int, int]]] = ProcessLRU(2048)

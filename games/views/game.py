@@ -17,6 +17,7 @@ from ..forms import PostForm, TargetForm, form_message, reply_hint
 from ..models import Game, Post, Thread
 from ..reads import snapshot
 from ..reads.access import THREAD_LABELS, Viewer, get_game
+from ..reads.paging import page_reach
 from ..reads.seats import replaced_out
 from ..reads.thread_page import parse_iso, read_thread_page, unknown_seats
 from .common import back, run_service, thread_url
@@ -76,6 +77,9 @@ def _thread_page(request: HttpRequest, game: Game, thread: str) -> HttpResponse:
         # a former player of the game: who replaced them (their seat's secrets are not theirs)
         "replaced": replaced_out(game, request.user) if viewer.slot is None else None,
         "is_last_page": page.number == page.num_pages,
+        # How far this URL follows the thread as it grows (``?page=last``: to its end), so
+        # the open page moves to a new page only where a reload would (``live.js``).
+        "page_reach": page_reach(request.GET.get("page")),
         "slots": slots,
         "live_slots": slots,
         "my_slot": viewer.slot,

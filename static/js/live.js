@@ -24,6 +24,12 @@
 
   var pageThread = body.getAttribute("data-thread") || "public";
   var onNewestPage = body.getAttribute("data-last-page") === "1";
+  // Where the page is in the thread (rendered by the server): its page, how many pages the
+  // thread had (none on an ISO view: its pages are not the thread's), and how far its URL
+  // follows a growing thread ("last": ?page=last).
+  var pageNumber = parseInt(body.getAttribute("data-page"), 10) || 1;
+  var pageCount = parseInt(body.getAttribute("data-pages"), 10) || Infinity;
+  var pageReach = body.getAttribute("data-page-reach") || String(pageNumber);
   var last = {}; // audience (or "~vote_count") -> number of the last item applied
   // The page's numbers per audience (games.live.numbering.page_positions): pages never
   // carry the game-wide seq, whose jumps would count hidden events. A page without them
@@ -227,7 +233,8 @@
     } else if (item.kind === "vote_refused" && item.data) {
       notice(item.data.message, false);
     } else if (item.kind === "prod") {
-      notice("The host prodded you: post more to stay in the game.", true);
+      // The server words it, on the prodded player's own copy only (not the host's).
+      if (item.notice) notice(item.notice, true);
     } else if (item.kind === "role_pm" && pageThread === "role") {
       reload();
     } else if (item.kind === "night_action" && pageThread === "host") {
@@ -293,10 +300,33 @@
     }, 100);
   }
 
+  // A post goes where a reload of this URL would show it (the server says which page of
+  // the thread it is on): on this page while it has room; past a full page, the page
+  // links gain the new page and, if the URL follows the thread that far (?page=last), the
+  // page becomes the new one, else it stays as it is and says where the post is.
   function addPost(item) {
+    var page = item.page || pageNumber;
+    if (page > pageCount) {
+      pageCount = page;
+      wanted["pages-top"] = wanted["pages-bottom"] = true;
+      scheduleRefresh();
+    }
     if (!onNewestPage) {
       notice("New posts: go to the newest page.", false);
       return;
+    }
+    if (page > pageNumber) {
+      var reach = pageReach === "last" ? page : parseInt(pageReach, 10) || pageNumber;
+      if (page > reach) {
+        onNewestPage = false;
+        body.setAttribute("data-last-page", "0");
+        notice("New posts on the next page.", false);
+        return;
+      }
+      pageNumber = page; // the new page starts with this post
+      body.setAttribute("data-page", String(page));
+      var old = document.getElementById("posts");
+      if (old) while (old.firstChild) old.removeChild(old.firstChild);
     }
     var list = document.getElementById("posts");
     if (!list) return;

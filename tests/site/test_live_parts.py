@@ -200,3 +200,23 @@ def test_a_vote_count_redraws_a_signed_in_viewers_players_panel(client_for, make
     marked = [row for row in panel.split("<li")[1:] if "your vote" in row]
     assert len(marked) == 1 and f'data-slot="{second.pk}"' in marked[0]
     assert "data-unvote" in panel
+
+
+def test_only_the_prodded_players_copy_of_a_prod_speaks_and_never_of_the_host(make_game, host):
+    # The host's copy (audience "host") used to pop up "The host prodded you" on the host's
+    # own pages; every prod is the site's, at a day's end, so "the host" was wrong anyway.
+    game = make_game(min_posts_per_day=1)
+    services.cut_deadline_now(host, game.pk)
+    renderer = Renderer(game.pk)
+    prods = GameEvent.objects.filter(game=game, kind="prod").order_by("seq")
+    mine = [renderer.item(e, 1) for e in prods if e.audience.startswith("slot:")]
+    hosts = [renderer.item(e, 1) for e in prods if e.audience == "host"]
+    assert mine and len(hosts) == len(mine)
+    assert all("notice" not in item for item in hosts)
+    for item in mine:
+        assert item["notice"] == (
+            "You were prodded for inactivity: 0 of the 1 post a day this game asks for. "
+            "Post more to stay in the game."
+        )
+    script = (ROOT / "static" / "js" / "live.js").read_text()
+    assert "The host prodded you" not in script and "item.notice" in script
