@@ -5,7 +5,7 @@ layer show these, never the slugs ("Vanilla Townie", not ``vanilla_townie``)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from resolver.errors import InvalidScenario
@@ -60,6 +60,20 @@ _MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "
 def plural(count: int, word: str, many: str = "") -> str:
     """ "1 post", "2 posts", "1 time"; ``many`` for an irregular plural."""
     return f"{count} {word if count == 1 else (many or word + 's')}"
+
+
+def time_span(length: timedelta) -> str:
+    """A stretch of time as the thread says it: "2 hours", "1 day 6 hours", "5 hours 12
+    minutes", "30 seconds". Seconds only under a minute: a forum clock is read in minutes,
+    while a table's turn is seconds long."""
+    seconds = max(int(length.total_seconds()), 0)
+    if seconds < 60:
+        return plural(seconds, "second")
+    days, rest = divmod(seconds, 86_400)
+    hours, rest = divmod(rest, 3_600)
+    minutes = rest // 60
+    parts = [(days, "day"), (hours, "hour"), (minutes, "minute")]
+    return " ".join(plural(n, word) for n, word in parts if n)
 
 
 def role_title(ruleset: str | Ruleset, role: str) -> str:

@@ -120,6 +120,9 @@ class DeadlinePayload(TypedDict):
     number: int
     deadline: str | None
     paused_remaining: float | None
+    # The deadline before the change (None: the game was paused); events stored before it
+    # was added have none.
+    was: NotRequired[str | None]
 
 
 class VoteCountPayload(TypedDict):

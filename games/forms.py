@@ -29,6 +29,7 @@ from .models import (
     MAX_PHASE_MINUTES,
     MAX_WEBHOOK_URL_LENGTH,
     MIN_PHASE_LENGTH,
+    Phase,
     RatingSide,
     Ruleset,
     Thread,
@@ -666,8 +667,23 @@ class WebhookForm(SiteForm):
 
 
 class ExtendForm(SiteForm):
-    amount = forms.IntegerField(min_value=1, max_value=MAX_PHASE_MINUTES, initial=1)
-    unit = forms.ChoiceField(choices=UNIT_CHOICES, initial="hours")
+    """The host pushes the deadline back by an amount in a unit of their choice."""
+
+    amount = forms.IntegerField(
+        min_value=1,
+        max_value=MAX_PHASE_MINUTES,
+        initial=1,
+        label="Extend by",
+        help_text="The new deadline is announced in the game thread.",
+    )
+    unit = forms.ChoiceField(choices=UNIT_CHOICES, initial="hours", label="Unit")
+
+    def __init__(self, *args: Any, phase: Phase | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # A table day's deadline is its current turn's, a minute or two long: an hour
+        # would give the speaker a whole day's worth. A forum phase is counted in hours.
+        if phase is not None and phase.is_table_day:
+            self.fields["unit"].initial = "minutes"
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

@@ -628,7 +628,13 @@ class ArchiveSerializer(serializers.Serializer):
 
 
 class ExtendSerializer(InputSerializer):
-    minutes = serializers.IntegerField(min_value=1, max_value=MAX_PHASE_MINUTES)
+    minutes = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_PHASE_MINUTES,
+        help_text="How long to push the deadline back, in minutes (60: an hour; at most "
+        f"{MAX_PHASE_MINUTES}, fourteen days). Paused, the time left grows instead. The new "
+        "deadline is announced in the game thread.",
+    )
 
 
 class SlotIdSerializer(InputSerializer):

@@ -1,7 +1,7 @@
 """The site's own posts in the game thread, written as the host does on a forum: a phase
 begins (with its deadline), the day's final vote count and elimination, the night's deaths
-or a quiet night, a revote, a modkill, a replacement, the end of the game, a game
-cancelled in sign-ups.
+or a quiet night, a revote, a modkill, a replacement, the host moving the deadline
+(extend, pause, resume), the end of the game, a game cancelled in sign-ups.
 
 Each is a public post by the host marked ``is_auto``, written inside the transaction of the
 change it announces, and linked from the phase banner (``Phase.announcements``). They say
@@ -13,11 +13,11 @@ host set one, gets each of them word for word (``games.webhooks``).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from .. import webhooks
-from ..display import death_line
+from ..display import death_line, time_span
 from ..markup import escape_markdown
 from ..models import Phase, Post, Slot, Thread, VoteRule
 from .common import Tx
@@ -160,6 +160,39 @@ def revote(label: str, tied: Iterable[Slot], deadline: datetime | None) -> str:
         f"**{label} is tied: a revote.** Vote again between {names} or no elimination, "
         f"until {when(deadline)}."
     )
+
+
+def _the_deadline(phase: Phase) -> str:
+    # A table day's deadline is its current turn's (``Phase.day_state``): say so, or a
+    # player would read the whole day as moved.
+    return "the turn's deadline" if phase.is_table_day else "the deadline"
+
+
+def deadline_extended(phase: Phase, by: timedelta) -> str:
+    """The host pushed the deadline back: by how much and to when (paused: how long the
+    clock will have once the game resumes)."""
+    what = _the_deadline(phase).capitalize()
+    if phase.is_paused:
+        return (
+            f"**{what} was extended by {time_span(by)}.** The game is paused, with "
+            f"{time_span(phase.paused_remaining)} left once it resumes."
+        )
+    return f"**{what} was extended by {time_span(by)}, to {when(phase.deadline)}.**"
+
+
+def paused(phase: Phase) -> str:
+    """The host stopped the clock: the thread learns how much time the phase keeps."""
+    left = time_span(phase.paused_remaining or timedelta(0))
+    of_what = " of the turn" if phase.is_table_day else ""
+    return (
+        f"**The host paused the game, with {left} left{of_what}.** The clock stands still "
+        "until the game resumes."
+    )
+
+
+def resumed(phase: Phase) -> str:
+    what = _the_deadline(phase).capitalize()
+    return f"**The game resumed.** {what} is now {when(phase.deadline)}."
 
 
 def table_tie(label: str, tied: list[Slot], votes: int, skip_tied: bool) -> str:

@@ -11,6 +11,7 @@ from ..models import (
     Phase,
     Slot,
 )
+from . import announcements
 from .common import (
     MAX_PHASE_LENGTH,
     Tx,
@@ -35,12 +36,14 @@ def extend_deadline(
             raise InvalidInput(
                 "Extend by a positive time of at most fourteen days.", ErrorCode.BY, "by"
             )
+        was = phase.deadline
         if phase.is_paused:
             phase.paused_remaining += by
         else:
             phase.deadline += by
         phase.save(update_fields=["deadline", "paused_remaining"])
-        _emit_deadline(tx, "deadline_changed")
+        _emit_deadline(tx, "deadline_changed", was)
+        announcements.announce(tx, announcements.deadline_extended(phase, by))
         return phase
 
 
@@ -59,10 +62,12 @@ def pause_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phase
         phase = _hosts_phase_in_progress(tx, user)
         if phase.is_paused:
             raise WrongPhase("The game is already paused.", ErrorCode.PAUSED)
+        was = phase.deadline
         phase.paused_remaining = max(phase.deadline - tx.now, timedelta(0))
         phase.deadline = None
         phase.save(update_fields=["deadline", "paused_remaining"])
-        _emit_deadline(tx, "paused")
+        _emit_deadline(tx, "paused", was)
+        announcements.announce(tx, announcements.paused(phase))
         return phase
 
 
@@ -77,7 +82,8 @@ def resume_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phas
         phase.deadline = tx.now + phase.paused_remaining
         phase.paused_remaining = None
         phase.save(update_fields=["deadline", "paused_remaining"])
-        _emit_deadline(tx, "resumed")
+        _emit_deadline(tx, "resumed", None)
+        announcements.announce(tx, announcements.resumed(phase))
         return phase
 
 
@@ -91,7 +97,9 @@ def _hosts_phase_in_progress(tx: Tx, user: Any) -> Phase:
     return phase
 
 
-def _emit_deadline(tx: Tx, kind: str) -> None:
+def _emit_deadline(tx: Tx, kind: str, was: datetime | None) -> None:
+    """The clock event; ``was`` (the deadline before, None: paused) lets the notifications
+    that stated it be told the new one (``notifications.deadlines``)."""
     phase = tx.phase
     emit(
         tx,
@@ -102,6 +110,7 @@ def _emit_deadline(tx: Tx, kind: str) -> None:
             "paused_remaining": phase.paused_remaining.total_seconds()
             if phase.paused_remaining is not None
             else None,
+            "was": was.isoformat() if was else None,
         },
     )
 

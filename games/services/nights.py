@@ -186,12 +186,18 @@ def end_league_night_when_all_in(tx: Tx, phase: Phase) -> None:
     needs = needs_of(tx.game, tx.slots, phase)  # (the dead too, where the rules let them act)
     if any(NIGHT_ACTION in codes for codes in needs.values()):
         return
+    was = phase.deadline
     phase.deadline = tx.now
     phase.save(update_fields=["deadline"])
     emit(
         tx,
         "deadline_changed",
-        {"number": phase.number, "deadline": phase.deadline.isoformat(), "paused_remaining": None},
+        {
+            "number": phase.number,
+            "deadline": phase.deadline.isoformat(),
+            "paused_remaining": None,
+            "was": was.isoformat() if was else None,
+        },
     )
 
 

@@ -56,7 +56,7 @@ def dashboard(request: HttpRequest, game_id: int) -> HttpResponse:
         "slots": slots,
         "phase": phase,
         "records": list(reversed(phase_records(game, slots, include_open=True))),
-        "extend_form": ExtendForm(),
+        "extend_form": ExtendForm(phase=phase),
         "modkill_form": ModkillForm(slots=living),
         "replace_form": ReplaceForm(slots=slots),
         "next_form": SlotChoiceForm(slots=slots, auto_id="next_%s"),
