@@ -14,6 +14,7 @@ from django.db.models import F
 
 from ..models import Game, GameEvent, MailState, Notification, NotificationPrefs, Phase, Slot
 from ..notification_kinds import NOTIFICATION_KINDS, OFF, channel_parts
+from .deadlines import correct
 from .notes import Context, Note, Rule
 from .rules import RULES
 
@@ -112,8 +113,10 @@ def _retext(note: Note) -> None:
 def fan_out(
     game: Game, slots: list[Slot], phase: Phase | None, events: list[GameEvent], now: datetime
 ) -> set[int]:
-    """Write the notifications ``events`` call for; the ids of the people told."""
+    """Write the notifications ``events`` call for, and correct those a moved deadline
+    made wrong; the ids of the people told (or whose notifications changed)."""
+    retold = correct(events, phase)
     if not any(e.kind in RULES for e in events):
-        return set()
+        return retold
     ctx = Context(game, slots, phase, now)
-    return write(notes_for(events, ctx, RULES), game, now)
+    return retold | write(notes_for(events, ctx, RULES), game, now)

@@ -19,9 +19,9 @@ from django.db.models import F, Max
 from django.urls import reverse
 from django.utils import timezone
 
-from ..display import moment_label
 from ..models import GameStatus, NotificationPrefs, Phase, Slot
 from ..reads.needs import NIGHT_ACTION, VOTE, needs_of
+from .deadlines import stated
 from .fanout import write
 from .notes import Note
 
@@ -105,9 +105,9 @@ def remind_game(game_id: int, now: datetime) -> int:
 
 def _note(title: str, phase: Phase, slot: Slot, codes: list[str], game_id: int) -> Note:
     what = "vote" if VOTE in codes else "night action"
-    text = (
-        f"Your {what} in {title} is still missing: {phase.label} ends "
-        f"{moment_label(phase.deadline)}."
+    # ``stated``: the words a moved deadline is corrected by (``deadlines.correct``).
+    text = f"Your {what} in {title} is still missing: {phase.label}" + stated(
+        "action_missing", phase.deadline
     )
     link = reverse("games:role" if what == "night action" else "games:thread", args=[game_id])
     return Note(slot.user_id, "action_missing", text, link, key=f"missing:{phase.pk}:{slot.pk}")

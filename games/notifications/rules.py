@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from ..display import alignment_title, day_label, moment_label
+from ..display import alignment_title, day_label
 from ..models import TEAM_THREADS, GameEvent, ReplacementSignup, Thread, VoteRule
 from ..naming import fold
 from ..reads.access import THREAD_LABELS, private_threads_of
 from ..reads.needs import NIGHT_ACTION, needs_of
+from .deadlines import stated
 from .mentions import spoken_to
 from .notes import Context, Note, Rule
 
@@ -33,8 +34,9 @@ def on(*kinds: str, audience_checked: bool = True) -> Callable[[Rule], Rule]:
     return register
 
 
-def _deadline(deadline: str | None) -> str:
-    return f" Deadline: {moment_label(deadline)}." if deadline else ""
+def _deadline(deadline: str | None, kind: str) -> str:
+    # ``stated``: the words a moved deadline is corrected by (``deadlines.correct``).
+    return stated(kind, deadline) if deadline else ""
 
 
 # -- a game you play ---------------------------------------------------------------------
@@ -48,7 +50,8 @@ def game_started(event: GameEvent, ctx: Context) -> Iterator[Note]:
 @on("phase_started")
 def phase_started(event: GameEvent, ctx: Context) -> Iterator[Note]:
     p = event.payload
-    text = f"{p['label']} has started in {ctx.game.title}.{_deadline(p['deadline'])}"
+    deadline = _deadline(p["deadline"], "phase_started")
+    text = f"{p['label']} has started in {ctx.game.title}.{deadline}"
     for slot in ctx.players(alive_only=True):
         yield Note(slot.user_id, "phase_started", text, ctx.thread())
 
@@ -75,7 +78,7 @@ def your_turn(event: GameEvent, ctx: Context) -> Iterator[Note]:
     else:
         text = f"It is your turn at the table in {ctx.game.title}."
         kind = "your_turn"
-    yield Note(slot.user_id, kind, text + _deadline(p["deadline"]), ctx.thread())
+    yield Note(slot.user_id, kind, text + _deadline(p["deadline"], kind), ctx.thread())
 
 
 @on("prod")
