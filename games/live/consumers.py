@@ -73,6 +73,9 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
     slot_id: int | None = None
     access_seq = 0  # the newest event that may have changed this socket's access
     applied_seq = 0  # the event seq of the access read it holds
+    # The audiences the client was last told (``hello``, ``access``): the hub may already
+    # have taken some away (a replaced-out player's seat) before the re-check reads them.
+    told: frozenset[str] = frozenset()
     hub: Hub | None = None
     outbox: Outbox
 
@@ -93,6 +96,7 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
             await self.close(code=4400)
             return
         audiences, seq, self.slot_id = access
+        self.told = audiences
         self.access_seq = self.applied_seq = seq  # access is known to be right as of this event
         self._rechecks: set[asyncio.Task] = set()
         await self.accept()
@@ -244,17 +248,22 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
         if read_seq < self.applied_seq:
             return  # re-checks run side by side (``socket_db``): a newer read was applied
         self.applied_seq, self.slot_id = read_seq, slot_id
-        old = self.hub.audiences(self)
+        old, self.told = self.told, audiences
         self.hub.set_audiences(self, audiences)
         if audiences != old:
             self.outbox.control(
                 {
                     "type": "access",
                     "audiences": sorted(audiences),
-                    # New threads or results appear on the page when it is rendered again.
-                    "reload": bool(audiences - old),
+                    # New threads or results appear on the page when it is rendered again;
+                    # a seat lost (replaced out) takes its role PM and actions off the page.
+                    "reload": bool(audiences - old) or _lost_seat(old, audiences),
                 }
             )
+
+
+def _lost_seat(old: frozenset[str], new: frozenset[str]) -> bool:
+    return any(audience.startswith("slot:") for audience in old - new)
 
 
 def _int(value: Any) -> int | None:

@@ -353,7 +353,15 @@
     var finish = function () { if (done) done(); };
     if (!window.fetch || !window.DOMParser) return finish();
     fetch(location.href, { credentials: "same-origin", headers: { "X-Live-Refresh": "1" } })
-      .then(function (response) { return response.ok ? response.text() : ""; })
+      .then(function (response) {
+        // Access lost (replaced out: the role PM is its new holder's now): the page
+        // becomes what a reload shows, never keeps what the person may no longer see.
+        if (response.status === 404 || response.status === 403) {
+          reload();
+          return "";
+        }
+        return response.ok ? response.text() : "";
+      })
       .then(function (html) {
         if (!html) return;
         var doc = new DOMParser().parseFromString(html, "text/html");
