@@ -1,0 +1,603 @@
+"""``static/js/live.js`` in Python, for proving "live equals reload" in process.
+
+An ``OpenPage`` is a game page a viewer keeps open: parsed from a GET with Django's test
+``Client`` (logged in as the viewer, or anonymous), holding what live.js holds (the page's
+live parts, its positions, thread, newest-page flag, signed-in flag, slot and the kind
+registry the page carries). ``OpenPage.apply(items, controls)`` applies a socket's frames
+exactly as live.js would: parts replaced from the pushed HTML where live.js does so, the
+others fetched again with ``X-Live-Refresh: 1`` (coalesced: one fetch per burst), posts
+appended, reloads on ``game_started``, a role PM's ``role_pm`` and ``access``/``reload``
+controls. Where live.js would leave a part stale, so does the model: that is what the
+comparison with a fresh load (``OpenPage.drift``) is for.
+
+The frames come from the server's own code: ``games.live.replay.replay`` from the page's
+positions (exactly the items a socket holding them is sent), routed the way the hub routes
+them (``Hub._apply_access`` revokes a dead or replaced player's audiences between items),
+and the access controls from the consumer's own re-check (``GameConsumer
+.access_may_have_changed`` and ``_recheck``, with its database calls made inline). See
+``LiveRoom.deliver``.
+
+What the model cannot see: timing. Frames are computed once an action has returned, so a
+pushed part is rendered as of the end of the action (as a publish after its commit would,
+for one transaction) and a fetch reads the database after the whole action.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from unittest import mock
+
+from django.test import Client
+
+from games.live import consumers
+from games.live.audiences import access_meta
+from games.live.hub import Hub, Room
+from games.live.kinds import ACCESS_KINDS
+from games.live.replay import replay
+from games.models import Game, GameEvent
+from tests.live_dom import Element, normalised, parse_document, parse_fragment
+
+# The parts every game page may have beside those marked data-live-part (live_parity's).
+NAMED_PARTS = ("vote-count", "players", "phase-banner", "turn-panel", "posts")
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One part of one open page that differs from a fresh load."""
+
+    viewer: str
+    page: str
+    part: str
+    detail: str
+    names: tuple[str, ...] = ()  # the element's data-live-part (which kinds redraw it)
+
+    def __str__(self) -> str:
+        return f"{self.viewer} / {self.page} / #{self.part}: {self.detail}"
+
+
+def difference(live: str, fresh: str) -> str:
+    """The first place the two differ, shortly, with a little context."""
+    start = 0
+    while start < min(len(live), len(fresh)) and live[start] == fresh[start]:
+        start += 1
+    end = 0
+    while (
+        end < min(len(live), len(fresh)) - start
+        and live[len(live) - 1 - end] == fresh[len(fresh) - 1 - end]
+    ):
+        end += 1
+    lo = max(start - 80, 0)
+    return (
+        f"live …{live[lo : len(live) - end + 80]!r}… / "
+        f"reload …{fresh[lo : len(fresh) - end + 80]!r}…"
+    )
+
+
+def _int(value: Any) -> int | None:
+    """JavaScript's ``parseInt(value, 10) || ...`` for the page's attributes."""
+    try:
+        return int(str(value))
+    except ValueError:
+        return None
+
+
+# ==========================================================================================
+# The page (live.js)
+# ==========================================================================================
+@dataclass
+class Load:
+    """One GET of a page: its answer and its parsed document."""
+
+    status: int
+    url: str
+    doc: Element
+
+
+# GETs made since the last change of the database, by (client, URL): a page's fetch and
+# the fresh load it is compared with, both made after an action, are the same answer (the
+# server does not look at X-Live-Refresh), so one request serves both. ``forget_gets``
+# empties it before every action.
+_GETS: dict[tuple[int, str], tuple[int, str, str]] = {}
+_PARTS: dict[tuple[int, str], dict[str, str]] = {}  # the same answers' parts, normalised
+
+
+def forget_gets() -> None:
+    _GETS.clear()
+    _PARTS.clear()
+
+
+def _get(client: Client, url: str, **headers: str) -> Load:
+    key = (id(client), url)
+    if key not in _GETS:
+        answer = client.get(url, follow=True, **headers)
+        final = answer.redirect_chain[-1][0] if answer.redirect_chain else url
+        _GETS[key] = (answer.status_code, final, answer.content.decode())
+    status, final, text = _GETS[key]
+    return Load(status, final, parse_document(text))
+
+
+def parts_of(doc: Element) -> dict[str, str]:
+    """Each live part of a document, normalised (live_parity's EXTRACT)."""
+    return {part: normalised(element) for part, element in _part_elements(doc).items()}
+
+
+def _part_elements(doc: Element) -> dict[str, Element]:
+    found: dict[str, Element] = {}
+    for element in doc.elements():
+        if element.id and "data-live-part" in element.attrs and element.id not in found:
+            found[element.id] = element
+    for name in NAMED_PARTS:
+        if name not in found and (element := doc.by_id(name)) is not None:
+            found[name] = element
+    return found
+
+
+def part_names(doc: Element, part: str) -> tuple[str, ...]:
+    """What the element ``part`` is marked to be (``data-live-part``; a named part without
+    the mark: its id)."""
+    element = doc.by_id(part)
+    if element is None:
+        return ()
+    return tuple((element.get("data-live-part") or part).split())
+
+
+class OpenPage:
+    """A page kept open by ``viewer``; never reloaded by the test, only by live.js's rules."""
+
+    def __init__(
+        self, client: Client, url: str, *, viewer: str = "", label: str = "", user: Any = None
+    ) -> None:
+        self.client = client
+        self.url = url
+        self.viewer = viewer
+        self.label = label or url
+        self.user = user  # who the socket signs in as (an agent: its token's user)
+        self.reloads = -1  # the first load is not a reload
+        self.statuses: list[int] = []  # every answer to a whole-page GET or a fetch
+        self.notices: list[str] = []  # what live.js said in its notice box (not compared)
+        self.room: LiveRoom | None = None
+        self.load()
+
+    # -- loading (the first GET, and live.js's location.reload()) --------------------------
+    def load(self) -> None:
+        got = _get(self.client, self.url)
+        self.statuses.append(got.status)
+        self.reloads += 1
+        self.url = got.url  # location.href after redirects
+        self.doc = got.doc
+        body = self.doc.first("body")
+        attrs = body.attrs if body is not None else {}
+        self.game_id = int(attrs["data-game-id"]) if attrs.get("data-game-id") else None
+        self.thread = attrs.get("data-thread") or "public"
+        self.newest_page = attrs.get("data-last-page") == "1"
+        # Where the page is in its thread (the server's data-page, data-pages and
+        # data-page-reach: "last" for ?page=last, which follows a growing thread).
+        self.page_number = _int(attrs.get("data-page")) or 1
+        self.page_count = _int(attrs.get("data-pages")) or float("inf")
+        self.page_reach = attrs.get("data-page-reach") or str(self.page_number)
+        self.signed_in = "data-user" in attrs
+        self.slot_id = attrs.get("data-slot-id")
+        self.last: dict[str, int] = {}
+        for pair in (attrs.get("data-live-positions") or "").split(","):
+            aud, dot, number = pair.rpartition(".")
+            if dot and aud:
+                self.last[aud] = int(number)
+        script = self.doc.by_id("live-kinds")
+        self.registry: dict[str, Any] = {"kinds": {}, "shared": [], "appended": [], "pushed": []}
+        if script is not None:
+            with contextlib.suppress(ValueError):
+                self.registry = json.loads(script.text_content())
+        self.wanted: dict[str, bool] = {}
+        self.reload_asked = False
+        if self.room is not None:
+            self.room.connect(self)  # the new page opens its own socket
+
+    @property
+    def live(self) -> bool:
+        """live.js runs (and opens a socket) only on a page with a game id."""
+        return self.game_id is not None
+
+    # -- what is compared --------------------------------------------------------------------
+    def parts_now(self) -> dict[str, str]:
+        return parts_of(self.doc)
+
+    def fresh_parts(self) -> dict[str, str]:
+        key = (id(self.client), self.url)
+        if key not in _PARTS or key not in _GETS:
+            _PARTS[key] = parts_of(_get(self.client, self.url).doc)
+        return _PARTS[key]
+
+    def drift(self) -> list[Mismatch]:
+        """Each part that differs from a fresh load of the same URL by the same person."""
+        live, again = self.parts_now(), self.fresh_parts()
+        found = []
+        for part in sorted(set(live) | set(again)):
+            if part not in live:
+                detail = "missing on the open page"
+            elif part not in again:
+                detail = "missing on a fresh load"
+            elif live[part] != again[part]:
+                detail = difference(live[part], again[part])
+            else:
+                continue
+            names = part_names(self.doc, part) or part_names(_get(self.client, self.url).doc, part)
+            found.append(Mismatch(self.viewer, self.label, part, detail, names))
+        return found
+
+    # -- frames (live.js's applyBatch) -------------------------------------------------------
+    def apply(self, items: list[dict[str, Any]], controls: list[dict[str, Any]]) -> None:
+        """Items in order, then the controls (the consumer's access re-check answers after
+        the items it routed); then the coalesced fetch, or the reload."""
+        for item in items:
+            if self.reload_asked:
+                break  # the page is going away; what it would still draw is moot
+            self._apply_item(item)
+        for message in controls:
+            self._control(message)
+        if self.reload_asked:
+            self.load()
+        elif self.wanted:
+            self._refresh(list(self.wanted))
+            self.wanted = {}
+
+    def _control(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "reload" or (kind == "access" and message.get("reload")):
+            self.reload_asked = True
+        elif kind == "replay":
+            for key, number in (message.get("positions") or {}).items():
+                self.last[key] = max(self.last.get(key, 0), number)
+
+    def _apply_item(self, item: dict[str, Any]) -> None:
+        if item["kind"] == "vote_count":
+            if "~vote_count" not in self.last or item["n"] > self.last["~vote_count"]:
+                self.last["~vote_count"] = item["n"]
+                self._redraw(item)
+            return
+        audience = item.get("aud") or "public"
+        if audience in self.last:
+            if item["n"] <= self.last[audience]:
+                return
+            # A gap cannot happen here: the frames are a replay from the page's positions.
+            assert item["n"] == self.last[audience] + 1, (item, self.last)
+        self.last[audience] = item["n"]
+        self._show(item)
+
+    def _for_someone_else(self, item: dict[str, Any]) -> bool:
+        kind = self.registry["kinds"].get(item["kind"])
+        aud = item.get("aud")
+        return (
+            bool(kind and kind.get("you"))
+            and isinstance(aud, str)
+            and aud.startswith("slot:")
+            and aud != f"slot:{self.slot_id}"
+        )
+
+    def _show(self, item: dict[str, Any]) -> None:
+        others = self._for_someone_else(item)
+        kind, data = item["kind"], item.get("data")
+        if kind == "game_started":
+            self.reload_asked = True
+            return
+        if kind == "post":
+            if item.get("thread") == self.thread:
+                self._add_post(item)
+            elif self.thread != "activity":
+                self.notices.append(f"New post in the {item.get('thread')} thread.")
+        elif others:
+            pass
+        elif kind == "private_result" and data:
+            self.notices.append(data.get("text") or "You have a new result.")
+        elif kind == "turn_notice" and data:
+            self.notices.append(data.get("text") or "")
+        elif kind == "vote_refused" and data:
+            self.notices.append(data.get("message") or "")
+        elif kind == "prod":
+            if item.get("notice"):  # worded by the server, on the prodded player's copy only
+                self.notices.append(item["notice"])
+        elif kind == "role_pm" and self.thread == "role":
+            self.reload_asked = True
+        elif kind == "night_action" and self.thread == "host":
+            self.notices.append("Night actions updated.")
+        if kind == "your_turn" and not others:
+            self.notices.append("Your turn at the table.")
+        self._redraw(item)
+        if kind == "game_finished":
+            self.notices.append("The game is over.")
+
+    @staticmethod
+    def _pushed_html(item: dict[str, Any], part: str) -> str | None:
+        if part == "vote-count":
+            return item.get("html") if item["kind"] == "vote_count" else item.get("vote_count")
+        return {"phase-banner": item.get("banner"), "players": item.get("players"),
+                "turn-panel": item.get("turn")}.get(part)  # fmt: skip
+
+    def _redraw(self, item: dict[str, Any]) -> None:
+        kind = self.registry["kinds"].get(item["kind"])
+        if not kind:
+            return
+        parts = list(kind["parts"]) + (list(kind["own"]) if self.signed_in else [])
+        elements = [e for e in self.doc.elements() if "data-live-part" in e.attrs]
+        for part in parts:
+            if part in self.registry["appended"]:
+                continue
+            html = self._pushed_html(item, part)
+            usable = bool(html) and (not self.signed_in or part in self.registry["shared"])
+            for el in elements:
+                if not el.id or part not in el.attrs["data-live-part"].split():
+                    continue
+                if usable and el.id == part:
+                    self._replace(part, html or "")
+                elif self.signed_in or part not in self.registry["pushed"]:
+                    self.wanted[el.id] = True
+
+    def _add_post(self, item: dict[str, Any]) -> None:
+        page = item.get("page") or self.page_number
+        if page > self.page_count:
+            self.page_count = page  # the page links gain the new page
+            self.wanted["pages-top"] = self.wanted["pages-bottom"] = True
+        if not self.newest_page:
+            self.notices.append("New posts: go to the newest page.")
+            return
+        if page > self.page_number:
+            reach = page if self.page_reach == "last" else _int(self.page_reach) or self.page_number
+            if page > reach:
+                self.newest_page = False
+                self.notices.append("New posts on the next page.")
+                return
+            self.page_number = page  # the new page starts with this post
+            old = self.doc.by_id("posts")
+            if old is not None:
+                old.set_inner_html("")
+        posts = self.doc.by_id("posts")
+        if posts is None:
+            return
+        if self.doc.by_id(f"post-{item.get('thread')}-{item.get('number')}") is not None:
+            return
+        empty = self.doc.by_id("no-posts")
+        if empty is not None:
+            empty.remove()
+        for child in list(parse_fragment(item.get("html") or "").children):
+            posts.append(child)
+
+    def _replace(self, element_id: str, html: str) -> None:
+        el = self.doc.by_id(element_id)
+        if el is None or not html:
+            return
+        holder = parse_fragment(html.strip())
+        fresh = holder.by_id(element_id) if holder.by_id(element_id) is not holder else None
+        fresh = fresh or holder.first_element()
+        if fresh is not None:
+            el.replace_with(fresh)
+        else:
+            el.set_inner_html(html)
+
+    def _refresh(self, ids: list[str]) -> None:
+        """refreshFromPage: the page fetched again, its parts swapped in (a part the fresh
+        page lacks is removed; an answer that is not ok changes nothing)."""
+        got = _get(self.client, self.url, HTTP_X_LIVE_REFRESH="1")
+        self.statuses.append(got.status)
+        if got.status in (403, 404):
+            self.load()  # access lost (replaced out): the page becomes what a reload shows
+            return
+        if not 200 <= got.status < 300:
+            return
+        for element_id in ids:
+            fresh = got.doc.by_id(element_id)
+            el = self.doc.by_id(element_id)
+            if fresh is not None and el is not None:
+                el.replace_with(fresh)  # nobody types here: swapKeepingInput is a swap
+            elif el is not None:
+                el.remove()
+
+
+# ==========================================================================================
+# The sockets (the consumer and the hub, their own code)
+# ==========================================================================================
+class _Controls:
+    """Stands in for a socket's ``Outbox``: the re-check's controls are only collected."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.closed = False
+
+    def control(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+
+
+class _Hub(Hub):
+    """The hub's routing state without a channel layer: ``set_audiences`` changes the
+    routing at once, as the real one does (its group subscriptions are not modelled)."""
+
+    def __init__(self) -> None:  # no channel layer, no tasks
+        self.rooms = {}
+
+    def set_audiences(self, member: Any, audiences: frozenset[str]) -> None:
+        room = self.rooms.get(member.game_id)
+        if room is not None and member in room.sockets:
+            room.sockets[member] = audiences
+
+
+class ModelSocket(consumers.GameConsumer):
+    """A ``GameConsumer`` that was never connected over a wire: it holds what ``connect``
+    sets up, so its own ``access_may_have_changed`` and ``_recheck`` run unchanged."""
+
+    def __init__(self, page: OpenPage, hub: _Hub) -> None:  # not AsyncConsumer's
+        self.page = page
+        self.scope = {"user": page.user}
+        self.hub = hub
+        self.outbox = _Controls()  # type: ignore[assignment]
+        self._rechecks: set[asyncio.Task] = set()
+
+    seen_seq = 0  # the newest event this socket has been routed (its access read, then each
+    # delivery's floor)
+
+
+@contextlib.contextmanager
+def _inline_db() -> Iterator[None]:
+    """The consumer's ``socket_db`` calls made inline, on this thread's connection (the
+    test's transaction): a pool thread would not see the uncommitted rows."""
+
+    def inline(func: Any) -> Any:
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            return func(*args, **kwargs)
+
+        return call
+
+    with (
+        mock.patch.object(consumers, "socket_db", inline),
+        mock.patch.dict(os.environ, {"DJANGO_ALLOW_ASYNC_UNSAFE": "true"}),
+    ):
+        yield
+
+
+@dataclass
+class LiveRoom:
+    """Every open page of one game, each with its socket in one hub room."""
+
+    game_id: int
+    hub: _Hub = field(default_factory=_Hub)
+    sockets: dict[int, ModelSocket] = field(default_factory=dict)  # id(page) -> socket
+    pages: list[OpenPage] = field(default_factory=list)
+
+    @property
+    def room(self) -> Room:
+        room = self.hub.rooms.get(self.game_id)
+        if room is None:
+            room = self.hub.rooms[self.game_id] = Room(self.game_id)
+        return room
+
+    def open(self, page: OpenPage) -> OpenPage:
+        page.room = self
+        self.pages.append(page)
+        self.connect(page)
+        return page
+
+    def close(self, page: OpenPage) -> None:
+        old = self.sockets.pop(id(page), None)
+        if old is not None:
+            self.room.sockets.pop(old, None)
+        page.room = None
+        self.pages.remove(page)
+
+    def connect(self, page: OpenPage) -> None:
+        """The page's socket (re)connects: the consumer's ``connect``, from the access read
+        (``consumers._access``) to the catch-up replay from the page's positions."""
+        old = self.sockets.pop(id(page), None)
+        if old is not None:
+            self.room.sockets.pop(old, None)
+        if not page.live or page.game_id != self.game_id:
+            return  # no live.js: no socket
+        access = consumers._access(self.game_id, page.user)
+        if access is None:
+            return  # closed with 4404
+        audiences, seq, slot_id = access
+        socket = ModelSocket(page, self.hub)
+        socket.game_id = self.game_id
+        socket.user_id = page.user.pk if getattr(page.user, "is_authenticated", False) else None
+        socket.slot_id = slot_id
+        socket.told = audiences  # what ``hello`` tells the client
+        socket.access_seq = socket.applied_seq = seq
+        self.room.sockets[socket] = audiences
+        self.sockets[id(page)] = socket
+        socket.seen_seq = seq
+        # The catch-up: nothing happened between the page's render and its socket here.
+        got = replay(self.game_id, audiences, 0 if not page.last else None, page.last or None)
+        items = [json.loads(text) for _, text in got.items]
+        head = {"type": "reload"} if got.reload else {"type": "replay", "positions": got.positions}
+        page.apply(items, [head])
+
+    def audiences(self, page: OpenPage) -> frozenset[str]:
+        socket = self.sockets.get(id(page))
+        return self.room.sockets.get(socket, frozenset()) if socket else frozenset()
+
+    def deliver(self) -> dict[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
+        """Each open page's frames for what happened since the last delivery.
+
+        Items: ``replay`` from the page's positions under its socket's audiences, less what
+        the hub would no longer route to it after an access event (``Hub._apply_access``:
+        a dead player's team thread, everything but public for a replaced player).
+        Controls: the consumer's own re-check (``access_may_have_changed``), run against
+        the database as it is now."""
+        floor = Game.objects.filter(pk=self.game_id).values_list("event_seq", flat=True).get()
+        sockets = list(self.sockets.items())
+        before = {key: self.room.sockets[s] for key, s in sockets}
+        seen = min((s.seen_seq for _, s in sockets), default=floor)
+        events = list(
+            GameEvent.objects.filter(game_id=self.game_id, seq__gt=seen, kind__in=ACCESS_KINDS)
+            .order_by("seq")
+            .only("seq", "kind", "payload", "audience")
+        )
+        frames: dict[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {}
+        routed: dict[int, list[tuple[int, frozenset[str]]]] = {key: [] for key, _ in sockets}
+        with _inline_db():
+            asyncio.run(self._access_events(events, sockets, routed))
+        replays: dict[tuple[frozenset[str], tuple[tuple[str, int], ...]], Any] = {}
+        for key, socket in sockets:
+            page = socket.page
+            # Pages with the same audiences and positions get the same replay (the host's).
+            asked = (before[key], tuple(sorted(page.last.items())))
+            if asked not in replays:
+                replays[asked] = replay(self.game_id, before[key], None, page.last or None)
+            got = replays[asked]
+            if got.reload:
+                frames[key] = ([], [{"type": "reload", "reason": "too far behind"}])
+                continue
+            items = []
+            for seq, text in got.items:
+                # The hub delivers up to an access event under the old access, then routes
+                # by what ``_apply_access`` left.
+                allowed = before[key]
+                for at, audiences in routed[key]:
+                    if seq > at:
+                        allowed = audiences
+                item = json.loads(text)
+                if item.get("aud", "public") in allowed or item["kind"] == "vote_count":
+                    items.append(item)
+            controls = [{"type": "replay", "positions": got.positions}, *socket.outbox.sent]
+            socket.outbox.sent = []
+            socket.seen_seq = floor
+            frames[key] = (items, controls)
+        return frames
+
+    async def _access_events(
+        self,
+        events: list[GameEvent],
+        sockets: list[tuple[int, ModelSocket]],
+        routed: dict[int, list[tuple[int, frozenset[str]]]],
+    ) -> None:
+        full = self.room
+        for event in events:
+            meta = access_meta(event)
+            if not meta:
+                continue
+            # Only the sockets that were open when the event was published hear of it.
+            live = [(k, s) for k, s in sockets if event.seq > s.seen_seq]
+            room = Room(self.game_id, sockets={s: full.sockets[s] for _, s in live})
+            self.hub.rooms[self.game_id] = room
+            try:
+                # The hub's own routing change; it calls each socket's
+                # ``access_may_have_changed``, which starts the consumer's re-check.
+                self.hub._apply_access(room, event.seq, meta)
+                for key, socket in live:
+                    routed[key].append((event.seq, room.sockets[socket]))
+                for _key, socket in live:
+                    for task in list(socket._rechecks):
+                        await task  # reads the database as it is now
+            finally:
+                self.hub.rooms[self.game_id] = full
+            for _key, socket in live:
+                full.sockets[socket] = room.sockets[socket]
+
+    def sync(self) -> None:
+        """Deliver and apply every open page's frames (a page that reloads reconnects)."""
+        for key, (items, controls) in self.deliver().items():
+            socket = self.sockets.get(key)
+            if socket is not None:
+                socket.page.apply(items, controls)
