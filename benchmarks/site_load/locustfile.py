@@ -4,8 +4,8 @@ Not run alone: ``run.py`` prepares the database, starts the site and arms the de
 then runs ``locust -f benchmarks/site_load/locustfile.py --headless`` with
 
 * ``LOAD_PLAN``: the plan ``prepare.py`` wrote (games, seats, sessions, tokens, model);
-* ``LOAD_RUN``: the run's own facts (the site's address, each game's deadline, how many
-  users of each class, which seats are online);
+* ``LOAD_RUN``: the run's own facts (the site's address, each game's deadline, the phase
+  model's deadline hour, how many users of each class, which seats are online);
 * ``LOAD_OUT``: a directory for ``records.json`` (every request, write and socket, for
   the checks ``run.py`` makes afterwards).
 
@@ -75,6 +75,8 @@ ORIGIN = BASE
 WS_BASE = BASE.replace("http://", "ws://")
 HOST = BASE.split("//", 1)[1].split(":")[0]
 COUNTS: dict[str, int] = RUN["users"]
+# The deadline hour: a real hour, or the compressed model's last seconds of a day.
+RUSH_SECONDS: float = RUN.get("rush_window", MODEL.rush_seconds)
 RNG = random.Random(RUN.get("seed", 22))
 
 MARK = re.compile(r"ltmark-(\d+)-([0-9a-f]+)")
@@ -167,7 +169,7 @@ class GameState:
         return (
             self.kind == "day"
             and self.deadline is not None
-            and 0 < self.deadline - now <= MODEL.rush_seconds
+            and 0 < self.deadline - now <= RUSH_SECONDS
         )
 
     def on_item(self, item: dict[str, Any]) -> None:

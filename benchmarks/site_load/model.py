@@ -10,25 +10,36 @@ Two clocks, kept apart on purpose:
 * **Pace** is real time. A forum game's posts, votes and page views come at the rate a
   busy forum's game has them in its busiest hour (sources below), not faster: N games
   in this test load the site as N such games would.
-* **Phases** are compressed: a day lasts ``day_seconds`` (minutes, not 48 hours) and a
-  night ``night_seconds``, so that deadlines fire during a five-minute run and the
-  worker's deadline path is measured under the web load. What happens *once per phase*
-  (the night's actions, the role PM visit at night, every open page refreshing its parts
-  when the day ends) therefore comes far more often than on a real site: a run's phase
-  changes are a stress, the same as every game's deadline falling in the same few
-  minutes (on mafiascum "all deadlines will take place at midnight EST" in some games).
-  Each game has one day deadline and one night deadline in the measured window
-  (``spread_seconds``), which is ``2 N / (spread + night)`` transitions a second.
+* **Phases** follow one of three models (``PHASE_MODELS``; ``run.py --phase-model``):
+
+  - ``busiest-hour`` (the default): days and nights keep their real lengths
+    (``day_hours``, ``night_hours``) and every game's day deadline falls within one real
+    hour (``busiest_hour_seconds``), spread evenly over it: the busiest hour of a site
+    whose games all end their days at the same time of day (on mafiascum "all deadlines
+    will take place at midnight EST" in some games). The measured window is the first
+    S seconds of that hour, so about ``N * S / 3600`` deadlines fire in it, at
+    ``N / 3600`` a second, and each game changes phase at most once (its night lasts
+    24 h). Every day game is in its deadline hour during the window (rush pace), which
+    makes the window the heaviest part of that hour.
+  - ``storm``: as the busiest hour, but ``storm_share`` of the games have their deadline
+    in the same minute (``storm_seconds``), ``storm_lead_seconds`` into the window, and
+    the run reports that minute on its own (deadline lateness, pages and writes during
+    it). This is the worst case "every game at midnight" makes.
+  - ``compressed`` (the old model, kept for comparison): a day lasts ``day_seconds`` and
+    a night ``night_seconds``, day 1 deadlines spread over ``spread_seconds``; what
+    happens once per phase (night actions, the role PM at night, every open page
+    refreshing its parts when a phase ends) then comes about 1,000 times more often than
+    on a real site: ``2 N / (spread + night)`` transitions a second, a stress, not a site.
 * **The deadline hour**: the last hour of a day carries ``rush_post_share`` of its posts
-  and ``rush_vote_share`` of its votes. In the test, a game's last ``rush_seconds``
-  before its day deadline run at the deadline hour's pace; with deadlines spread over
-  ``spread_seconds``, about ``rush_seconds / spread_seconds`` of the day games are in
-  their deadline hour at any moment: the site's busiest hour, when deadlines cluster.
+  and ``rush_vote_share`` of its votes. A game whose day deadline is less than an hour
+  away (``rush_window``: ``rush_seconds`` in the compressed model) runs at the deadline
+  hour's pace.
 """
 
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -88,7 +99,32 @@ class Model:
     table_people_share: float = 0.4  # the rest are bots (agents through the API)
     turn_seconds: int = 20
     vote_seconds: int = 20
-    # -- the test's compressed phases ----------------------------------------------------------
+    # -- phases: the busiest hour and the storm (real time) ------------------------------------
+    # The hour every game's day deadline falls in. A forum sets one deadline time of day
+    # for a game (mafiascum: "all deadlines will take place at midnight EST"; players pick
+    # an evening hour in their own time zone), and a site's games crowd a few such hours;
+    # putting every game's deadline in one hour is the upper bound of that crowding.
+    busiest_hour_seconds: int = 3600
+    # The storm: this share of the games' deadlines in the same minute (the upper bound:
+    # every game "at midnight EST"); ``run.py --storm-share`` chooses another share.
+    storm_share: float = 1.0
+    storm_seconds: int = 60
+    # The storm begins this long into the measured window (a minute of the busiest hour
+    # before it, to compare with) and the window goes on this long after it (the pages'
+    # refetches and the transitions' fan-out settle): a storm run measures at least
+    # lead + storm + settle seconds.
+    storm_lead_seconds: int = 60
+    storm_settle_seconds: int = 60
+    # How a real (day-long) deadline is ended: "scan", as the site does for a deadline set
+    # more than ``games.scheduling.SHORT_RANGE`` (10 min) ahead, which every 24-48 h
+    # phase's is when it opens: only the beat scan (every ``DEADLINE_SCAN_SECONDS``, 15 s)
+    # and the web processes' watchdog end it, so a deadline is up to one scan late with no
+    # load at all. "eta" (``run.py --deadlines eta``) queues each armed deadline's ETA task
+    # as if the site queued it when the deadline came near: what the 2 s target needs, and
+    # the site does not do yet. The compressed model always queues ETA tasks (its phases
+    # are short, so the site does too).
+    deadline_path: str = "scan"
+    # -- the compressed phases (the old model, ``--phase-model compressed``) --------------------
     day_seconds: int = 180
     night_seconds: int = 60  # the shortest phase the site allows
     rush_seconds: int = 45
@@ -103,6 +139,72 @@ class Model:
         )
     )
     table_setups: tuple[str, ...] = ("classic-ten", "city-ten", "power-nine")
+
+    # -- phases --------------------------------------------------------------------------------
+    def phase_lengths(self, phase_model: str) -> tuple[float, float]:
+        """A forum game's day and night lengths in seconds under ``phase_model``."""
+        check_phase_model(phase_model)
+        if phase_model == "compressed":
+            return float(self.day_seconds), float(self.night_seconds)
+        return self.day_hours * 3600, self.night_hours * 3600
+
+    def rush_window(self, phase_model: str) -> float:
+        """Seconds before a day deadline during which a game posts at the deadline hour's pace."""
+        check_phase_model(phase_model)
+        return float(self.rush_seconds) if phase_model == "compressed" else 3600.0
+
+    def storm_span(self, seconds: float) -> tuple[float, float]:
+        """(start, length) of the storm minute in a measured window of ``seconds``: the
+        model's lead, minute and settle when the window holds them, else the same three
+        parts shrunk in proportion (a smoke run's short window)."""
+        lead, minute = self.storm_lead_seconds, self.storm_seconds
+        settle = self.storm_settle_seconds
+        whole = lead + minute + settle
+        if seconds >= whole:
+            return float(lead), float(minute)
+        return seconds * lead / whole, seconds * minute / whole
+
+    def expected_deadlines(
+        self, phase_model: str, games: int, seconds: float, storm_share: float | None = None
+    ) -> float | None:
+        """How many day deadlines the model puts in a measured window of ``seconds`` (None
+        for the compressed model: a deadline every phase, as many as the window holds)."""
+        check_phase_model(phase_model)
+        hour = self.busiest_hour_seconds
+        if phase_model == "busiest-hour":
+            return games * min(seconds, hour) / hour
+        if phase_model == "storm":
+            storm = storm_games(games, self.storm_share if storm_share is None else storm_share)
+            return storm + (games - storm) * min(seconds, hour) / hour
+        return None
+
+    def deadline_offsets(
+        self,
+        phase_model: str,
+        games: int,
+        seconds: float,
+        rng: random.Random,
+        storm_share: float | None = None,
+    ) -> list[float]:
+        """Each game's day 1 deadline, in seconds after the measured window starts.
+
+        Spread evenly (each game its own slice of the span, at a random moment in it, the
+        slices shuffled among the games), so a window of S seconds holds N*S/span of them
+        give or take one rather than a random count: the figure depends on the model, not
+        on the draw."""
+        check_phase_model(phase_model)
+        if phase_model == "compressed":
+            return [rng.uniform(0, self.spread_seconds) for _ in range(games)]
+        hour = float(self.busiest_hour_seconds)
+        if phase_model == "busiest-hour":
+            return _spread(games, 0.0, hour, rng)
+        share = self.storm_share if storm_share is None else storm_share
+        start, length = self.storm_span(seconds)
+        storm = storm_games(games, share)
+        in_storm = set(rng.sample(range(games), storm))
+        storm_at = iter(_spread(storm, start, length, rng))
+        others = iter(_spread(games - storm, 0.0, hour, rng))
+        return [next(storm_at) if g in in_storm else next(others) for g in range(games)]
 
     # -- derived -------------------------------------------------------------------------------
     def post_rate(self, players: int, rush: bool) -> float:
@@ -160,6 +262,28 @@ class Model:
             if key in values:
                 values[key] = tuple(tuple(x) if isinstance(x, list) else x for x in values[key])
         return cls(**values)
+
+
+PHASE_MODELS = ("busiest-hour", "storm", "compressed")
+
+
+def check_phase_model(phase_model: str) -> None:
+    if phase_model not in PHASE_MODELS:
+        raise ValueError(f"phase model {phase_model!r}: one of {', '.join(PHASE_MODELS)}")
+
+
+def storm_games(games: int, share: float) -> int:
+    """How many games have their deadline in the storm minute."""
+    if not 0 <= share <= 1:
+        raise ValueError(f"storm share {share}: between 0 and 1")
+    return round(games * share)
+
+
+def _spread(n: int, start: float, length: float, rng: random.Random) -> list[float]:
+    """``n`` moments in [start, start + length), one in each of n equal slices, shuffled."""
+    slots = list(range(n))
+    rng.shuffle(slots)
+    return [start + (k + rng.random()) * length / n for k in slots]
 
 
 def padded_role_list(slug: str, seats: int) -> list[dict[str, Any]]:
