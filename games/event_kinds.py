@@ -36,7 +36,8 @@ class Part:
     # The live layer pushes the part's HTML (the spectators' rendering) with the event.
     pushed: bool = False
     # That pushed rendering is the same for every viewer (no buttons, no role labels):
-    # every page may use it; otherwise only anonymous pages do and the others refetch.
+    # every page may use it; otherwise only anonymous pages do and the others refetch,
+    # unless the socket pushes their own copy (``fragments.OWN_PARTS``: ``games.live.own``).
     same_for_everyone: bool = False
     # Only ever added to, never redrawn (the posts list: each post item is appended).
     appended: bool = False

@@ -245,6 +245,24 @@ def players_html(
     (keyed by the user: a panel shows the viewer's own buttons and what their role lets
     them see, so no two people share one); the request's CSRF token is put in afterwards."""
     user_id = request.user.pk if request.user.is_authenticated else None
+    html = players_panel_html(game, viewer, user_id, current=current, slots=slots, vc=vc)
+    if _CSRF_SLOT in html:
+        html = html.replace(_CSRF_SLOT, get_token(request))
+    return html
+
+
+def players_panel_html(
+    game: Game,
+    viewer: Viewer,
+    user_id: int | None,
+    *,
+    current: Phase | None,
+    slots: list[Slot],
+    vc: dict[str, Any] | None,
+) -> str:
+    """``players_html`` before the CSRF token goes in (``_CSRF_SLOT`` where it goes): the
+    page and the live push (``own_parts_html``) share this one render per change and
+    viewer. ``viewer`` must be ``user_id``'s (the key is the user)."""
     key = (*_state_key(game, current), user_id)
     html = _PANELS.get(key)
     if html is None:
@@ -252,8 +270,6 @@ def players_html(
         context["csrf_token"] = _CSRF_SLOT
         html = render_to_string("games/_players_panel.html", context)
         _PANELS.put(key, html)
-    if _CSRF_SLOT in html:
-        html = html.replace(_CSRF_SLOT, get_token(request))
     return html
 
 
@@ -293,6 +309,56 @@ def turn_context(game: Game, viewer_slot: Any = None) -> dict[str, Any]:
 
 def render_turn(game: Game, viewer_slot: Any = None) -> str:
     return render_to_string("games/_turn.html", turn_context(game, viewer_slot))
+
+
+# (game, its creation, state_seq, date, current phase, "turn", the seat the panel is drawn
+# for) -> the table's HTML with ``_CSRF_SLOT``: what the table shows changes only with the
+# game's state (``reads.table.turn_view`` reads no clock), and a seat's buttons are its own.
+_TURNS: ProcessLRU[str] = ProcessLRU(1024)
+
+
+def turn_panel_html(game: Game, current: Phase | None, me: Slot | None) -> str:
+    """The table as the page of a viewer sitting at ``me`` (None: not a living player)
+    shows it (``_turn.html`` from ``turn_context``, as ``views.game`` includes it), with
+    ``_CSRF_SLOT`` where the CSRF token goes."""
+    key = (*_state_key(game, current), "turn", me.pk if me is not None else None)
+    html = _TURNS.get(key)
+    if html is None:
+        context = turn_context(game, me)
+        context["csrf_token"] = _CSRF_SLOT
+        html = render_to_string("games/_turn.html", context)
+        _TURNS.put(key, html)
+    return html
+
+
+# -- a viewer's own parts, pushed on their socket ------------------------------------------
+# The parts a signed-in viewer's page renders for them alone and the live layer pushes as
+# that viewer's copy (``games.live.own``) instead of the page fetching itself again.
+OWN_PARTS = frozenset({"players", "turn-panel"})
+
+
+def own_parts_html(game_id: int, user: Any, parts: frozenset[str]) -> dict[str, str]:
+    """``parts`` (of ``OWN_PARTS``) as ``user``'s thread page shows them now, from the same
+    reads and renders as ``views.game._thread_page``, with ``_CSRF_SLOT`` for the page's
+    own token (``static/js/live.js`` puts it in). A part the page has not (the table of a
+    game without one) is left out. No game (deleted): nothing."""
+    game = Game.objects.select_related("host").filter(pk=game_id).first()
+    if game is None:
+        return {}
+    slots = snapshot.slots(game)
+    viewer = Viewer.of(game, user, slots)
+    current = snapshot.current_phase(game) if not game.is_signups else None
+    out: dict[str, str] = {}
+    if "players" in parts:
+        vc = vote_count_context(game, current=current, slots=slots)["vc"]
+        user_id = user.pk if getattr(user, "is_authenticated", False) else None
+        out["players"] = players_panel_html(
+            game, viewer, user_id, current=current, slots=slots, vc=vc
+        )
+    if "turn-panel" in parts and game.turn_based and not game.is_signups:
+        me = viewer.slot if viewer.slot is not None and viewer.slot.alive else None
+        out["turn-panel"] = turn_panel_html(game, current, me)
+    return out
 
 
 # Digest of everything a post's HTML depends on -> the HTML (see ``_post_key``).

@@ -7,7 +7,8 @@ process's ``hub.Hub``, which is the member of the channel-layer groups. The sock
 catches up from the event log (from the client's ``positions``: its number per audience, as
 the page printed them; ``since=0``: from the start) before any live frame goes out, so the
 client sees every visible event exactly once and in order; a client too far behind is
-told to reload.
+told to reload. A signed-in page adds ``own=players,turn-panel`` (the parts it shows that
+differ per viewer): its items that redraw them carry the viewer's own copy (``own``).
 
 Client -> server messages: ``{"type": "resume", "positions": {audience: n}}`` (after a
 gap; ``"since": 0`` asks for everything), ``{"type": "ping"}`` and ``{"type": "inbox"}``
@@ -42,6 +43,7 @@ from .hub import Hub, get_hub
 from .inbox import InboxFollower
 from .numbering import heads
 from .outbox import Outbox
+from .own import attach, parse_parts
 from .replay import replay
 from .tokens import TokenWatch
 from .wire import dumps, layer_state, server_time
@@ -76,6 +78,7 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
     # The audiences the client was last told (``hello``, ``access``): the hub may already
     # have taken some away (a replaced-out player's seat) before the re-check reads them.
     told: frozenset[str] = frozenset()
+    own_parts: frozenset[str] = frozenset()  # parts its page shows per viewer (``own``)
     hub: Hub | None = None
     outbox: Outbox
 
@@ -101,7 +104,10 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
         self._rechecks: set[asyncio.Task] = set()
         await self.accept()
         await self._seen(open=True)
-        self.outbox = Outbox(self._send_text)
+        # A signed-in page names the parts it shows that differ per viewer (``?own=players,
+        # turn-panel``): its items carry that viewer's own copy of them (``own``).
+        self.own_parts = parse_parts(query.get("own", [""])[0]) if self.user_id else frozenset()
+        self.outbox = Outbox(self._send_text, self._attach_own if self.own_parts else None)
         self.outbox.hold()  # live frames wait until the replay is out
         self.hub = get_hub()
         await self.hub.attach(self, audiences)
@@ -197,6 +203,11 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
 
     async def _send_text(self, text: str) -> None:
         await self.send(text_data=text)
+
+    async def _attach_own(self, batch: list[tuple[int | None, str]]) -> list[str]:
+        """The next frame's texts, with this viewer's own parts on the items redrawing them
+        (live and replayed items alike: both go out through the outbox)."""
+        return await attach(self.game_id, self.scope.get("user"), self.own_parts, batch)
 
     _replaying = False
 

@@ -19,8 +19,16 @@ class Outbox:
     nothing is lost silently.
     """
 
-    def __init__(self, send: Callable[[str], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        send: Callable[[str], Awaitable[None]],
+        prepare: Callable[[list[tuple[int | None, str]]], Awaitable[list[str]]] | None = None,
+    ) -> None:
         self._send = send
+        # Turns the next frame's (seq, text) pairs into the texts to send (``own.attach``:
+        # a signed-in viewer's own parts). Awaited in the one sending task, before the send,
+        # so it never reorders a socket's frames; what arrives meanwhile goes in the next.
+        self._prepare = prepare
         self.items: list[tuple[int | None, str]] = []
         self.states: dict[str, tuple[int, str]] = {}
         self.sent_state_seq: dict[str, int] = {}
@@ -94,11 +102,15 @@ class Outbox:
     async def _drain(self) -> None:
         try:
             while not self.held and not self.closed and (self.items or self.states):
-                texts = [t for _, t in self.items]
+                batch = list(self.items)
                 for kind, (seq, text) in self.states.items():
-                    texts.append(text)
+                    batch.append((seq, text))
                     self.sent_state_seq[kind] = seq
                 self.items, self.states = [], {}
+                if self._prepare is not None:
+                    texts = await self._prepare(batch)
+                else:
+                    texts = [t for _, t in batch]
                 await self._send("[" + ",".join(texts) + "]")
                 self.frames_sent += 1
         except Exception:  # the socket went away; the consumer cleans up

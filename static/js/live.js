@@ -12,8 +12,10 @@
 // Which parts of the page an event redraws comes from the server (games.event_kinds,
 // rendered into <script id="live-kinds">): every live part is an element with an id and
 // data-live-part="<part> ...". A part is replaced from the pushed HTML only where that is
-// what a reload would show (parts the same for everyone; any part on an anonymous page);
-// a signed-in viewer's page fetches its own copy of the other parts (coalesced).
+// what a reload would show (parts the same for everyone; any part on an anonymous page;
+// on a signed-in page, the viewer's own copy the server pushed with the item: item.own,
+// the players panel and the table); a signed-in viewer's page fetches its own copy of the
+// other parts (coalesced).
 (function () {
   "use strict";
 
@@ -70,6 +72,12 @@
     var scheme = location.protocol === "https:" ? "wss:" : "ws:";
     // Catch up from the numbers we hold (the page's, then the frames').
     var from = known() ? "positions=" + encodeURIComponent(positionsQuery()) : "since=0";
+    // The parts this page shows that differ per viewer: the server pushes this viewer's
+    // own copy of them with the items that redraw them (item.own), instead of a fetch.
+    var mine = signedIn ? OWN_PARTS.filter(function (id) {
+      return document.getElementById(id);
+    }) : [];
+    if (mine.length) from += "&own=" + encodeURIComponent(mine.join(","));
     var url = scheme + "//" + location.host + "/ws/games/" + encodeURIComponent(gameId) +
       "/?" + from;
     status("connecting");
@@ -257,8 +265,28 @@
     }
   }
 
+  // The parts the server renders per viewer and pushes as this viewer's own copy
+  // (games.fragments.OWN_PARTS), their CSRF token left as a placeholder
+  // (games.fragments._CSRF_SLOT) for the page's own token.
+  var OWN_PARTS = ["players", "turn-panel"];
+  var CSRF_SLOT = "csrf0slot0of0a0cached0panel";
+
+  // This viewer's own rendering of a part, pushed with the item (null: none pushed, an
+  // older server or a replay without it, or no token to put in: the page fetches it).
+  function ownHtml(item, part) {
+    if (!signedIn || !item.own || typeof item.own[part] !== "string") return null;
+    var html = item.own[part];
+    if (html.indexOf(CSRF_SLOT) >= 0) {
+      var token = document.querySelector("input[name=csrfmiddlewaretoken]");
+      if (!token || !token.value) return null;
+      html = html.split(CSRF_SLOT).join(token.value);
+    }
+    return html;
+  }
+
   // Redraw the parts of this page that an item's kind changes (the registry's map): from
-  // the pushed HTML where a reload would show the same, else by fetching the page.
+  // the pushed HTML where a reload would show the same (this viewer's own copy, or the
+  // spectators' where that is everyone's), else by fetching the page.
   function redraw(item) {
     var kind = registry.kinds[item.kind];
     if (!kind) return;
@@ -268,10 +296,12 @@
       if (registry.appended.indexOf(part) >= 0) return; // posts: added, never redrawn
       var html = pushedHtml(item, part);
       var usable = html && (!signedIn || registry.shared.indexOf(part) >= 0);
+      var own = ownHtml(item, part);
       for (var i = 0; i < elements.length; i++) {
         var el = elements[i];
         if (!el.id || el.getAttribute("data-live-part").split(/\s+/).indexOf(part) < 0) continue;
-        if (usable && el.id === part) replace(part, html);
+        if (own !== null && el.id === part) swapOwn(el, own);
+        else if (usable && el.id === part) replace(part, html);
         // A spectator's page fetches only what the server does not push (the activity
         // page, the sign-ups): the pushed parts are already theirs.
         else if (signedIn || registry.pushed.indexOf(part) < 0) wanted[el.id] = true;
@@ -347,6 +377,16 @@
     var fresh = holder.querySelector("#" + id) || holder.firstElementChild;
     if (fresh) el.replaceWith(fresh);
     else el.innerHTML = html;
+  }
+
+  // Put this viewer's pushed copy of a part in place, as a fetched one would be.
+  function swapOwn(el, html) {
+    var holder = document.createElement("div");
+    holder.innerHTML = html.trim();
+    var fresh = holder.querySelector("#" + CSS.escape(el.id)) || holder.firstElementChild;
+    if (!fresh) return;
+    swapKeepingInput(el, fresh);
+    if (el.id === "turn-panel") syncYourTurn();
   }
 
   function refreshFromPage(ids, done) {
