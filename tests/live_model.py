@@ -35,7 +35,9 @@ from unittest import mock
 
 from django.test import Client
 
-from games.live import consumers
+from games.fragments import _CSRF_SLOT as CSRF_SLOT
+from games.fragments import OWN_PARTS, own_parts_html
+from games.live import consumers, own
 from games.live.audiences import access_meta
 from games.live.hub import Hub, Room
 from games.live.kinds import ACCESS_KINDS
@@ -161,6 +163,9 @@ class OpenPage:
         self.reloads = -1  # the first load is not a reload
         self.statuses: list[int] = []  # every answer to a whole-page GET or a fetch
         self.notices: list[str] = []  # what live.js said in its notice box (not compared)
+        # Notices of "you" kinds (a result, a prod...) shown for an item addressed to
+        # someone else's feed or the host's: (kind, audience, text).
+        self.misaddressed: list[tuple[str, str, str]] = []
         self.room: LiveRoom | None = None
         self.load()
 
@@ -282,6 +287,7 @@ class OpenPage:
     def _show(self, item: dict[str, Any]) -> None:
         others = self._for_someone_else(item)
         kind, data = item["kind"], item.get("data")
+        shown = len(self.notices)
         if kind == "game_started":
             self.reload_asked = True
             return
@@ -307,9 +313,16 @@ class OpenPage:
             self.notices.append("Night actions updated.")
         if kind == "your_turn" and not others:
             self.notices.append("Your turn at the table.")
+        if len(self.notices) > shown and kind in self._you_kinds():
+            mine = item.get("aud") == f"slot:{self.slot_id}"
+            if not mine:  # "you" said on a page of someone the item is not about
+                self.misaddressed.append((kind, str(item.get("aud")), self.notices[-1]))
         self._redraw(item)
         if kind == "game_finished":
             self.notices.append("The game is over.")
+
+    def _you_kinds(self) -> set[str]:
+        return {name for name, kind in self.registry["kinds"].items() if kind.get("you")}
 
     @staticmethod
     def _pushed_html(item: dict[str, Any], part: str) -> str | None:
@@ -329,13 +342,34 @@ class OpenPage:
                 continue
             html = self._pushed_html(item, part)
             usable = bool(html) and (not self.signed_in or part in self.registry["shared"])
+            own = self._own_html(item, part)
             for el in elements:
                 if not el.id or part not in el.attrs["data-live-part"].split():
                     continue
-                if usable and el.id == part:
+                if own is not None and el.id == part:
+                    self._replace(part, own)  # live.js: swapOwn (nobody types here)
+                elif usable and el.id == part:
                     self._replace(part, html or "")
                 elif self.signed_in or part not in self.registry["pushed"]:
                     self.wanted[el.id] = True
+
+    def _own_html(self, item: dict[str, Any], part: str) -> str | None:
+        """live.js ``ownHtml``: this viewer's own copy of ``part`` pushed with the item,
+        the page's own CSRF token put in (None: none pushed, or no token on the page)."""
+        own = item.get("own")
+        if not self.signed_in or not isinstance(own, dict) or not isinstance(own.get(part), str):
+            return None
+        html = own[part]
+        if CSRF_SLOT in html:
+            token = next(
+                (e.attrs.get("value") for e in self.doc.elements()
+                 if e.tag == "input" and e.attrs.get("name") == "csrfmiddlewaretoken"),
+                None,
+            )  # fmt: skip
+            if not token:
+                return None
+            html = html.replace(CSRF_SLOT, token)
+        return html
 
     def _add_post(self, item: dict[str, Any]) -> None:
         page = item.get("page") or self.page_number
@@ -388,6 +422,9 @@ class OpenPage:
             return
         if not 200 <= got.status < 300:
             return
+        # The fresh load it will be compared with is this same answer: its parts, before
+        # they move into the open page.
+        _PARTS.setdefault((id(self.client), self.url), parts_of(got.doc))
         for element_id in ids:
             fresh = got.doc.by_id(element_id)
             el = self.doc.by_id(element_id)
@@ -507,11 +544,29 @@ class LiveRoom:
         self.room.sockets[socket] = audiences
         self.sockets[id(page)] = socket
         socket.seen_seq = seq
+        # live.js asks for its own copy of the per-viewer parts its page shows (``?own=``).
+        socket.own_parts = (
+            frozenset(p for p in OWN_PARTS if page.doc.by_id(p) is not None)
+            if page.signed_in
+            else frozenset()
+        )
         # The catch-up: nothing happened between the page's render and its socket here.
         got = replay(self.game_id, audiences, 0 if not page.last else None, page.last or None)
-        items = [json.loads(text) for _, text in got.items]
+        items = [self._item(socket, text) for _, text in got.items]
         head = {"type": "reload"} if got.reload else {"type": "replay", "positions": got.positions}
         page.apply(items, [head])
+
+    def _item(self, socket: Any, text: str) -> dict[str, Any]:
+        """An item as the socket sends it: with the viewer's own copy of the parts it
+        redraws that the page asked for (``games.live.own.attach``, rendered now)."""
+        item = json.loads(text)
+        want = own.wanted(text, socket.own_parts)
+        if want:
+            html = own_parts_html(self.game_id, socket.page.user, want)
+            mine = {part: html[part] for part in sorted(want) if part in html}
+            if mine:
+                item["own"] = mine
+        return item
 
     def audiences(self, page: OpenPage) -> frozenset[str]:
         socket = self.sockets.get(id(page))
@@ -557,7 +612,7 @@ class LiveRoom:
                 for at, audiences in routed[key]:
                     if seq > at:
                         allowed = audiences
-                item = json.loads(text)
+                item = self._item(socket, text)
                 if item.get("aud", "public") in allowed or item["kind"] == "vote_count":
                     items.append(item)
             controls = [{"type": "replay", "positions": got.positions}, *socket.outbox.sent]

@@ -72,6 +72,8 @@ class Step:
     kinds: set[str]
     viewers: set[str]  # whose pages were open
     mismatches: list[Mismatch]
+    # "you" notices a page showed for an item about someone else: (viewer, page, notice)
+    misaddressed: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -83,6 +85,7 @@ class Play:
     errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    cpu: float = 0.0  # this process's CPU seconds (the database's are not counted)
 
     def client(self, name: str) -> Client:
         """One browser per person (its own cookies); "anonymous" signs in as no one."""
@@ -189,7 +192,11 @@ class GamePlay:
                 drifted.append(page)
             found += wrong
         viewers = {p.viewer for p in self.room.pages}
-        self.play.steps.append(Step(self.label, self.scenario, action, kinds, viewers, found))
+        step = Step(self.label, self.scenario, action, kinds, viewers, found)
+        for page in self.room.pages:
+            step.misaddressed += [(page.viewer, page.label, str(m)) for m in page.misaddressed]
+            page.misaddressed = []
+        self.play.steps.append(step)
         # A page that drifted is loaded again: the next action is judged on its own.
         for page in drifted:
             page.load()
@@ -251,6 +258,11 @@ def open_viewers(
         game.open("replaced", "thread")
         game.open("replaced", "role PM", "role/")
         game.open("replaced", "mafia thread", "t/mafia/")
+    if replaced:
+        # The thread grows past a page in this game: page 1 must stay page 1, and
+        # ?page=last must follow the thread to its newest page.
+        game.open("anonymous", "page 1", "?page=1")
+        game.open("member", "newest page", "?page=last")
     if agent:
         game.open("agent", "thread")
         game.open("agent", "role PM", "role/")
@@ -539,7 +551,7 @@ def play(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Play]:
         if created:
             payload_errors.extend(check_payload(instance.kind, instance.payload))
 
-    began = time.monotonic()
+    began, cpu = time.monotonic(), time.process_time()
     settings = override_settings(
         PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
         RATE_LIMITS_ENABLED=False,
@@ -566,10 +578,13 @@ def play(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Play]:
         post_save.disconnect(check, sender=GameEvent)
     result.errors += [f"payload: {e}" for e in payload_errors[:10]]
     result.seconds = time.monotonic() - began
+    result.cpu = time.process_time() - cpu
     yield result
 
 
 def test_the_games_played_through(play: Play) -> None:
+    steps = len(play.steps)
+    print(f"{steps} actions checked in {play.seconds:.0f} s ({play.cpu:.0f} s of CPU here)")
     assert not play.errors, "\n".join(play.errors)
 
 
@@ -593,6 +608,21 @@ def _cases() -> list[Any]:
             marks = [pytest.mark.xfail(strict=True, reason=bug)] if bug else []
             cases.append(pytest.param(kind, viewer, marks=marks, id=f"{kind}-{viewer}"))
     return cases
+
+
+@pytest.mark.parametrize("kind", sorted(k.name for k in KINDS.values() if k.to_you))
+def test_you_notices_reach_only_their_player(play: Play, kind: str) -> None:
+    """live.js words a result, a prod, a refused vote or a turn to "you": never on the
+    pages of someone else (the host follows every player's feed, and the host's own)."""
+    if not any(kind in s.kinds for s in play.steps):
+        pytest.skip(f"no action emitted {kind}")
+    wrong = [
+        f"[{s.game}: {s.scenario}: {s.action}] {viewer} / {page}: {notice}"
+        for s in play.steps
+        for viewer, page, notice in s.misaddressed
+        if notice.startswith(f"('{kind}'")
+    ]
+    assert not wrong, "\n".join(wrong)
 
 
 def responsible(step: Step, mismatch: Mismatch) -> set[str]:
