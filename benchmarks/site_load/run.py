@@ -2,6 +2,12 @@
 
     .venv/bin/python benchmarks/site_load/run.py --games 50 [--web 2] [--workers 1]
         [--seconds 240] [--spawn-rate 50] [--json var/site_load/n50.json]
+        [--phase-model busiest-hour|storm|compressed] [--storm-share 1.0]
+        [--deadlines scan|eta]
+
+Every process it starts (prepare, the site, Celery, Locust) runs on this script's own
+interpreter (``sys.executable``): run it with the Python of a virtualenv that has the
+site and the ``load`` extra installed (``pip install -e '.[load]' -e client``).
 
 1. Prepares (``prepare.py``) the template database ``load_tpl_<N>`` unless it exists
    (``--prepare`` makes it afresh), then copies it to ``load_run`` (``CREATE DATABASE ...
@@ -13,10 +19,15 @@
    Celery queue of this run's own. One client address plays every user, and signed-in spectators
    share a few accounts, so the websocket caps are raised (``LIVE_SOCKETS_PER_PERSON``,
    ``LIVE_SOCKETS_PER_ADDRESS_ANONYMOUS``).
-3. Arms the games: each forum game's day lasts ``day_seconds`` and night ``night_seconds``
-   from now on, and its day 1 deadline is moved to a random moment of the measured window
-   (``spread_seconds`` after the ramp), with the ETA task a deadline change queues; the
-   table games start.
+3. Arms the games as the phase model says (``model.py``): ``busiest-hour`` (the default)
+   keeps real 48 h days and 24 h nights and puts every forum game's day 1 deadline in the
+   real hour that begins with the measured window (evenly: about N*S/3600 in a window of
+   S seconds); ``storm`` puts ``--storm-share`` of them in one minute of the window and
+   reports it apart; ``compressed`` (the old model) makes days ``day_seconds`` and nights
+   ``night_seconds`` long with day 1 deadlines over ``spread_seconds``. Deadlines are
+   ended as ``--deadlines`` says (``scan``: no ETA task, as for any day-long phase on the
+   site; ``eta``: an ETA task each; compressed: ETA tasks, as the site queues for short
+   phases). The table games start.
 4. Runs Locust headless (``locustfile.py``; one process) with the model's users
    (``model.users``), ramped at ``--spawn-rate`` a second, statistics reset when all have
    spawned, then ``--seconds`` of measurement. Meanwhile every 2 s it samples the CPU of
@@ -27,7 +38,9 @@
    every accepted post and vote is stored (each post carries a nonce), nothing refused or
    failed is; every socket received every public post made while it was open; and
    reports the figures against the targets: page p95 <= 100 ms, vote/post p95 <= 200 ms,
-   live delivery p99 <= 1 s, every deadline within 2 s, nothing lost.
+   live delivery p99 <= 1 s, every deadline within 2 s, nothing lost. It prints the row
+   of BENCHMARKS.md's capacity table (and, for a storm, of the storm table), and warns
+   when Locust used most of its one core (the generator, not the site, set the figures).
 """
 
 from __future__ import annotations
@@ -692,6 +705,20 @@ def table_row(rep: dict[str, Any]) -> str:
 
 
 # ======================================================================================
+def raise_file_limit(users: int) -> None:
+    """Each user holds an HTTP connection and a socket in Locust and again in the site (a
+    web process, W=1, holds them all): lift the soft limit on open files to the hard one,
+    which the children inherit, and say so when even that is short."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    need = 2 * users + 1000
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    if hard != resource.RLIM_INFINITY and hard < need:
+        print(f"WARNING: {hard} open files allowed, about {need} needed", flush=True)
+
+
 # A Locust process is one core at most (gevent, one thread): past this mean share of a
 # core its own timings grow, and the run measures the generator, not the site.
 LOCUST_SATURATED = 0.8
@@ -770,6 +797,7 @@ def main() -> None:
     users = model.users(args.games, len(online_seats), len(people), len(bots))
     total_users = sum(users.values())
     ramp = math.ceil(total_users / args.spawn_rate)
+    raise_file_limit(total_users)
     print(support.machine(), flush=True)
     print(
         f"{phase_model} (deadlines: {deadline_path}), users {users} ({total_users}), "
