@@ -27,6 +27,8 @@ from typing import Any
 from celery import shared_task
 from django.utils import timezone
 
+from mafia_site.celery import DEADLINE_SCAN_SECONDS
+
 from . import services, webhooks
 from .deadlines import record_sweep, sweep_overdue
 from .errors import NotFound
@@ -43,11 +45,19 @@ EARLY_RETRY_WINDOW = timedelta(seconds=10)
 
 @shared_task(name="games.tasks.advance_due_phases", ignore_result=True)
 def advance_due_phases() -> int:
-    """Queue the transition of every due phase; returns how many were queued."""
+    """Queue the transition of every due phase; returns how many were queued.
+
+    It also queues the ETA task of every deadline due before the scan after next: a phase
+    opened days ahead got none when it opened (``scheduling.SHORT_RANGE``), and without one
+    it would end up to a whole scan late. Two scans cover each deadline; the transition is
+    idempotent, so the second task does nothing."""
     now = timezone.now()
     due = services.due_phases(now)
     for game_id, number in due:
         advance_phase_task.delay(game_id, number)
+    ahead = timedelta(seconds=2 * DEADLINE_SCAN_SECONDS)
+    for game_id, number, deadline, turn_seq in services.nearing_phases(now, ahead):
+        schedule_deadline(game_id, number, deadline, turn_seq)
     record_sweep("celery", len(due), now=now)
     if due:
         log.info("Deadline scan: %d due phase(s): %s", len(due), due)

@@ -65,7 +65,7 @@ from .lobby import (
     start_game,
 )
 from .nights import describe_result, submit_night_action, withdraw_night_action
-from .phases import advance_phase, due_phases
+from .phases import advance_phase, due_phases, nearing_phases
 from .posts import host_post, submit_post
 from .ratings import rate_missed_games
 from .replacements import join_queue, leave_queue, replace_with_next
@@ -103,6 +103,7 @@ __all__ = [
     "mark_away",
     "match_league_queue",
     "modkill",
+    "nearing_phases",
     "night_options",
     "nominate",
     "normalize_role_list",

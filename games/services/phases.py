@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
@@ -147,6 +147,22 @@ def due_phases(now: datetime | None = None) -> list[tuple[int, int]]:
         resolved=False, deadline__lte=now, game__status=GameStatus.RUNNING
     ).values_list("game_id", "number")
     return list(rows)
+
+
+def nearing_phases(now: datetime, within: timedelta) -> list[tuple[int, int, datetime, int | None]]:
+    """(game id, phase number, deadline, turn seq or None) of every running phase whose
+    deadline falls in ``(now, now + within]``: the scan queues their ETA tasks, so a
+    deadline set days ahead still ends on the second rather than up to a scan late."""
+    rows = Phase.objects.filter(
+        resolved=False,
+        deadline__gt=now,
+        deadline__lte=now + within,
+        game__status=GameStatus.RUNNING,
+    ).values_list("game_id", "number", "deadline", "turn_seq", "day_state")
+    return [
+        (game_id, number, deadline, turn_seq if day_state is not None else None)
+        for game_id, number, deadline, turn_seq, day_state in rows
+    ]
 
 
 def end_day(tx: Tx) -> None:

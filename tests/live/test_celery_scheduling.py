@@ -114,3 +114,23 @@ def test_broker_down_is_logged_not_raised(monkeypatch, caplog):
     monkeypatch.setattr(scheduling, "eta_tasks_enabled", lambda: True)
     assert scheduling.schedule_deadline(1, 1, timezone.now()) is False
     assert "scan will end it" in caplog.text
+
+
+def test_the_scan_queues_the_eta_task_of_a_long_phase_as_its_deadline_nears(sent):
+    """A day of 24 hours gets no ETA task when it opens (the broker would hold it a day);
+    the scan queues one when the deadline comes within two scans, so it ends on the
+    second, not up to a scan late. A deadline further out is left for a later scan."""
+    from games import tasks
+
+    game, _, _ = make_running_game(day_length=timedelta(hours=24))
+    assert sent == []
+    tasks.advance_due_phases()
+    assert sent == []  # a day away
+    soon = timezone.now() + timedelta(seconds=tasks.DEADLINE_SCAN_SECONDS)
+    Phase.objects.filter(game=game, number=1).update(deadline=soon)  # no save hook
+    tasks.advance_due_phases()
+    assert sent == [(game.pk, 1, soon)]
+    later = timezone.now() + timedelta(seconds=3 * tasks.DEADLINE_SCAN_SECONDS)
+    Phase.objects.filter(game=game, number=1).update(deadline=later)
+    tasks.advance_due_phases()
+    assert len(sent) == 1  # the next scans' job
