@@ -267,7 +267,8 @@ def _write(node: Node, out: list[str], top: bool = False) -> None:
     attrs = node.attrs
     if not top and attrs.get("id") in ("live-notices", "live-status"):
         return
-    clock = node.tag == "time" and "data-countdown" in attrs
+    # An age (``data-clock``: "3 s ago") depends on the moment of rendering: no text either.
+    clock = (node.tag == "time" and "data-countdown" in attrs) or "data-clock" in attrs
     skip = set()
     if clock:
         skip = {"title", "data-absolute"}

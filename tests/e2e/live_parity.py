@@ -6,7 +6,8 @@ the same live parts: each element with ``data-live-part`` and an id, and the vot
 players, phase banner, table panel and posts.
 
 Only what legitimately differs is normalised: the countdown's text (its ``datetime`` is
-compared), the CSRF token, the live status indicator and the live notices, whitespace.
+compared), ages relative to the moment of rendering (``data-clock``: "last sweep 3 s
+ago"), the CSRF token, the live status indicator and the live notices, whitespace.
 
 To know when live delivery has settled, an init script (the test's own, no product code)
 records on ``window.__e2eLive`` when the page last changed (a frame on its socket, a DOM
@@ -96,6 +97,9 @@ EXTRACT = """
       t.removeAttribute("title");
       t.removeAttribute("data-absolute");
     });
+    // Ages said relative to the moment of rendering (the host's "last sweep 3 s ago"):
+    // their text depends on when the page was rendered, not on what it shows.
+    copy.querySelectorAll("[data-clock]").forEach((x) => { x.textContent = ""; });
     copy.querySelectorAll("input[name=csrfmiddlewaretoken]")
       .forEach((x) => x.removeAttribute("value"));
     out[id] = copy.outerHTML.replace(/\\s+/g, " ").replace(/> </g, "><")

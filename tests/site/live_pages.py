@@ -67,7 +67,11 @@ class _Builder(HTMLParser):
 
     def _volatile(self) -> bool:
         # A countdown's text ticks on the client; its ``datetime`` attribute is compared.
-        return any(n.tag == "time" and "data-countdown" in n.attrs for n in self.stack)
+        # An age (``data-clock``: "3 s ago") depends on the moment of rendering.
+        return any(
+            (n.tag == "time" and "data-countdown" in n.attrs) or "data-clock" in n.attrs
+            for n in self.stack
+        )
 
 
 def parse(html: str) -> Node:
