@@ -277,11 +277,13 @@ def start(game: GamePlay, *, table: bool = False) -> None:
     """Start, read who is who, modkill the dead viewer, then open every viewer's pages."""
     game.call(HOST, "POST", "start/")
     game.read_roles()
-    game.cast = pick(game)
+    game.cast = pick(game, keep=(AGENT,))
+    game.cast["agent"] = AGENT  # every game has the agent in its last seat
     dead = game.cast["dead"]
     game.call(HOST, "POST", "host/modkill/", {"slot_id": game.slots[dead], "reason": "parity"})
-    open_viewers(game, table=table)
+    open_viewers(game, table=table, agent=True)
     game.open("dead", "dead thread", "t/dead/")
+    check_agent_socket(game)
     game.seq = event_position(game.game_id)
 
 
@@ -316,6 +318,8 @@ def forum_game(play: Play) -> None:
     game.open("host", "host dashboard", "host/")
     game.open("town", "sign-ups")
     game.open("actor", "sign-ups")
+    game.cast["agent"] = AGENT
+    game.open("agent", "sign-ups")  # it joins last
     for name in PLAYERS[1:9]:
         game.act(name, "POST", "join/")
     game.act(PLAYERS[8], "POST", "leave/")
@@ -439,7 +443,7 @@ def locked_wagon_game(play: Play) -> None:
             "day_length_minutes": LONG,
             "night_length_minutes": LONG,
         },
-        PLAYERS[:8],
+        (*PLAYERS[:7], AGENT),
     )
     start(game)
     game.scenario = "locked wagon"
@@ -464,7 +468,7 @@ def classic_thread_game(play: Play) -> None:
             "day_length_minutes": LONG,
             "night_length_minutes": LONG,
         },
-        PLAYERS,
+        (*PLAYERS[:9], AGENT),
     )
     start(game)
     game.scenario = "revote"
@@ -488,7 +492,7 @@ def table_game(play: Play) -> None:
         play,
         "classic table",
         {"setup": "classic-ten", "turn_length_seconds": 600, "vote_length_seconds": 600},
-        PLAYERS,
+        (*PLAYERS[:9], AGENT),
     )
     start(game, table=True)
     game.scenario = "table"
