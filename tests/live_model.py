@@ -27,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -161,6 +160,8 @@ class OpenPage:
         self.label = label or url
         self.user = user  # who the socket signs in as (an agent: its token's user)
         self.reloads = -1  # the first load is not a reload
+        self.applied = 0  # items applied
+        self.fetches = 0  # refreshFromPage calls
         self.statuses: list[int] = []  # every answer to a whole-page GET or a fetch
         self.notices: list[str] = []  # what live.js said in its notice box (not compared)
         # Notices of "you" kinds (a result, a prod...) shown for an item addressed to
@@ -242,6 +243,7 @@ class OpenPage:
         for item in items:
             if self.reload_asked:
                 break  # the page is going away; what it would still draw is moot
+            self.applied += 1
             self._apply_item(item)
         for message in controls:
             self._control(message)
@@ -416,6 +418,7 @@ class OpenPage:
         """refreshFromPage: the page fetched again, its parts swapped in (a part the fresh
         page lacks is removed; an answer that is not ok changes nothing)."""
         got = _get(self.client, self.url, HTTP_X_LIVE_REFRESH="1")
+        self.fetches += 1
         self.statuses.append(got.status)
         if got.status in (403, 404):
             self.load()  # access lost (replaced out): the page becomes what a reload shows
@@ -479,18 +482,22 @@ class ModelSocket(consumers.GameConsumer):
 @contextlib.contextmanager
 def _inline_db() -> Iterator[None]:
     """The consumer's ``socket_db`` calls made inline, on this thread's connection (the
-    test's transaction): a pool thread would not see the uncommitted rows."""
+    test's transaction): a pool thread would not see the uncommitted rows. Django keeps a
+    separate connection per async context, so the call is made as sync code: the running
+    loop is hidden from it for the duration (nothing awaits meanwhile)."""
 
     def inline(func: Any) -> Any:
         async def call(*args: Any, **kwargs: Any) -> Any:
-            return func(*args, **kwargs)
+            loop = asyncio.get_running_loop()
+            asyncio._set_running_loop(None)
+            try:
+                return func(*args, **kwargs)
+            finally:
+                asyncio._set_running_loop(loop)
 
         return call
 
-    with (
-        mock.patch.object(consumers, "socket_db", inline),
-        mock.patch.dict(os.environ, {"DJANGO_ALLOW_ASYNC_UNSAFE": "true"}),
-    ):
+    with mock.patch.object(consumers, "socket_db", inline):
         yield
 
 

@@ -86,6 +86,11 @@ class Play:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     cpu: float = 0.0  # this process's CPU seconds (the database's are not counted)
+    # What the open pages did: items applied, fetches, reloads (not vacuous: most items
+    # are applied, not reloaded away).
+    stats: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(("pages", "items", "fetches", "reloads"), 0)
+    )
 
     def client(self, name: str) -> Client:
         """One browser per person (its own cookies); "anonymous" signs in as no one."""
@@ -164,6 +169,11 @@ class GamePlay:
     def close(self) -> None:
         if self.room is not None:
             for page in list(self.room.pages):
+                stats = self.play.stats
+                stats["pages"] += 1
+                stats["items"] += page.applied
+                stats["fetches"] += page.fetches
+                stats["reloads"] += page.reloads
                 self.room.close(page)
 
     def check(self, action: str) -> None:
@@ -586,9 +596,41 @@ def play(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Play]:
     yield result
 
 
+def test_the_model_sees_a_page_left_behind_and_catches_it_up(client_for, make_game) -> None:
+    """The comparison has teeth: a page that missed its frames differs from a reload, and
+    the same page equals one once it has applied them (nothing here is vacuous)."""
+    from games import services
+    from tests.conftest import slot_of
+
+    game = make_game("forum-vanilla")
+    goon = slot_of(game, "goon")
+    target = game.slots.exclude(pk=goon.pk).order_by("seat").first()
+    room = LiveRoom(game.pk)
+    pages = [
+        room.open(OpenPage(client_for(), f"/games/{game.pk}/", viewer="anonymous")),
+        room.open(OpenPage(client_for(goon.user), f"/games/{game.pk}/", user=goon.user)),
+    ]
+    services.cast_vote(goon.user, game.pk, target.pk)
+    forget_gets()
+    assert "vote-count" in {m.part for m in pages[0].drift()}
+    assert {"vote-count", "players"} <= {m.part for m in pages[1].drift()}  # "your vote"
+    room.sync()
+    for page in pages:
+        assert page.drift() == [], page.drift()
+    # The consumer's own access re-check reaches the model: a player who dies gets the
+    # dead thread, so their open page is told to reload.
+    host = game.host
+    services.modkill(host, game.pk, goon.pk)
+    forget_gets()
+    room.sync()
+    assert pages[1].reloads == 1 and "dead" in room.audiences(pages[1])
+    assert pages[0].reloads == 0 and pages[0].drift() == []
+
+
 def test_the_games_played_through(play: Play) -> None:
     steps = len(play.steps)
     print(f"{steps} actions checked in {play.seconds:.0f} s ({play.cpu:.0f} s of CPU here)")
+    print("open pages: " + ", ".join(f"{v} {k}" for k, v in play.stats.items()))
     assert not play.errors, "\n".join(play.errors)
 
 
