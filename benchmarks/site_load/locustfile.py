@@ -296,6 +296,11 @@ class LivePage:
             query = ""  # a bot's stream starts from now (the client library's way)
         else:
             query = "?since=0"  # a page without positions (live.js's way)
+        # live.js: a signed-in page names the per-viewer parts it shows, and the server
+        # pushes its own copy of them with the items that redraw them (item["own"]).
+        mine = [el_id for el_id, _ in self.parts if el_id in OWN_PARTS]
+        if mine and not self.user.token_socket and self.user.signed_in:
+            query += ("&" if query else "?") + "own=" + ",".join(mine)
         url = f"{WS_BASE}/ws/games/{self.game_id}/{query}"
         headers = []
         cookies = None
@@ -421,7 +426,7 @@ class LivePage:
             n = item.get("n") or 0
             if n > self.last.get("~vote_count", 0):
                 self.last["~vote_count"] = n
-                self._redraw(kind)
+                self._redraw(kind, item.get("own") or {})
             return
         aud = item.get("aud") or "public"
         if aud in self.resyncing:
@@ -449,10 +454,10 @@ class LivePage:
             gevent.spawn(self.user.reload_page, self)  # live.js reloads the page
             return
         self.user.on_item(self, item)
-        self._redraw(kind)
+        self._redraw(kind, item.get("own") or {})
 
     # -- live.js's redraw: which parts this page fetches again --------------------------------
-    def _redraw(self, kind: str | None) -> None:
+    def _redraw(self, kind: str | None, own: dict[str, Any]) -> None:
         spec = (REGISTRY.get("kinds") or {}).get(kind or "")
         if not spec or "user_stopped" in self.record:
             return
@@ -468,6 +473,8 @@ class LivePage:
             for el_id, el_parts in self.parts:
                 if part not in el_parts:
                     continue
+                if signed_in and el_id == part and isinstance(own.get(part), str):
+                    continue  # this viewer's own copy, pushed with the item
                 if usable and el_id == part:
                     continue  # replaced from the pushed HTML
                 if signed_in or part not in pushed:
@@ -483,6 +490,10 @@ class LivePage:
                 self.user.get(self.url, "page: live refresh", {"X-Live-Refresh": "1"})
         finally:
             self.refreshing = False
+
+
+# The parts the server pushes per viewer (live.js's OWN_PARTS, games.fragments.OWN_PARTS).
+OWN_PARTS = ("players", "turn-panel")
 
 
 class PageUser(FastHttpUser):
