@@ -44,7 +44,9 @@ from games.services import agents as agent_services
 from tests.factories import UserFactory
 from tests.live_model import LiveRoom, Mismatch, OpenPage, forget_gets
 
-pytestmark = pytest.mark.django_db
+# Slow: five games played with 86 pages open (about 70 s on one quiet core); the quick loop
+# leaves it to CI.
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 HOST = "parityhost"
 PLAYERS = tuple(f"par{i}" for i in range(10))
