@@ -45,8 +45,9 @@ from tests.factories import UserFactory
 from tests.live_model import LiveRoom, Mismatch, OpenPage, forget_gets
 
 # Slow: five games played with 86 pages open (about 70 s on one quiet core); the quick loop
-# leaves it to CI.
-pytestmark = [pytest.mark.django_db, pytest.mark.slow]
+# leaves it to CI. The games are played in the first test's setup: 210 s under the parallel
+# run's load, so its timeout is four times that, not the suite's 600 s.
+pytestmark = [pytest.mark.django_db, pytest.mark.slow, pytest.mark.timeout(900)]
 
 HOST = "parityhost"
 PLAYERS = tuple(f"par{i}" for i in range(10))
