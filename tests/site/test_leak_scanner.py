@@ -68,6 +68,7 @@ from mafia_client import parse_frame
 
 from games import naming, services
 from games.errors import GameRuleError
+from games.fragments import OWN_PARTS, own_parts_html
 from games.live import audiences as live_audiences
 from games.live import inbox as live_inbox
 from games.live import kinds, numbering
@@ -231,6 +232,9 @@ def capture(game: Game, person: Person) -> dict[str, Any]:
     if person.user is not None:
         bodies.update(digest_bodies(person.user))
         bodies["socket: inbox"] = live_inbox.inbox_frame(person.user.pk, fresh=True)
+        # The viewer's own players panel and table, as their socket attaches them to items
+        # (``games.live.own``): the same reads as the page, searched as a frame of its own.
+        bodies["socket: own parts"] = own_parts_html(game.pk, person.user, OWN_PARTS)
     audiences, _seq = live_audiences.viewer_audiences(game.pk, person.user)
     since = 0 if not person.started else None
     result = live_replay.replay(game.pk, audiences, since, dict(person.positions) or None)
