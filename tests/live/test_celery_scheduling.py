@@ -127,7 +127,10 @@ def test_the_scan_queues_the_eta_task_of_a_long_phase_as_its_deadline_nears(sent
     tasks.advance_due_phases()
     assert sent == []  # a day away
     soon = timezone.now() + timedelta(seconds=tasks.DEADLINE_SCAN_SECONDS)
-    Phase.objects.filter(game=game, number=1).update(deadline=soon)  # no save hook
+    # (no save hook); the day opened a day ago, so it got no ETA task when it opened
+    Phase.objects.filter(game=game, number=1).update(
+        deadline=soon, started_at=timezone.now() - timedelta(days=1)
+    )
     tasks.advance_due_phases()
     assert sent == [(game.pk, 1, soon)]
     later = timezone.now() + timedelta(seconds=3 * tasks.DEADLINE_SCAN_SECONDS)
