@@ -36,8 +36,8 @@ class Part:
     # The live layer pushes the part's HTML (the spectators' rendering) with the event.
     pushed: bool = False
     # That pushed rendering is the same for every viewer (no buttons, no role labels):
-    # every page may use it; otherwise only anonymous pages do and the others refetch,
-    # unless the socket pushes their own copy (``fragments.OWN_PARTS``: ``games.live.own``).
+    # every page may use it; otherwise only anonymous pages do, and the socket pushes each
+    # signed-in viewer's own copy (``games.live.own``).
     same_for_everyone: bool = False
     # Only ever added to, never redrawn (the posts list: each post item is appended).
     appended: bool = False
@@ -56,6 +56,9 @@ PARTS: dict[str, Part] = {
         Part("actions"),  # night actions, results, the host's records and alerts
         Part("chores"),  # V/LA, the replacement queue
         Part("activity"),
+        # The thread's page links: no event redraws them; an open page asks for them when
+        # a post starts a page it has no link to (``static/js/live.js``).
+        Part("pages"),
     )
 }
 

@@ -4,22 +4,27 @@ An ``OpenPage`` is a game page a viewer keeps open: parsed from a GET with Djang
 ``Client`` (logged in as the viewer, or anonymous), holding what live.js holds (the page's
 live parts, its positions, thread, newest-page flag, signed-in flag, slot and the kind
 registry the page carries). ``OpenPage.apply(items, controls)`` applies a socket's frames
-exactly as live.js would: parts replaced from the pushed HTML where live.js does so, the
-others fetched again with ``X-Live-Refresh: 1`` (coalesced: one fetch per burst), posts
-appended, reloads on ``game_started``, a role PM's ``role_pm`` and ``access``/``reload``
-controls. Where live.js would leave a part stale, so does the model: that is what the
-comparison with a fresh load (``OpenPage.drift``) is for.
+exactly as live.js would: the viewer's own copy of parts put in place from the items
+(``own``, by element id; ``covered`` parts the copy lacks taken away), the rest replaced
+from the pushed HTML where live.js does so, parts that came without their copy asked for
+on the socket (``{"type": "parts"}``, answered by the consumer's own ``parts_frame``),
+posts appended, reloads on ``game_started``, a role PM's ``role_pm``, ``own_status`` and
+``access``/``reload`` controls. Nothing is fetched. Where live.js would leave a part
+stale, so does the model: that is what the comparison with a fresh load
+(``OpenPage.drift``) is for.
 
 The frames come from the server's own code: ``games.live.replay.replay`` from the page's
 positions (exactly the items a socket holding them is sent), routed the way the hub routes
 them (``Hub._apply_access`` revokes a dead or replaced player's audiences between items),
 and the access controls from the consumer's own re-check (``GameConsumer
-.access_may_have_changed`` and ``_recheck``, with its database calls made inline). See
+.access_may_have_changed`` and ``_recheck``, with its database calls made inline), and
+each page's own parts from the socket's own ``games.live.own.attach`` (one frame per page
+and delivery, rendered in process for the page's viewer with its own cookies). See
 ``LiveRoom.deliver``.
 
 What the model cannot see: timing. Frames are computed once an action has returned, so a
 pushed part is rendered as of the end of the action (as a publish after its commit would,
-for one transaction) and a fetch reads the database after the whole action.
+for one transaction), and so is a viewer's own copy.
 """
 
 from __future__ import annotations
@@ -31,11 +36,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from unittest import mock
+from urllib.parse import urlsplit
 
 from django.test import Client
 
 from games.fragments import _CSRF_SLOT as CSRF_SLOT
-from games.fragments import OWN_PARTS, own_parts_html
 from games.live import consumers, own
 from games.live.audiences import access_meta
 from games.live.hub import Hub, Room
@@ -161,8 +166,8 @@ class OpenPage:
         self.user = user  # who the socket signs in as (an agent: its token's user)
         self.reloads = -1  # the first load is not a reload
         self.applied = 0  # items applied
-        self.fetches = 0  # refreshFromPage calls
-        self.statuses: list[int] = []  # every answer to a whole-page GET or a fetch
+        self.asks = 0  # {"type": "parts"} asks on the socket
+        self.statuses: list[int] = []  # every answer to a whole-page GET
         self.notices: list[str] = []  # what live.js said in its notice box (not compared)
         # Notices of "you" kinds (a result, a prod...) shown for an item addressed to
         # someone else's feed or the host's: (kind, audience, text).
@@ -199,10 +204,16 @@ class OpenPage:
         if script is not None:
             with contextlib.suppress(ValueError):
                 self.registry = json.loads(script.text_content())
-        self.wanted: dict[str, bool] = {}
+        self.asked: dict[str, bool] = {}  # parts to ask the socket for
         self.reload_asked = False
         if self.room is not None:
             self.room.connect(self)  # the new page opens its own socket
+
+    @property
+    def path(self) -> str:
+        """live.js's ``location.pathname + location.search``."""
+        split = urlsplit(self.url)
+        return split.path + (f"?{split.query}" if split.query else "")
 
     @property
     def live(self) -> bool:
@@ -239,7 +250,7 @@ class OpenPage:
     # -- frames (live.js's applyBatch) -------------------------------------------------------
     def apply(self, items: list[dict[str, Any]], controls: list[dict[str, Any]]) -> None:
         """Items in order, then the controls (the consumer's access re-check answers after
-        the items it routed); then the coalesced fetch, or the reload."""
+        the items it routed); then the reload, or the coalesced ask for parts."""
         for item in items:
             if self.reload_asked:
                 break  # the page is going away; what it would still draw is moot
@@ -247,11 +258,13 @@ class OpenPage:
             self._apply_item(item)
         for message in controls:
             self._control(message)
+        while not self.reload_asked and self.asked and self.room is not None:
+            parts, self.asked = sorted(self.asked), {}
+            self.asks += 1
+            answer = self.room.ask(self, parts)  # the consumer's answer, in its place
+            self._apply_own(answer, list(answer.get("parts") or []))
         if self.reload_asked:
             self.load()
-        elif self.wanted:
-            self._refresh(list(self.wanted))
-            self.wanted = {}
 
     def _control(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
@@ -333,51 +346,77 @@ class OpenPage:
         return {"phase-banner": item.get("banner"), "players": item.get("players"),
                 "turn-panel": item.get("turn")}.get(part)  # fmt: skip
 
+    def _carried(self, part: str) -> bool:
+        """live.js ``carried``: the items carry ``part`` as a reload shows it here."""
+        usable = self.registry["shared"] if self.signed_in else self.registry["pushed"]
+        return part in self.registry["appended"] or part in usable
+
     def _redraw(self, item: dict[str, Any]) -> None:
         kind = self.registry["kinds"].get(item["kind"])
         if not kind:
             return
         parts = list(kind["parts"]) + (list(kind["own"]) if self.signed_in else [])
+        done = self._apply_own(item, parts)
+        if self.reload_asked:
+            return
         elements = [e for e in self.doc.elements() if "data-live-part" in e.attrs]
         for part in parts:
             if part in self.registry["appended"]:
                 continue
             html = self._pushed_html(item, part)
-            usable = bool(html) and (not self.signed_in or part in self.registry["shared"])
-            own = self._own_html(item, part)
+            usable = bool(html) and self._carried(part)
             for el in elements:
-                if not el.id or part not in el.attrs["data-live-part"].split():
+                if not el.id or part not in el.attrs["data-live-part"].split() or el.id in done:
                     continue
-                if own is not None and el.id == part:
-                    self._replace(part, own)  # live.js: swapOwn (nobody types here)
-                elif usable and el.id == part:
+                if usable and el.id == part:
                     self._replace(part, html or "")
-                elif self.signed_in or part not in self.registry["pushed"]:
-                    self.wanted[el.id] = True
+                elif not self._carried(part):
+                    self.asked[part] = True
 
-    def _own_html(self, item: dict[str, Any], part: str) -> str | None:
-        """live.js ``ownHtml``: this viewer's own copy of ``part`` pushed with the item,
-        the page's own CSRF token put in (None: none pushed, or no token on the page)."""
-        own = item.get("own")
-        if not self.signed_in or not isinstance(own, dict) or not isinstance(own.get(part), str):
-            return None
-        html = own[part]
-        if CSRF_SLOT in html:
-            token = next(
-                (e.attrs.get("value") for e in self.doc.elements()
-                 if e.tag == "input" and e.attrs.get("name") == "csrfmiddlewaretoken"),
-                None,
-            )  # fmt: skip
-            if not token:
-                return None
-            html = html.replace(CSRF_SLOT, token)
-        return html
+    def _apply_own(self, message: dict[str, Any], parts: list[str]) -> set[str]:
+        """live.js ``applyOwn``: the viewer's own copy of each element of ``parts`` put in
+        place (``own``, by id), or taken away where ``covered`` says the server rendered it
+        and it is gone; ``own_status``: the page reloads. The ids done."""
+        done: set[str] = set()
+        if message.get("own_status"):
+            self.reload_asked = True
+            return done
+        own = message.get("own") or {}
+        covered = message.get("covered") or []
+        for el in [e for e in self.doc.elements() if "data-live-part" in e.attrs]:
+            if not el.id or self.doc.by_id(el.id) is not el:
+                continue  # replaced with its container already (live.js: detached)
+            names = el.attrs["data-live-part"].split()
+            if not any(n in parts or n in covered for n in names):
+                continue
+            if isinstance(own.get(el.id), str):
+                html = self._with_token(own[el.id])
+                if html is None:
+                    self.reload_asked = True
+                    return done
+                self._replace(el.id, html)  # live.js: swapOwn (nobody types here)
+                done.add(el.id)
+            elif any(n in covered for n in names):
+                el.remove()
+                done.add(el.id)
+        return done
+
+    def _with_token(self, html: str) -> str | None:
+        """live.js ``withToken``: the page's own CSRF token in place of the placeholder."""
+        if CSRF_SLOT not in html:
+            return html
+        token = next(
+            (e.attrs.get("value") for e in self.doc.elements()
+             if e.tag == "input" and e.attrs.get("name") == "csrfmiddlewaretoken"),
+            None,
+        )  # fmt: skip
+        return html.replace(CSRF_SLOT, token) if token else None
 
     def _add_post(self, item: dict[str, Any]) -> None:
         page = item.get("page") or self.page_number
         if page > self.page_count:
-            self.page_count = page  # the page links gain the new page
-            self.wanted["pages-top"] = self.wanted["pages-bottom"] = True
+            self.page_count = page
+            self.asked["pages"] = True  # the page links gain the new page
         if not self.newest_page:
             self.notices.append("New posts: go to the newest page.")
             return
@@ -413,28 +452,6 @@ class OpenPage:
             el.replace_with(fresh)
         else:
             el.set_inner_html(html)
-
-    def _refresh(self, ids: list[str]) -> None:
-        """refreshFromPage: the page fetched again, its parts swapped in (a part the fresh
-        page lacks is removed; an answer that is not ok changes nothing)."""
-        got = _get(self.client, self.url, HTTP_X_LIVE_REFRESH="1")
-        self.fetches += 1
-        self.statuses.append(got.status)
-        if got.status in (403, 404):
-            self.load()  # access lost (replaced out): the page becomes what a reload shows
-            return
-        if not 200 <= got.status < 300:
-            return
-        # The fresh load it will be compared with is this same answer: its parts, before
-        # they move into the open page.
-        _PARTS.setdefault((id(self.client), self.url), parts_of(got.doc))
-        for element_id in ids:
-            fresh = got.doc.by_id(element_id)
-            el = self.doc.by_id(element_id)
-            if fresh is not None and el is not None:
-                el.replace_with(fresh)  # nobody types here: swapKeepingInput is a swap
-            elif el is not None:
-                el.remove()
 
 
 # ==========================================================================================
@@ -497,8 +514,28 @@ def _inline_db() -> Iterator[None]:
 
         return call
 
-    with mock.patch.object(consumers, "socket_db", inline):
+    with (
+        mock.patch.object(consumers, "socket_db", inline),
+        mock.patch.object(own, "socket_db", inline),
+    ):
         yield
+
+
+def _scope(page: OpenPage) -> dict[str, Any]:
+    return socket_scope(page.client, page.user)
+
+
+def socket_scope(client: Client, user: Any) -> dict[str, Any]:
+    """A socket's scope as Channels makes it from a page's handshake: its user, the site's
+    host and the browser's cookies (the test client's)."""
+    cookies = "; ".join(f"{k}={v.value}" for k, v in client.cookies.items())
+    return {
+        "user": user,
+        "headers": [(b"host", b"testserver"), (b"cookie", cookies.encode("latin-1"))],
+        "server": ("testserver", 80),
+        "client": ("127.0.0.1", 50000),
+        "scheme": "ws",
+    }
 
 
 @dataclass
@@ -551,29 +588,32 @@ class LiveRoom:
         self.room.sockets[socket] = audiences
         self.sockets[id(page)] = socket
         socket.seen_seq = seq
-        # live.js asks for its own copy of the per-viewer parts its page shows (``?own=``).
-        socket.own_parts = (
-            frozenset(p for p in OWN_PARTS if page.doc.by_id(p) is not None)
-            if page.signed_in
-            else frozenset()
-        )
+        # live.js names its page's live elements and where it is (``?own=...&page=...``).
+        mine = [
+            f"{e.id}:{'+'.join(e.attrs['data-live-part'].split())}"
+            for e in page.doc.elements()
+            if e.id and "data-live-part" in e.attrs
+        ]
+        socket.own_page = own.OwnPage.of(self.game_id, _scope(page), ",".join(mine), page.path)
         # The catch-up: nothing happened between the page's render and its socket here.
         got = replay(self.game_id, audiences, 0 if not page.last else None, page.last or None)
-        items = [self._item(socket, text) for _, text in got.items]
+        items = self._items(socket, got.items)
         head = {"type": "reload"} if got.reload else {"type": "replay", "positions": got.positions}
         page.apply(items, [head])
 
-    def _item(self, socket: Any, text: str) -> dict[str, Any]:
-        """An item as the socket sends it: with the viewer's own copy of the parts it
-        redraws that the page asked for (``games.live.own.attach``, rendered now)."""
-        item = json.loads(text)
-        want = own.wanted(text, socket.own_parts)
-        if want:
-            html = own_parts_html(self.game_id, socket.page.user, want)
-            mine = {part: html[part] for part in sorted(want) if part in html}
-            if mine:
-                item["own"] = mine
-        return item
+    @staticmethod
+    def _items(socket: Any, batch: list[tuple[int, str]]) -> list[dict[str, Any]]:
+        """Items as the socket sends them in one frame: the socket's own ``attach`` adds the
+        viewer's copy of the parts they redraw (rendered now, on this thread)."""
+        with _inline_db():
+            texts = asyncio.run(own.attach(socket.own_page, list(batch)))
+        return [json.loads(text) for text in texts]
+
+    def ask(self, page: OpenPage, parts: list[str]) -> dict[str, Any]:
+        """The consumer's answer to the page's ``{"type": "parts", "parts": parts}``."""
+        socket = self.sockets[id(page)]
+        with _inline_db():
+            return asyncio.run(own.parts_frame(socket.own_page, parts))
 
     def audiences(self, page: OpenPage) -> frozenset[str]:
         socket = self.sockets.get(id(page))
@@ -611,7 +651,7 @@ class LiveRoom:
             if got.reload:
                 frames[key] = ([], [{"type": "reload", "reason": "too far behind"}])
                 continue
-            items = []
+            batch = []
             for seq, text in got.items:
                 # The hub delivers up to an access event under the old access, then routes
                 # by what ``_apply_access`` left.
@@ -619,9 +659,10 @@ class LiveRoom:
                 for at, audiences in routed[key]:
                     if seq > at:
                         allowed = audiences
-                item = self._item(socket, text)
-                if item.get("aud", "public") in allowed or item["kind"] == "vote_count":
-                    items.append(item)
+                aud = json.loads(text).get("aud", "public")
+                if aud in allowed or '"kind":"vote_count"' in text:
+                    batch.append((seq, text))
+            items = self._items(socket, batch)
             controls = [{"type": "replay", "positions": got.positions}, *socket.outbox.sent]
             socket.outbox.sent = []
             socket.seen_seq = floor

@@ -24,14 +24,15 @@ The classes (how many of each: ``model.users``; the counts are fixed, not weight
 * ``TablePlayer`` / ``TableBot``: the seats of the table games (classic, city, power),
   playing with the reference bot's strategy (``scripts/reference_bot.Bot``) through the
   JSON API, woken by their socket (``mafia_client.strategy.wakes``); a person has the
-  page open too (cookie session, the page's live refreshes) and takes a few seconds to
+  page open too (cookie session, its socket's pushed parts) and takes a few seconds to
   act, a bot (agent token, no page) acts at once.
 
 Every open page behaves as ``static/js/live.js`` does: it connects with the page's
-positions, resumes after a gap, pings every 30 s, and fetches the page again (header
-``X-Live-Refresh``) when an event redraws a part it may not take from the pushed HTML
-(a signed-in viewer's players panel after a vote, every page's navigation at a phase
-change): that is the browsers' own load, not an extra.
+positions, its live elements and its address (``own``, ``page``: its socket then renders
+and pushes the viewer's own copy of the parts the items do not carry, which is the server's
+load of the open pages), resumes after a gap, pings every 30 s, and asks its socket for a
+part that should have come with an item and did not (``{"type": "parts"}``, counted as
+"ws: parts asked"). No page fetches itself.
 
 Live delivery: a post's body carries ``ltmark-<ms since epoch at the request's start>-
 <nonce>``; every socket that receives it fires a Locust request "live: post on a socket"
@@ -51,7 +52,7 @@ import time
 from http.cookiejar import Cookie
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 import gevent
 import websocket
@@ -263,7 +264,7 @@ def exp_wait(rate_per_hour: float) -> float:
 # A page with its live socket, as live.js runs it
 # ======================================================================================
 class LivePage:
-    """One open game page: its socket, positions, parts and live refreshes."""
+    """One open game page: its socket, positions and parts."""
 
     def __init__(self, user: PageUser, game_id: int, url: str, name: str, html: str) -> None:
         self.user = user
@@ -282,8 +283,7 @@ class LivePage:
                 REGISTRY.update(json.loads(found.group(1)))
         self.ws: websocket.WebSocket | None = None
         self.resyncing: set[str] = set()
-        self.wanted: set[str] = set()
-        self.refreshing = False
+        self.path = urlsplit(url).path + (f"?{urlsplit(url).query}" if urlsplit(url).query else "")
         self.closed = False
         self.record: dict[str, Any] = {}
         self.greenlets: list[gevent.Greenlet] = []
@@ -296,11 +296,12 @@ class LivePage:
             query = ""  # a bot's stream starts from now (the client library's way)
         else:
             query = "?since=0"  # a page without positions (live.js's way)
-        # live.js: a signed-in page names the per-viewer parts it shows, and the server
-        # pushes its own copy of them with the items that redraw them (item["own"]).
-        mine = [el_id for el_id, _ in self.parts if el_id in OWN_PARTS]
-        if mine and not self.user.token_socket and self.user.signed_in:
-            query += ("&" if query else "?") + "own=" + ",".join(mine)
+        # live.js: a page names its live elements and its address, and the server pushes
+        # its own copy of the parts the items do not carry (item["own"]).
+        mine = [f"{el_id}:{'+'.join(el_parts)}" for el_id, el_parts in self.parts]
+        if mine and not self.user.token_socket:
+            query += ("&" if query else "?") + "own=" + quote(",".join(mine))
+            query += "&page=" + quote(self.path)
         url = f"{WS_BASE}/ws/games/{self.game_id}/{query}"
         headers = []
         cookies = None
@@ -454,46 +455,32 @@ class LivePage:
             gevent.spawn(self.user.reload_page, self)  # live.js reloads the page
             return
         self.user.on_item(self, item)
-        self._redraw(kind, item.get("own") or {})
+        self._redraw(kind, item)
 
-    # -- live.js's redraw: which parts this page fetches again --------------------------------
-    def _redraw(self, kind: str | None, own: dict[str, Any]) -> None:
+    # -- live.js's redraw: the parts that came, and those to ask the socket for ---------------
+    def _redraw(self, kind: str | None, item: dict[str, Any]) -> None:
         spec = (REGISTRY.get("kinds") or {}).get(kind or "")
-        if not spec or "user_stopped" in self.record:
+        if not spec or "user_stopped" in self.record or self.user.token_socket:
             return
         signed_in = self.user.signed_in
         parts = list(spec.get("parts", [])) + (list(spec.get("own", [])) if signed_in else [])
-        shared = REGISTRY.get("shared", [])
-        pushed = REGISTRY.get("pushed", [])
-        appended = REGISTRY.get("appended", [])
-        for part in parts:
-            if part in appended:
-                continue
-            usable = part in pushed and (not signed_in or part in shared)
-            for el_id, el_parts in self.parts:
-                if part not in el_parts:
-                    continue
-                if signed_in and el_id == part and isinstance(own.get(part), str):
-                    continue  # this viewer's own copy, pushed with the item
-                if usable and el_id == part:
-                    continue  # replaced from the pushed HTML
-                if signed_in or part not in pushed:
-                    self.wanted.add(el_id)
-        if self.wanted and not self.refreshing:
-            self.refreshing = True
-            gevent.spawn_later(0.1, self._refresh)
-
-    def _refresh(self) -> None:
-        try:
-            while self.wanted and not self.closed:
-                self.wanted.clear()
-                self.user.get(self.url, "page: live refresh", {"X-Live-Refresh": "1"})
-        finally:
-            self.refreshing = False
-
-
-# The parts the server pushes per viewer (live.js's OWN_PARTS, games.fragments.OWN_PARTS).
-OWN_PARTS = ("players", "turn-panel")
+        carried = set(REGISTRY.get("appended", [])) | set(
+            REGISTRY.get("shared" if signed_in else "pushed", [])
+        )
+        own, covered = item.get("own") or {}, set(item.get("covered") or ())
+        if item.get("own_status"):
+            gevent.spawn(self.user.reload_page, self)  # live.js reloads the page
+            return
+        missing = {
+            part
+            for part in parts
+            if part not in carried
+            for el_id, el_parts in self.parts
+            if part in el_parts and el_id not in own and not covered & set(el_parts)
+        }
+        if missing:
+            fire("ws: parts asked", 0)
+            self.send({"type": "parts", "parts": sorted(missing)})
 
 
 class PageUser(FastHttpUser):

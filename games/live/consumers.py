@@ -7,17 +7,20 @@ process's ``hub.Hub``, which is the member of the channel-layer groups. The sock
 catches up from the event log (from the client's ``positions``: its number per audience, as
 the page printed them; ``since=0``: from the start) before any live frame goes out, so the
 client sees every visible event exactly once and in order; a client too far behind is
-told to reload. A signed-in page adds ``own=players,turn-panel`` (the parts it shows that
-differ per viewer): its items that redraw them carry the viewer's own copy (``own``).
+told to reload. A page adds ``own=players,phase,...&page=/games/5/role/`` (the parts it
+shows, and where it is): its items that redraw the parts it cannot take from the items
+carry the viewer's own copy of them (``own``, see ``games.live.own``).
 
 Client -> server messages: ``{"type": "resume", "positions": {audience: n}}`` (after a
 gap; ``"since": 0`` asks for everything), ``{"type": "ping"}`` and ``{"type": "inbox"}``
-(the signed-in person's bell, ``games.live.inbox``: also sent after the catch-up).
+(the signed-in person's bell, ``games.live.inbox``: also sent after the catch-up) and
+``{"type": "parts", "parts": [...]}`` (the page's own copy of those parts now, answered
+``{"type": "parts", "own", "covered"}``: an item that came without them, page links).
 Clients never see the game-wide seq (its jumps would count hidden events): items are
 numbered per audience.
 Server -> client frames are JSON arrays of items (see ``render``) and
 control messages: ``hello``, ``replay``, ``access``, ``resync``, ``reload``, ``pong``,
-``inbox``, ``live`` (``"state": "paused"`` while the channel layer's Redis is away,
+``inbox``, ``parts``, ``live`` (``"state": "paused"`` while the channel layer's Redis is away,
 ``"live"`` when it is back: the client then resumes) and ``error`` (``{"code", "error"}``:
 positions that are not whole numbers of 0 or more; on connect the socket then closes with
 code 4400). A socket signed in with an agent's token is closed with 4401 once that token
@@ -43,7 +46,7 @@ from .hub import Hub, get_hub
 from .inbox import InboxFollower
 from .numbering import heads
 from .outbox import Outbox
-from .own import attach, parse_parts
+from .own import OwnPage, attach, parts_frame
 from .replay import replay
 from .tokens import TokenWatch
 from .wire import dumps, layer_state, server_time
@@ -78,7 +81,7 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
     # The audiences the client was last told (``hello``, ``access``): the hub may already
     # have taken some away (a replaced-out player's seat) before the re-check reads them.
     told: frozenset[str] = frozenset()
-    own_parts: frozenset[str] = frozenset()  # parts its page shows per viewer (``own``)
+    own_page: OwnPage  # the page's parts this socket pushes its viewer's copy of (``own``)
     hub: Hub | None = None
     outbox: Outbox
 
@@ -104,10 +107,11 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
         self._rechecks: set[asyncio.Task] = set()
         await self.accept()
         await self._seen(open=True)
-        # A signed-in page names the parts it shows that differ per viewer (``?own=players,
-        # turn-panel``): its items carry that viewer's own copy of them (``own``).
-        self.own_parts = parse_parts(query.get("own", [""])[0]) if self.user_id else frozenset()
-        self.outbox = Outbox(self._send_text, self._attach_own if self.own_parts else None)
+        # A page names the parts it shows and where it is (``?own=players,phase&page=...``):
+        # its items carry the viewer's own copy of the parts they do not carry (``own``).
+        own, page = query.get("own", [""])[0], query.get("page", [""])[0]
+        self.own_page = OwnPage.of(self.game_id, self.scope, own, page)
+        self.outbox = Outbox(self._send_text, self._attach_own if self.own_page.parts else None)
         self.outbox.hold()  # live frames wait until the replay is out
         self.hub = get_hub()
         await self.hub.attach(self, audiences)
@@ -177,6 +181,9 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
             await self._replay(since if isinstance(since, int) else None, positions)
         elif message.get("type") == "inbox":
             await self.send_current_inbox()
+        elif message.get("type") == "parts":
+            frame = await parts_frame(self.own_page, message.get("parts"))
+            self.outbox.control(frame)
         elif message.get("type") == "ping":
             await self._seen(open=True)  # the heartbeat: the page is still open
             audiences = self.hub.audiences(self)
@@ -207,7 +214,7 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
     async def _attach_own(self, batch: list[tuple[int | None, str]]) -> list[str]:
         """The next frame's texts, with this viewer's own parts on the items redrawing them
         (live and replayed items alike: both go out through the outbox)."""
-        return await attach(self.game_id, self.scope.get("user"), self.own_parts, batch)
+        return await attach(self.own_page, batch)
 
     _replaying = False
 

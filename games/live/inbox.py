@@ -18,10 +18,11 @@ reconnect or a paused layer), so the bell always equals what a reload shows.
 
 The league page's queues go the same way (``publish_league_on_commit``): its sockets
 (``ws/league/``, anyone: the queues are public) are told ``{"type": "league"}`` after a
-join, a leave or a game made, and the page fetches its own copy; a socket that
-(re)connects fetches it too. ``signal_on_commit`` sends any group such a message without
-data, pushed and retried as the bells are (``close_token_sockets_on_commit``: the sockets
-of a revoked agent token, ``tokens``).
+join, a leave or a game made; the page's own sockets (``?parts=1``) get its parts with it,
+rendered for their viewer (``"parts": {id: html}``, ``page_render``), as they do when they
+(re)connect, and the page never fetches itself. ``signal_on_commit`` sends any group such
+a message without data, pushed and retried as the bells are
+(``close_token_sockets_on_commit``: the sockets of a revoked agent token, ``tokens``).
 """
 
 from __future__ import annotations
@@ -39,10 +40,13 @@ from typing import Any
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db import transaction
+from django.urls import reverse
 
 from ..reads.inbox import desktop_on, is_desktop_kind, newest, unread_count
+from ..socket_db import socket_db
 from . import publisher
 from .hub import get_hub
+from .page_render import league_parts, render_page
 from .tokens import REVOKED, TokenWatch, token_group
 from .wire import dumps, server_time
 
@@ -336,16 +340,22 @@ class InboxConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
 
 
 class LeagueConsumer(TokenWatch, AsyncWebsocketConsumer):
-    """``ws/league/``: the league page's queues, for anyone. It only ever says
-    ``{"type": "league"}`` (something changed: fetch your copy of the page); client ->
+    """``ws/league/``: the league page's queues, for anyone. It says ``{"type": "league"}``
+    when something changed; the page's socket (``?parts=1``) gets the page's parts with it
+    as its viewer's reload would show them (``"parts"``), and once on connect. Client ->
     server ``{"type": "ping"}`` is answered ``pong``."""
 
     joined = False
+    wants_parts = False
+    _pending = False
 
     async def connect(self) -> None:
         await get_hub().start()
         await self.accept()
         await self.watch_token()  # public, but a revoked key signs in no socket
+        query = self.scope.get("query_string", b"").decode("latin-1")
+        self.wants_parts = "parts=1" in query.split("&")
+        self._push_soon()  # what changed since the page was made
         try:  # Redis away: the page shows what it fetched; a reconnect fetches again
             await asyncio.wait_for(self.channel_layer.group_add(LEAGUE, self.channel_name), 2.0)
             self.joined = True
@@ -369,4 +379,28 @@ class LeagueConsumer(TokenWatch, AsyncWebsocketConsumer):
             await self.send(text_data=dumps([{"type": "pong", "server_time": server_time()}]))
 
     async def league_changed(self, event: dict[str, Any]) -> None:
-        await self.send(text_data=dumps([{"type": "league"}]))
+        if self.wants_parts:
+            self._push_soon()
+        else:
+            await self.send(text_data=dumps([{"type": "league"}]))
+
+    def _push_soon(self) -> None:
+        """The page's parts in a moment: a burst of joins is one render."""
+        if not self.wants_parts or self._pending:
+            return
+        self._pending = True
+        loop = asyncio.get_running_loop()
+        loop.call_later(0.25, lambda: loop.create_task(self._push()))
+
+    async def _push(self) -> None:
+        self._pending = False
+        user = self.scope.get("user")
+        signed_in = bool(getattr(user, "is_authenticated", False))
+        try:
+            rendered = await socket_db(render_page)(
+                self.scope, reverse("games:league"), signed_in=signed_in, cut=league_parts
+            )
+            if rendered.status == 200:
+                await self.send(text_data=dumps([{"type": "league", "parts": rendered.parts}]))
+        except Exception:  # the database away, or the socket gone: the next change pushes
+            log.warning("League socket: the page's parts were not pushed", exc_info=True)

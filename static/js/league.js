@@ -1,59 +1,46 @@
-// The league page, live: its socket (ws/league/) says {"type": "league"} when a queue or a
-// league game changed; the page then fetches its own copy (who waits, your buttons) and
-// puts its parts ([data-league-part]) in place, keeping the focus on the same button. A
-// socket that (re)connects fetches too: what changed before it opened is caught up.
+// The league page, live: its socket (ws/league/?parts=1) pushes the page's parts
+// ([data-league-part]: your games, the queues and your buttons) as this viewer's reload
+// would show them, when a queue or a league game changed and when it (re)connects (what
+// changed before it opened is caught up). The page puts them in place, keeping the focus
+// on the same button; it never fetches itself.
 (function () {
   "use strict";
 
   if (!document.querySelector("[data-league-part]") || !window.WebSocket) return;
-  var timer = null;
-  var busy = false;
-  var again = false;
+  // The server leaves each form's CSRF token as this placeholder (games.fragments._CSRF_SLOT):
+  // the page's own token goes there.
+  var CSRF_SLOT = "csrf0slot0of0a0cached0panel";
 
-  function swap(doc) {
+  function swap(parts) {
+    var token = document.querySelector("input[name=csrfmiddlewaretoken]");
     var focused = document.activeElement && document.activeElement.id;
     document.querySelectorAll("[data-league-part]").forEach(function (el) {
-      var fresh = el.id && doc.getElementById(el.id);
-      if (fresh) el.replaceWith(document.importNode(fresh, true));
+      var html = el.id && parts[el.id];
+      if (typeof html !== "string") return;
+      if (html.indexOf(CSRF_SLOT) >= 0) {
+        if (!token || !token.value) { location.reload(); return; }
+        html = html.split(CSRF_SLOT).join(token.value);
+      }
+      var holder = document.createElement("div");
+      holder.innerHTML = html.trim(); // rendered by the server, as the page itself
+      var fresh = holder.querySelector("#" + CSS.escape(el.id));
+      if (fresh) el.replaceWith(fresh);
     });
     var back = focused && document.getElementById(focused);
     if (back && back !== document.activeElement) back.focus();
   }
 
-  function refresh() {
-    if (busy) { again = true; return; }
-    busy = true;
-    fetch(location.href, { credentials: "same-origin", headers: { "X-Live-Refresh": "1" } })
-      .then(function (r) { return r.ok ? r.text() : null; })
-      .then(function (html) {
-        if (html) swap(new DOMParser().parseFromString(html, "text/html"));
-      })
-      .catch(function () { /* the next change or reconnect fetches again */ })
-      .then(function () {
-        busy = false;
-        if (again) { again = false; schedule(); }
-      });
-  }
-
-  function schedule() { // coalesced: a burst of joins is one fetch
-    if (timer) return;
-    timer = setTimeout(function () { timer = null; refresh(); }, 250);
-  }
-
   var backoff = 1000;
   function connect() {
     var scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    var socket = new WebSocket(scheme + "//" + location.host + "/ws/league/");
-    socket.onopen = function () {
-      backoff = 1000;
-      schedule(); // whatever changed since the page was made, or while the socket was away
-    };
+    var socket = new WebSocket(scheme + "//" + location.host + "/ws/league/?parts=1");
+    socket.onopen = function () { backoff = 1000; };
     socket.onmessage = function (event) {
       var batch;
       try { batch = JSON.parse(event.data); } catch (e) { return; }
-      if ((Array.isArray(batch) ? batch : [batch]).some(function (m) { return m && m.type === "league"; })) {
-        schedule();
-      }
+      (Array.isArray(batch) ? batch : [batch]).forEach(function (m) {
+        if (m && m.type === "league" && m.parts) swap(m.parts);
+      });
     };
     socket.onclose = function (event) {
       // Too many of the person's sockets open (mafia_site.socket_limits): the socket was

@@ -11,11 +11,11 @@
 //
 // Which parts of the page an event redraws comes from the server (games.event_kinds,
 // rendered into <script id="live-kinds">): every live part is an element with an id and
-// data-live-part="<part> ...". A part is replaced from the pushed HTML only where that is
-// what a reload would show (parts the same for everyone; any part on an anonymous page;
-// on a signed-in page, the viewer's own copy the server pushed with the item: item.own,
-// the players panel and the table); a signed-in viewer's page fetches its own copy of the
-// other parts (coalesced).
+// data-live-part="<part> ...". Everything that arrives is put in place, and nothing is
+// fetched: a part comes either with the item as everyone sees it (where that is what a
+// reload shows this viewer: parts the same for everyone; the pushed ones on an anonymous
+// page) or as this viewer's own copy, rendered for them by their socket (item.own, by
+// element id: games.live.own). The page says on connect which parts it has and where it is.
 (function () {
   "use strict";
 
@@ -41,7 +41,7 @@
     if (cut > 0) last[pair.slice(0, cut)] = parseInt(pair.slice(cut + 1), 10);
   });
   // Signed in: the page may differ from a spectator's (vote buttons, role labels, the
-  // host's controls), so it fetches its own copy of such parts.
+  // host's controls), so the socket pushes its own copy of such parts.
   var signedIn = body.hasAttribute("data-user");
 
   // The registry, as the server rendered it: {kinds: {kind: {parts, own, state?, you?}},
@@ -72,12 +72,13 @@
     var scheme = location.protocol === "https:" ? "wss:" : "ws:";
     // Catch up from the numbers we hold (the page's, then the frames').
     var from = known() ? "positions=" + encodeURIComponent(positionsQuery()) : "since=0";
-    // The parts this page shows that differ per viewer: the server pushes this viewer's
-    // own copy of them with the items that redraw them (item.own), instead of a fetch.
-    var mine = signedIn ? OWN_PARTS.filter(function (id) {
-      return document.getElementById(id);
-    }) : [];
-    if (mine.length) from += "&own=" + encodeURIComponent(mine.join(","));
+    // The page's live elements (id:part+part) and where it is: the server pushes this
+    // viewer's own copy of the parts the items do not carry, with the items (item.own).
+    var mine = pageElements();
+    if (mine.length) {
+      from += "&own=" + encodeURIComponent(mine.join(",")) +
+        "&page=" + encodeURIComponent(location.pathname + location.search);
+    }
     var url = scheme + "//" + location.host + "/ws/games/" + encodeURIComponent(gameId) +
       "/?" + from;
     status("connecting");
@@ -178,6 +179,11 @@
           if (signedIn) send({ type: "inbox" }); // and the bell's count
         }
         return undefined;
+      case "parts":
+        // This viewer's own copy of parts the page asked for (askParts).
+        done = {};
+        applyOwn(message, message.parts || []);
+        return undefined;
       case "inbox":
         // The signed-in person's bell (games.live.inbox): bell.js draws it.
         document.dispatchEvent(new CustomEvent("mafia:inbox", { detail: message }));
@@ -265,68 +271,106 @@
     }
   }
 
-  // The parts the server renders per viewer and pushes as this viewer's own copy
-  // (games.fragments.OWN_PARTS), their CSRF token left as a placeholder
-  // (games.fragments._CSRF_SLOT) for the page's own token.
-  var OWN_PARTS = ["players", "turn-panel"];
+  // The CSRF token in a part rendered for this viewer is a placeholder
+  // (games.fragments._CSRF_SLOT): the page's own token goes there.
   var CSRF_SLOT = "csrf0slot0of0a0cached0panel";
 
-  // This viewer's own rendering of a part, pushed with the item (null: none pushed, an
-  // older server or a replay without it, or no token to put in: the page fetches it).
-  function ownHtml(item, part) {
-    if (!signedIn || !item.own || typeof item.own[part] !== "string") return null;
-    var html = item.own[part];
-    if (html.indexOf(CSRF_SLOT) >= 0) {
-      var token = document.querySelector("input[name=csrfmiddlewaretoken]");
-      if (!token || !token.value) return null;
-      html = html.split(CSRF_SLOT).join(token.value);
+  // This page's live elements, as "id:part+part".
+  function pageElements() {
+    var out = [];
+    var elements = document.querySelectorAll("[data-live-part]");
+    for (var i = 0; i < elements.length; i++) {
+      if (elements[i].id) out.push(elements[i].id + ":" + partsOf(elements[i]).join("+"));
     }
-    return html;
+    return out;
   }
 
-  // Redraw the parts of this page that an item's kind changes (the registry's map): from
-  // the pushed HTML where a reload would show the same (this viewer's own copy, or the
-  // spectators' where that is everyone's), else by fetching the page.
+  function partsOf(el) {
+    return el.getAttribute("data-live-part").split(/\s+/).filter(Boolean);
+  }
+
+  // Whether the items carry a part as a reload shows it to this viewer (the rest is
+  // pushed as the viewer's own copy).
+  function carried(part) {
+    return registry.appended.indexOf(part) >= 0 ||
+      (signedIn ? registry.shared : registry.pushed).indexOf(part) >= 0;
+  }
+
+  // Redraw the parts of this page that an item's kind changes (the registry's map): this
+  // viewer's own copy where the socket pushed one (item.own), else the pushed HTML where a
+  // reload would show the same. A part that should have come and did not (the socket could
+  // not render it just then) is asked for again on the socket.
   function redraw(item) {
     var kind = registry.kinds[item.kind];
     if (!kind) return;
     var parts = kind.parts.concat(signedIn ? kind.own : []);
+    done = {};
+    if (applyOwn(item, parts)) return;
     var elements = document.querySelectorAll("[data-live-part]");
     parts.forEach(function (part) {
       if (registry.appended.indexOf(part) >= 0) return; // posts: added, never redrawn
       var html = pushedHtml(item, part);
-      var usable = html && (!signedIn || registry.shared.indexOf(part) >= 0);
-      var own = ownHtml(item, part);
+      var usable = html && !!carried(part);
       for (var i = 0; i < elements.length; i++) {
         var el = elements[i];
-        if (!el.id || el.getAttribute("data-live-part").split(/\s+/).indexOf(part) < 0) continue;
-        if (own !== null && el.id === part) swapOwn(el, own);
-        else if (usable && el.id === part) replace(part, html);
-        // A spectator's page fetches only what the server does not push (the activity
-        // page, the sign-ups): the pushed parts are already theirs.
-        else if (signedIn || registry.pushed.indexOf(part) < 0) wanted[el.id] = true;
+        if (!el.id || partsOf(el).indexOf(part) < 0 || done[el.id]) continue;
+        if (usable && el.id === part) replace(part, html);
+        else if (!carried(part)) asked[part] = true;
       }
     });
-    if (Object.keys(wanted).length) scheduleRefresh();
+    askParts();
   }
 
-  // Parts to fetch again, coalesced: a phase change's many events cost one request.
-  var wanted = {};
-  var refreshTimer = null;
-  var refreshing = false;
+  // This viewer's own copy of the parts ``parts`` from an item or a "parts" answer: each
+  // element of those parts swapped for its copy (own, by id), or taken away where the
+  // server rendered them (covered) and the element is no longer there (the host's controls
+  // after the game). True: the page reloads instead (it may no longer be loaded as it is).
+  var done = {}; // ids put in place from own, for the rest of this item's redraw
+  function applyOwn(message, parts) {
+    if (message.own_status) {
+      reload(); // replaced out, or the game gone: what a reload shows
+      return true;
+    }
+    var own = message.own || {};
+    var covered = message.covered || [];
+    var elements = document.querySelectorAll("[data-live-part]");
+    for (var i = 0; i < elements.length; i++) {
+      var el = elements[i];
+      if (!el.id) continue;
+      var names = partsOf(el);
+      var redrawn = names.some(function (n) { return parts.indexOf(n) >= 0; });
+      if (!redrawn && !names.some(function (n) { return covered.indexOf(n) >= 0; })) continue;
+      if (typeof own[el.id] === "string") {
+        var html = withToken(own[el.id]);
+        if (html === null) { reload(); return true; }
+        swapOwn(el, html);
+        done[el.id] = true;
+      } else if (names.some(function (n) { return covered.indexOf(n) >= 0; })) {
+        if (el.isConnected) el.remove(); // gone from the page now
+        done[el.id] = true;
+      }
+    }
+    tickCountdowns();
+    return false;
+  }
 
-  function scheduleRefresh() {
-    if (refreshTimer || refreshing) return;
-    refreshTimer = setTimeout(function () {
-      refreshTimer = null;
-      var ids = Object.keys(wanted);
-      wanted = {};
-      if (!ids.length) return;
-      refreshing = true;
-      refreshFromPage(ids, function () {
-        refreshing = false;
-        if (Object.keys(wanted).length) scheduleRefresh();
-      });
+  function withToken(html) {
+    if (html.indexOf(CSRF_SLOT) < 0) return html;
+    var token = document.querySelector("input[name=csrfmiddlewaretoken]");
+    if (!token || !token.value) return null; // a form the page had no token for: reload
+    return html.split(CSRF_SLOT).join(token.value);
+  }
+
+  // Parts to ask the socket for, coalesced: a phase change's many events cost one ask.
+  var asked = {};
+  var askTimer = null;
+  function askParts() {
+    if (askTimer || !Object.keys(asked).length) return;
+    askTimer = setTimeout(function () {
+      askTimer = null;
+      var parts = Object.keys(asked);
+      asked = {};
+      send({ type: "parts", parts: parts });
     }, 100);
   }
 
@@ -338,8 +382,8 @@
     var page = item.page || pageNumber;
     if (page > pageCount) {
       pageCount = page;
-      wanted["pages-top"] = wanted["pages-bottom"] = true;
-      scheduleRefresh();
+      asked.pages = true; // the page links gain the new page
+      askParts();
     }
     if (!onNewestPage) {
       notice("New posts: go to the newest page.", false);
@@ -379,43 +423,15 @@
     else el.innerHTML = html;
   }
 
-  // Put this viewer's pushed copy of a part in place, as a fetched one would be.
+  // Put this viewer's pushed copy of a part in place, keeping what they are typing.
   function swapOwn(el, html) {
     var holder = document.createElement("div");
     holder.innerHTML = html.trim();
     var fresh = holder.querySelector("#" + CSS.escape(el.id)) || holder.firstElementChild;
     if (!fresh) return;
+    var id = el.id;
     swapKeepingInput(el, fresh);
-    if (el.id === "turn-panel") syncYourTurn();
-  }
-
-  function refreshFromPage(ids, done) {
-    var finish = function () { if (done) done(); };
-    if (!window.fetch || !window.DOMParser) return finish();
-    fetch(location.href, { credentials: "same-origin", headers: { "X-Live-Refresh": "1" } })
-      .then(function (response) {
-        // Access lost (replaced out: the role PM is its new holder's now): the page
-        // becomes what a reload shows, never keeps what the person may no longer see.
-        if (response.status === 404 || response.status === 403) {
-          reload();
-          return "";
-        }
-        return response.ok ? response.text() : "";
-      })
-      .then(function (html) {
-        if (!html) return;
-        var doc = new DOMParser().parseFromString(html, "text/html");
-        ids.forEach(function (id) {
-          var fresh = doc.getElementById(id);
-          var el = document.getElementById(id);
-          if (fresh && el) swapKeepingInput(el, document.importNode(fresh, true));
-          else if (el) el.remove(); // gone from the page now (the host's controls at the end)
-        });
-        tickCountdowns();
-        if (ids.indexOf("turn-panel") >= 0) syncYourTurn();
-      })
-      .catch(function () {})
-      .then(finish);
+    if (id === "turn-panel" || fresh.querySelector("#turn-panel")) syncYourTurn();
   }
 
   // Replace a part without losing what the person is typing or has picked in it.

@@ -1,10 +1,12 @@
-"""A signed-in viewer's own players panel and table, pushed on their socket (issue 30).
+"""A viewer's own copy of their page's parts, pushed on their socket (issue 30).
 
 Each open page used to fetch itself again at every vote for its players panel (its own vote
-mark and buttons; the host's role labels). Now the socket attaches the viewer's own copy to
-the items redrawing it (``item["own"]``): these tests open real sockets in process (the
-whole ASGI stack, the real Redis layer), change the game through the services, and compare
-what was pushed with the same person's fresh page (the Django test client).
+mark and buttons; the host's role labels) and at every phase change for the rest (the reply
+box, the role PM's actions, the host's controls, the sign-ups, the activity page). Now the
+socket attaches the viewer's own copy to the items redrawing them (``item["own"]``): these
+tests open real sockets in process (the whole ASGI stack, the real Redis layer), change the
+game through the services, and compare what was pushed with the same person's fresh page
+(the Django test client).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import re
 import threading
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 import pytest_asyncio
@@ -20,8 +23,12 @@ from django.test import Client
 from django.urls import reverse
 
 from games import display, fragments, services
+from games.event_kinds import KINDS
+from games.live import own as own_module
+from games.live.page_render import live_parts, part_names
 from games.lru import ProcessLRU
 from games.models import Game, Slot
+from tests.conftest import slot_of
 from tests.live.ws_support import live_redis_layer, open_socket
 from tests.site.live_pages import _by_id, parse
 
@@ -189,7 +196,7 @@ async def test_replayed_items_carry_own_and_a_page_that_asks_for_none_gets_none(
     assert _element(_as_live_js(count["own"]["players"], page), "players") == _element(
         page, "players"
     )
-    # A page without the parameter (an older live.js) is sent no own parts: it fetches.
+    # A page without the parameter (an older live.js) is sent no own parts.
     plain = (await open_socket(game.pk, me.user, since=0))[0]
     assert "own" not in await plain.wait_for(lambda i: i.get("kind") == "vote_count")
     for socket in (replayed, plain):
@@ -234,3 +241,104 @@ async def test_renders_per_vote_are_one_per_person_not_per_socket(make_game, ren
     assert renders == ["games/_players_panel.html"] * 5
     for socket in sockets:
         await socket.close()
+
+
+# -- the page's other parts: rendered for the viewer by their socket ----------------------
+def _client(user: Any = None) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def _get(client: Client, path: str) -> str:
+    response = client.get(path)
+    assert response.status_code == 200, (path, response.status_code)
+    return response.content.decode()
+
+
+def _page_query(html: str, path: str) -> str:
+    """What live.js sends on connect for a page: its live elements and where it is."""
+    parts = live_parts(html)
+    elements = ",".join(f"{i}:{'+'.join(sorted(part_names(h)))}" for i, h in parts.items())
+    return f"&own={quote(elements)}&page={quote(path)}"
+
+
+async def test_a_role_pm_at_dusk_gets_its_night_actions_pushed_as_its_page_shows_them(
+    make_game, host
+):
+    game = await db(make_game)("forum-cop-doctor-nine")
+    cop = await db(slot_of)(game, "cop")
+    path = f"/games/{game.pk}/role/"
+    client = await db(_client)(cop.user)
+    before = await db(_get)(client, path)
+    socket = (
+        await open_socket(
+            game.pk, cop.user, since=await db(_seq)(game), query=_page_query(before, path)
+        )
+    )[0]
+
+    await db(services.cut_deadline_now)(host, game.pk)  # the day ends: night 1
+    item = await socket.wait_for(lambda i: i.get("kind") == "phase_started" and "own" in i)
+    fresh = await db(_get)(client, path)
+    assert item["own"] and "phase" in item["covered"]
+    for element_id, html in item["own"].items():
+        assert _element(_as_live_js(html, fresh), element_id) == _element(fresh, element_id)
+    # What the page did not have by day and has now: the night's action form.
+    assert "Investigate" in "".join(item["own"].values()) and "Investigate" not in before
+    await socket.close()
+
+
+def _redrawing_events(game: Game, since: int, part: str) -> int:
+    kinds = Game.objects.get(pk=game.pk).events.filter(seq__gt=since).values_list("kind", flat=True)
+    return sum(part in KINDS[kind].parts for kind in kinds)
+
+
+async def test_every_anonymous_page_shares_one_render_per_change(make_game, host, monkeypatch):
+    game = await db(make_game)("forum-vanilla")
+    path = f"/games/{game.pk}/"
+    query = _page_query(await db(_get)(_client(), path), path)
+    calls: list[str] = []
+    real = own_module.render_page
+
+    def counted(scope: Any, page: str, *, signed_in: bool) -> Any:
+        calls.append(page)
+        return real(scope, page, signed_in=signed_in)
+
+    monkeypatch.setattr(own_module, "render_page", counted)
+    since = await db(_seq)(game)
+    sockets = [(await open_socket(game.pk, since=since, query=query))[0] for _ in range(4)]
+
+    await db(services.cut_deadline_now)(host, game.pk)
+    pushed = [
+        await s.wait_for(lambda i: i.get("kind") == "phase_started" and "own" in i) for s in sockets
+    ]
+    assert len({repr(p["own"]) for p in pushed}) == 1  # the same copy for every spectator
+    assert "reply" in pushed[0]["own"]  # the reply box: "Log in to post" at night too
+    # One render per event that redrew the reply box (the day's end, the night's start...),
+    # shared by the four sockets however the events fell into their frames.
+    redrawing = await db(_redrawing_events)(game, since, "phase")
+    assert 1 <= len(calls) <= redrawing < len(sockets) * redrawing and set(calls) == {path}
+    fresh = await db(_get)(_client(), path)
+    assert _element(pushed[0]["own"]["reply"], "reply") == _element(fresh, "reply")
+    for socket in sockets:
+        await socket.close()
+
+
+async def test_a_page_asks_its_socket_for_its_page_links(make_game):
+    game = await db(make_game)("forum-vanilla")
+    me = (await db(_slots)(game))[0]
+    path = f"/games/{game.pk}/"
+    client = await db(_client)(me.user)
+    query = _page_query(await db(_get)(client, path), path)
+    socket = (await open_socket(game.pk, me.user, since=await db(_seq)(game), query=query))[0]
+    for n in range(fragments.POSTS_PER_PAGE + 1):  # the thread gains a second page
+        await db(services.submit_post)(me.user, game.pk, body=f"Post {n}.")
+    await socket.send({"type": "parts", "parts": ["pages", "no-such-part"]})
+    answer = await socket.wait_for(lambda i: i.get("type") == "parts")
+    fresh = await db(_get)(client, path)
+    assert answer["parts"] == ["pages"] and set(answer["own"]) == {"pages-top", "pages-bottom"}
+    assert "?page=2" in answer["own"]["pages-top"]
+    for element_id in ("pages-top", "pages-bottom"):
+        assert _element(answer["own"][element_id], element_id) == _element(fresh, element_id)
+    await socket.close()

@@ -109,7 +109,7 @@ def test_vla_pushes_a_fresh_vote_count_and_its_pages_follow_live(make_game, clie
     services.cancel_absence(away.user, game.pk, absence.pk)
     assert newest_count_away() == []
 
-    # The activity page and the host's queue are live page parts (live.js refetches them
+    # The activity page and the host's queue are live page parts (their sockets push them
     # after V/LA and queue events), and the activity page subscribes like the thread.
     page = client_for(away.user).get(f"/games/{game.pk}/activity/").content.decode()
     assert 'data-live-positions="' in page and "js/live.js" in page

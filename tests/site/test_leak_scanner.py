@@ -36,17 +36,19 @@ every body:
   an audience's numbering counts hidden events) or audiences the rules do not give.
   The socket's frames are also searched as the client library's stream hands them to an
   agent (``mafia_client.parse_frame``: typed events); ``tests/client`` searches a live one.
+  So is every part a socket pushes as the person's own copy: the players panel and table,
+  and each live page of the game and the league page as the socket renders them for them.
 
 Scoping, to keep false positives out: the rules texts (every role, ability, modifier and
-flag description, win conditions, the setups' descriptions) are cut out of each body before
-the search, since a description may name other roles ("reads innocent to the cop");
-the rule-set and setup listings and the create-game form are not fetched (they are the
-rules, not the game). JSON bodies are searched in their string values and keys, HTML after
-unescaping. Structural checks on every JSON object (API and frames): a ``role``,
+flag description, win conditions, the setups' slugs, names and descriptions) are cut out of
+each body before the search, since a description may name other roles ("reads innocent to
+the cop"); the rule-set and setup listings and the create-game form are not fetched (they
+are the rules, not the game). JSON bodies are searched in their string values and keys, HTML
+after unescaping. Structural checks on every JSON object (API and frames): a ``role``,
 ``alignment``, ``modifiers`` or ``sanity`` beside a ``slot_id`` must be empty unless the
 person knows that slot (or, for role and alignment, the role was revealed by a death), and
-``role_list`` is the host's alone. After the end, everything may show, and the archive
-must show every role to everyone.
+``role_list`` is the host's alone. After the end, everything may show, and the archive must
+show every role to everyone.
 """
 
 from __future__ import annotations
@@ -73,12 +75,14 @@ from games.live import audiences as live_audiences
 from games.live import inbox as live_inbox
 from games.live import kinds, numbering
 from games.live import replay as live_replay
+from games.live.page_render import league_parts, page_path, render_page
 from games.models import Game, NightAction, PrivateResult, Slot, WebhookDelivery
 from games.notifications import mail
 from games.reads.table import turn_view
 from games.setups import SETUPS
 from resolver.rulesets import get_ruleset
 from tests.factories import UserFactory
+from tests.live_model import socket_scope
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -235,6 +239,16 @@ def capture(game: Game, person: Person) -> dict[str, Any]:
         # The viewer's own players panel and table, as their socket attaches them to items
         # (``games.live.own``): the same reads as the page, searched as a frame of its own.
         bodies["socket: own parts"] = own_parts_html(game.pk, person.user, OWN_PARTS)
+    # Every other part a socket pushes: each live page of the game and the league page,
+    # rendered by the socket for this person (``games.live.page_render``).
+    scope = socket_scope(client, person.user)
+    signed_in = person.user is not None
+    for url in page_urls(game.pk):
+        if page_path(game.pk, url) is not None:
+            rendered = render_page(scope, url, signed_in=signed_in)
+            bodies[f"socket: parts of {url}"] = [rendered.status, rendered.parts]
+    league = render_page(scope, "/league/", signed_in=signed_in, cut=league_parts)
+    bodies["socket: league parts"] = [league.status, league.parts]
     audiences, _seq = live_audiences.viewer_audiences(game.pk, person.user)
     since = 0 if not person.started else None
     result = live_replay.replay(game.pk, audiences, since, dict(person.positions) or None)
@@ -296,6 +310,7 @@ def rules_texts(game: Game) -> list[str]:
     texts += [a.description for r in rules.roles.values() for a in r.abilities]
     texts += list(rules.modifiers.values()) + list(rules.win_conditions.values())
     texts += [f.help for f in rules.flags.values()] + [s.description for s in SETUPS.values()]
+    texts += [s.name for s in SETUPS.values()] + list(SETUPS)  # the league lists setups
     return sorted({t for t in texts if t}, key=len, reverse=True)
 
 

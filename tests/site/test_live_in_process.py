@@ -89,10 +89,10 @@ class Play:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     cpu: float = 0.0  # this process's CPU seconds (the database's are not counted)
-    # What the open pages did: items applied, fetches, reloads (not vacuous: most items
+    # What the open pages did: items applied, asks for parts, reloads (not vacuous: most items
     # are applied, not reloaded away).
     stats: dict[str, int] = field(
-        default_factory=lambda: dict.fromkeys(("pages", "items", "fetches", "reloads"), 0)
+        default_factory=lambda: dict.fromkeys(("pages", "items", "asks", "reloads"), 0)
     )
 
     def client(self, name: str) -> Client:
@@ -175,7 +175,7 @@ class GamePlay:
                 stats = self.play.stats
                 stats["pages"] += 1
                 stats["items"] += page.applied
-                stats["fetches"] += page.fetches
+                stats["asks"] += page.asks
                 stats["reloads"] += page.reloads
                 self.room.close(page)
 

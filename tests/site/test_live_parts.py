@@ -4,7 +4,8 @@ players panel, a vote from another tab).
 
 ``static/js/live.js`` applies the rule the registry states (``games.event_kinds``): a part
 is replaced from the pushed HTML when it is the same for every viewer or the page is
-anonymous; a signed-in page fetches its own copy of the other parts an event redraws.
+anonymous; the socket pushes the viewer's own copy of the other parts an event redraws
+(``games.live.own``), and no script fetches its own page.
 """
 
 from __future__ import annotations
@@ -149,7 +150,7 @@ def test_resume_redraws_the_vote_count_and_the_players_panel(make_game, host):
     assert "Paused." not in item["vote_count"]
     assert f'datetime="{phase.deadline.isoformat()}"' in item["vote_count"]
     assert "vote-count" in KINDS["resumed"].parts
-    # The vote buttons come back: a signed-in page fetches its own panel.
+    # The vote buttons come back: a signed-in page gets its own panel from its socket.
     assert "players" in KINDS["resumed"].parts and "players" in item
 
 
@@ -167,10 +168,10 @@ def test_extend_redraws_the_vote_count_with_the_new_deadline(make_game, host):
 
 # -- bug 3: the host's players panel --------------------------------------------------------
 @pytest.mark.parametrize("kind", ["hammer", "night_ended", "modkill", "replaced", "day_ended"])
-def test_the_hosts_public_page_fetches_its_own_players_panel(client_for, make_game, host, kind):
+def test_the_hosts_public_page_gets_its_own_players_panel(client_for, make_game, host, kind):
     game = make_game()
     page = client_for(host).get(f"/games/{game.pk}/").content.decode()
-    assert 'data-user="1"' in page  # signed in: parts that differ per viewer are fetched
+    assert 'data-user="1"' in page  # signed in: parts that differ per viewer are its own
     panel = _part(page, "players")
     assert 'data-live-part="players"' in panel
     assert "Goon" in panel  # the host's panel has the role labels the pushed one has not
@@ -194,7 +195,7 @@ def test_a_vote_count_redraws_a_signed_in_viewers_players_panel(client_for, make
     services.cast_vote(goon.user, game.pk, first.pk)
     page = client_for(goon.user).get(f"/games/{game.pk}/").content.decode()
     live = _kinds_of_page(page)
-    assert "players" in live["kinds"]["vote_count"]["own"]  # the voter's page refetches it
+    assert "players" in live["kinds"]["vote_count"]["own"]  # the voter's own copy comes
     services.cast_vote(goon.user, game.pk, second.pk)  # "another tab"
     panel = _part(client_for(goon.user).get(f"/games/{game.pk}/").content.decode(), "players")
     marked = [row for row in panel.split("<li")[1:] if "your vote" in row]
@@ -220,3 +221,20 @@ def test_only_the_prodded_players_copy_of_a_prod_speaks_and_never_of_the_host(ma
         )
     script = (ROOT / "static" / "js" / "live.js").read_text()
     assert "The host prodded you" not in script and "item.notice" in script
+
+
+# -- push, never fetch ------------------------------------------------------------------------
+def test_no_script_fetches_its_own_page() -> None:
+    """Everything a live page shows arrives on its socket: no script asks for its own page
+    again (a fetch or XMLHttpRequest of ``location``), and none sends the old refresh header."""
+    from django.conf import settings
+
+    scripts = sorted((settings.BASE_DIR / "static" / "js").glob("*.js"))
+    assert {p.name for p in scripts} >= {"live.js", "league.js"}
+    for path in scripts:
+        source = path.read_text()
+        assert not re.search(r"fetch\(\s*(window\.)?location", source), path.name
+        assert not re.search(r"\.open\(\s*[\"']GET[\"']\s*,\s*(window\.)?location", source), (
+            path.name
+        )
+        assert "X-Live-Refresh" not in source, path.name

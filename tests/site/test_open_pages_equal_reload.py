@@ -12,8 +12,10 @@ import pytest
 
 from games import services
 from games.event_kinds import KINDS
+from games.live.own import OwnPage, _own_fields, _render
 from games.models import Game, GameEvent
 from tests.conftest import slot_of, slots_of
+from tests.live_model import socket_scope
 from tests.site.live_pages import parse, stale_after
 
 
@@ -106,9 +108,10 @@ def test_the_comparison_catches_a_control_outside_every_part():
 def test_the_replaced_out_players_pages_answer_what_live_js_needs(
     client_for, make_game, host, make_users
 ):
-    """Their role PM page's background refresh is refused (404: live.js then reloads), and
-    their thread page's "You were replaced" notice lies outside every live part: only the
-    reload their sockets are told to do (an ``access`` frame) shows it."""
+    """Their role PM page as their socket renders it is refused (404: the items carry
+    ``own_status`` and live.js reloads), and their thread page's "You were replaced" notice
+    lies outside every live part: only the reload their sockets are told to do (an
+    ``access`` frame) shows it."""
     game = make_game("forum-cop-doctor-nine")
     doctor = slot_of(game, "doctor")
     (newcomer,) = make_users(1, prefix="sub")
@@ -118,9 +121,15 @@ def test_the_replaced_out_players_pages_answer_what_live_js_needs(
     thread_before = them.get(f"/games/{game.pk}/").content.decode()
 
     services.replace_player(host, game.pk, doctor.pk, newcomer)
-    refresh = them.get(f"/games/{game.pk}/role/", HTTP_X_LIVE_REFRESH="1")
-    assert refresh.status_code == 404
-    reloaded = refresh.content.decode()
+    role = OwnPage.of(
+        game.pk, socket_scope(them, doctor.user), "actions:phase+actions", f"/games/{game.pk}/role/"
+    )
+    rendered = _render(role, frozenset({"actions"}), cheap=False)
+    assert rendered.status == 404 and rendered.parts == {}
+    assert _own_fields(rendered, frozenset({"actions"}), role) == {"own_status": 404}
+    reload = them.get(f"/games/{game.pk}/role/")
+    assert reload.status_code == 404
+    reloaded = reload.content.decode()
     assert "You were replaced" in reloaded and "Doctor" not in reloaded
     thread_after = them.get(f"/games/{game.pk}/").content.decode()
     assert "You were replaced" in thread_after
