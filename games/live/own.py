@@ -95,8 +95,10 @@ class OwnPage:
     @classmethod
     def of(cls, game_id: int, scope: dict[str, Any], own: str | None, page: str | None) -> OwnPage:
         """The socket's page from its query (``own``: ``id:part+part,...``, a bare part
-        name for an element of that id; ``page``: its path and query)."""
-        return cls(game_id, scope.get("user"), scope, page_path(game_id, page), parse_own(own))
+        name for an element of that id; ``page``: its path and query). A socket signed in
+        with an agent's token has no page (its cookies, if any, may be another person's)."""
+        path = page_path(game_id, page) if scope.get("token_id") is None else None
+        return cls(game_id, scope.get("user"), scope, path, parse_own(own))
 
     def user_key(self) -> int | None:
         return self.user.pk if self.signed_in else None

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.core.handlers.base import BaseHandler
 from django.core.handlers.wsgi import WSGIRequest
 from django.urls import Resolver404, resolve
@@ -94,8 +95,20 @@ def _environ(scope: dict[str, Any], path: str, *, signed_in: bool) -> dict[str, 
     for name, value in scope.get("headers") or ():
         key = name.decode("latin-1").lower()
         if key in wanted:
-            environ["HTTP_" + key.upper().replace("-", "_")] = value.decode("latin-1")
+            text = value.decode("latin-1")
+            environ["HTTP_" + key.upper().replace("-", "_")] = (
+                _without_messages(text) if key == "cookie" else text
+            )
     return environ
+
+
+def _without_messages(cookie: str) -> str:
+    """The cookie header without the flash messages' cookie: a render for the socket must
+    not show (and so use up) the "Vote cast." the person's own next page load is to show.
+    Without it, the messages' fallback storage (the session) is not read either."""
+    name = getattr(settings, "MESSAGE_COOKIE_NAME", "messages")
+    kept = [c for c in cookie.split(";") if c.strip().partition("=")[0] != name]
+    return ";".join(kept)
 
 
 @dataclass(frozen=True)
