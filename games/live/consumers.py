@@ -111,7 +111,8 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
         # its items carry the viewer's own copy of the parts they do not carry (``own``).
         own, page = query.get("own", [""])[0], query.get("page", [""])[0]
         self.own_page = OwnPage.of(self.game_id, self.scope, own, page)
-        self.outbox = Outbox(self._send_text, self._attach_own if self.own_page.parts else None)
+        attach = self.own_page.parts or self.own_page.path
+        self.outbox = Outbox(self._send_text, self._attach_own if attach else None)
         self.outbox.hold()  # live frames wait until the replay is out
         self.hub = get_hub()
         await self.hub.attach(self, audiences)

@@ -115,9 +115,13 @@ class OwnPage:
         )
 
     def learn(self, rendered: Rendered) -> None:
-        """The page's elements as a render shows them now (what live.js then has)."""
+        """The elements a render shows the page gaining (the night's actions at dusk). One
+        it no longer shows is kept: the page still has it until an item redrawing its part
+        arrives (``covered``) and takes it away, and the render may have been made for an
+        earlier item of another frame (the host's queue at the end of the game)."""
         if rendered.status == 200 and rendered.whole:
-            self.elements = {i: part_names(html) for i, html in rendered.parts.items()}
+            for element_id, html in rendered.parts.items():
+                self.elements[element_id] = part_names(html)
 
 
 def parse_own(value: str | None) -> dict[str, frozenset[str]]:
@@ -242,7 +246,9 @@ async def parts_frame(page: OwnPage, asked: Any) -> dict[str, Any]:
     """The answer to a page's ``{"type": "parts", "parts": [...]}`` (an item that came
     without its parts, the page links of a thread grown by a page): those parts now."""
     names = frozenset(n for n in asked if isinstance(n, str)) if isinstance(asked, list) else ()
-    want = frozenset(names) & page.parts
+    # A part the page gained since it said which it has (its render comes back whole).
+    known = page.parts | (PARTS.keys() - _CARRIED[page.signed_in] if page.path else frozenset())
+    want = frozenset(names) & known
     frame: dict[str, Any] = {"type": "parts", "parts": sorted(want)}
     if not want:
         return frame

@@ -83,3 +83,23 @@ def test_an_agents_token_socket_has_no_page_to_render(django_user_model) -> None
     as_page = OwnPage.of(5, {**scope, "token_id": None}, own, "/games/5/role/")
     assert as_page.path == "/games/5/role/"
     assert as_page.parts == {"players", "phase", "turn-panel", "actions"}
+
+
+def test_a_page_still_has_what_an_earlier_render_no_longer_shows() -> None:
+    """Seen in Chromium: the game's end was rendered for an earlier frame's item (no host
+    queue any more); the socket then forgot the page had the queue, so the "game finished"
+    item did not cover it and the open dashboard kept it. The page keeps what it had until
+    an item redrawing that part takes it away."""
+    from games.live.own import OwnPage, _own_fields
+    from games.live.page_render import Rendered
+
+    scope = {"user": None}
+    page = OwnPage.of(5, scope, "replacement-queue:chores,nav:phase", "/games/5/host/")
+    end = Rendered(200, {"nav": '<nav id="nav" data-live-part="phase">over</nav>'})
+    page.learn(end)
+    assert "chores" in page.parts
+    finished = _own_fields(end, frozenset({"phase", "chores"}) & page.parts, page)
+    assert finished["covered"] == ["chores", "phase"] and "replacement-queue" not in finished["own"]
+    dusk = Rendered(200, {"actions": '<div id="actions" data-live-part="actions">x</div>'})
+    page.learn(dusk)
+    assert page.elements["actions"] == {"actions"} and "actions" in page.parts
