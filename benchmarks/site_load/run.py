@@ -177,9 +177,14 @@ def arm(
     for gid, offset in zip(ids, offsets, strict=True):
         at = first + offset
         phases[gid].deadline = datetime.fromtimestamp(at, UTC)
+        if phase_model != "compressed":
+            # A real day: it opened its whole length before its deadline. (The scan queues
+            # ETA tasks only for phases longer than the short range, which got none when
+            # they opened; a day "opened" at the template's making would look short.)
+            phases[gid].started_at = phases[gid].deadline - timedelta(seconds=day)
         schedule[str(gid)] = {"kind": "day", "number": 1, "deadline": at}
     # bulk_update sends no post_save: the deadline path below is the only scheduling.
-    Phase.objects.bulk_update(list(phases.values()), ["deadline"], batch_size=500)
+    Phase.objects.bulk_update(list(phases.values()), ["deadline", "started_at"], batch_size=500)
     if phase_model == "compressed":
         for gid in ids:
             scheduling.schedule_deadline(gid, 1, phases[gid].deadline)
