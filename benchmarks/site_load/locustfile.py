@@ -427,7 +427,7 @@ class LivePage:
             n = item.get("n") or 0
             if n > self.last.get("~vote_count", 0):
                 self.last["~vote_count"] = n
-                self._redraw(kind, item.get("own") or {})
+                self._redraw(kind, item)
             return
         aud = item.get("aud") or "public"
         if aud in self.resyncing:
