@@ -111,7 +111,7 @@ class Model:
     storm_seconds: int = 60
     # The storm begins this long into the measured window (a minute of the busiest hour
     # before it, to compare with) and the window goes on this long after it (the pages'
-    # refetches and the transitions' fan-out settle): a storm run measures at least
+    # own parts and the transitions' fan-out settle): a storm run measures at least
     # lead + storm + settle seconds.
     storm_lead_seconds: int = 60
     storm_settle_seconds: int = 60

@@ -580,7 +580,7 @@ def storm_figures(
 ) -> dict[str, Any]:
     """The storm minute on its own: its deadlines' lateness, and pages, writes and live
     delivery during it (from its first deadline to ``settle`` s after its last, when the
-    refetches and the transitions' fan-out have settled) against the window's part before
+    own parts and the transitions' fan-out have settled) against the window's part before
     it."""
     end = begin + minute + settle
     figures = {

@@ -3,9 +3,8 @@
 ``Renderer`` renders the HTML of a post via ``_post.html``, the vote count via
 ``_vote_count.html``, and for kinds that redraw them (``games.event_kinds``) the phase
 banner, the table and the players list as a spectator sees them: the same templates the
-pages render. A signed-in viewer's socket adds that viewer's own players panel and table
-(``own``), rendered once per viewer and game state; the page fetches its own copy of the
-other parts that differ per viewer (``static/js/live.js``).
+pages render. Each socket adds its viewer's own copy of the other parts of their page
+(``own``, ``games.live.own``); no page fetches itself (``static/js/live.js``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Comparing an open page's live parts with a fresh load of the same page.
 
-A page kept open is updated live (items over its socket, parts fetched again by live.js);
+A page kept open is updated live (items over its socket, with the viewer's own parts);
 a fresh load renders everything from the database. After every scenario the two must show
 the same live parts: each element with ``data-live-part`` and an id, and the vote count,
 players, phase banner, table panel and posts.
