@@ -1,12 +1,14 @@
-"""live.js when a page's own refresh is refused (issue 30): a replaced-out player's open
-role PM page asks for its parts again after the ``replaced`` event and gets a 404 (the
-seat's role PM is its new holder's). It used to keep the old parts ("You are a Town
-Doctor.", the night actions) for the rest of the game; now a 404 or 403 reloads the page,
-which then shows what a reload shows ("You were replaced").
+"""live.js and the parts its socket pushes with an item (issue 30): a replaced-out player's
+open role PM page gets the ``replaced`` item with ``own_status`` 404 (the socket's render
+of the page is refused: the seat's role PM is its new holder's). It used to keep the old
+parts ("You are a Town Doctor.", the night actions) for the rest of the game; now the page
+reloads, and shows what a reload shows ("You were replaced"). An item whose parts came
+swaps them in; one whose parts did not come (a render that failed) asks the socket for
+them, and never fetches the page.
 
 The script runs under Node with a stand-in for the few browser objects it touches (no
-browser): a page with one live part, a socket that delivers one ``replaced`` item, and a
-``fetch`` answering with the status under test.
+browser): a page with one live part, a socket that delivers one ``replaced`` item with the
+fields under test, and a ``fetch`` that counts (it must never be called).
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")
 
 HARNESS = r"""
-const [source, status, kinds] = [process.argv[1], Number(process.argv[2]), process.argv[3]];
-const seen = { reloaded: false, fetched: 0, removed: false };
+const [source, extra, kinds] = [process.argv[1], JSON.parse(process.argv[2]), process.argv[3]];
+const seen = { reloaded: false, fetched: 0, removed: false, swapped: null, asked: [] };
 function element(id, attrs) {
   attrs = attrs || {};
   return {
@@ -39,7 +41,8 @@ function element(id, attrs) {
     addEventListener() {}, querySelector() { return null; },
     querySelectorAll() { return []; }, contains() { return false; },
     remove() { if (id === "role-pm") seen.removed = true; },
-    replaceWith() {}, focus() {},
+    replaceWith(fresh) { if (id === "role-pm") seen.swapped = fresh.id; },
+    focus() {}, isConnected: true,
   };
 }
 const part = element("role-pm", { "data-live-part": "phase" });
@@ -56,7 +59,11 @@ global.document = {
   },
   querySelectorAll(sel) { return sel === "[data-live-part]" ? [part] : []; },
   querySelector() { return null; },
-  createElement(tag) { return element(""); },
+  createElement(tag) {
+    const holder = element("");
+    holder.querySelector = (sel) => ({ id: sel.slice(1), querySelector() { return null; } });
+    return holder;
+  },
   importNode(n) { return n; },
   addEventListener() {}, dispatchEvent() {},
 };
@@ -73,15 +80,15 @@ global.DOMParser = function () {
 };
 global.fetch = function () {
   seen.fetched++;
-  return Promise.resolve({
-    ok: status >= 200 && status < 300, status: status,
-    text: () => Promise.resolve("<html><body></body></html>"),
-  });
+  return Promise.resolve({ ok: true, status: 200, text: () => Promise.resolve("") });
 };
 const sockets = [];
 global.WebSocket = function (url) { this.url = url; this.readyState = 1; sockets.push(this); };
 global.WebSocket.OPEN = 1;
-global.WebSocket.prototype.send = function () {};
+global.WebSocket.prototype.send = function (text) {
+  const message = JSON.parse(text);
+  if (message.type === "parts") seen.asked.push(message.parts);
+};
 global.WebSocket.prototype.close = function () {};
 require("vm").runInThisContext(require("fs").readFileSync(source, "utf8"), source);
 const socket = sockets[0];
@@ -89,18 +96,18 @@ socket.onopen();
 const frame = [
   { type: "hello", game: 1, audiences: ["public", "slot:5"], server_time: Date.now() / 1000 },
   { type: "replay", positions: { public: 3, "slot:5": 2 } },
-  { kind: "replaced", aud: "public", n: 4, prev: 3,
-    data: { slot_id: 5, seat: 5, old_name: "gus", new_name: "Zoë Smith" } },
+  Object.assign({ kind: "replaced", aud: "public", n: 4, prev: 3,
+    data: { slot_id: 5, seat: 5, old_name: "gus", new_name: "Zoë Smith" } }, extra),
 ];
 socket.onmessage({ data: JSON.stringify(frame) });
 setTimeout(() => { console.log(JSON.stringify(seen)); process.exit(0); }, 800);
 """
 
 
-def _run_live_js(status: int) -> dict:
+def _run_live_js(extra: dict) -> dict:
     script, kinds = str(ROOT / "static/js/live.js"), json.dumps(kinds_for_pages())
     result = subprocess.run(
-        [NODE, "-e", HARNESS, script, str(status), kinds],
+        [NODE, "-e", HARNESS, script, json.dumps(extra), kinds],
         capture_output=True,
         text=True,
         timeout=30,
@@ -111,13 +118,28 @@ def _run_live_js(status: int) -> dict:
 
 @pytest.mark.skipif(NODE is None, reason="Node is not installed")
 @pytest.mark.parametrize("status", [404, 403])
-def test_a_refused_refresh_reloads_the_page(status):
-    seen = _run_live_js(status)
-    assert seen["fetched"] == 1  # "replaced" redraws the role PM's "phase" part
+def test_a_page_its_viewer_may_no_longer_load_reloads(status):
+    seen = _run_live_js({"own_status": status})
     assert seen["reloaded"], "the page kept parts its person may no longer see"
+    assert seen["fetched"] == 0 and seen["asked"] == []
 
 
 @pytest.mark.skipif(NODE is None, reason="Node is not installed")
-def test_a_server_error_keeps_the_page_until_the_next_event():
-    seen = _run_live_js(500)  # a passing failure, not a change of access
-    assert seen["fetched"] == 1 and not seen["reloaded"] and not seen["removed"]
+def test_the_pushed_parts_are_swapped_in_and_nothing_is_fetched():
+    html = '<section id="role-pm" data-live-part="phase">You were moved.</section>'
+    seen = _run_live_js({"own": {"role-pm": html}, "covered": ["phase"]})
+    assert seen["swapped"] == "role-pm" and not seen["reloaded"] and not seen["removed"]
+    assert seen["fetched"] == 0 and seen["asked"] == []
+
+
+@pytest.mark.skipif(NODE is None, reason="Node is not installed")
+def test_a_part_the_page_no_longer_has_is_taken_away():
+    seen = _run_live_js({"own": {}, "covered": ["phase"]})
+    assert seen["removed"] and seen["swapped"] is None and seen["fetched"] == 0
+
+
+@pytest.mark.skipif(NODE is None, reason="Node is not installed")
+def test_parts_that_did_not_come_are_asked_for_on_the_socket():
+    seen = _run_live_js({})  # the socket's render failed: the item came without its parts
+    assert seen["asked"] == [["phase"]]  # "replaced" redraws the role PM's "phase" part
+    assert seen["fetched"] == 0 and not seen["reloaded"] and not seen["removed"]

@@ -6,12 +6,14 @@ The server says where each post goes (the pushed item's ``page``; the page's ``d
 ``data-pages`` and ``data-page-reach``), tested here directly; then ``static/js/live.js``
 itself runs under Node on the page's own attributes and the item the live layer renders,
 with a stand-in for the few DOM calls it makes (the post list, the page links, the notice
-box, ``fetch``), and what it leaves in ``#posts`` and the page links is compared with a
-fresh load.
+box, the socket), and what it leaves in ``#posts`` and the page links is compared with a
+fresh load. A post that starts a page the links do not show makes the page ask its socket
+for its links (``{"type": "parts"}``); the answer is the consumer's own (``parts_frame``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import html as htmllib
 import json
 import re
@@ -37,7 +39,7 @@ HARNESS = r"""
 const fs = require("fs");
 const [source, inputPath] = [process.argv[1], process.argv[2]];
 const input = JSON.parse(fs.readFileSync(inputPath, "utf8"));
-const seen = { fetched: 0, swapped: {}, notices: [] };
+const seen = { fetched: 0, swapped: {}, notices: [], asked: [] };
 function node(id, attrs) {
   attrs = attrs || {};
   const el = {
@@ -63,10 +65,16 @@ function node(id, attrs) {
     remove() { if (this.parent) this.parent.removeChild(this); },
     set innerHTML(text) {  // a post's article: its id is all the list needs
       this.children = [];
+      this.html = text;
       const found = /id="([^"]+)"/.exec(text);
       if (found) this.appendChild(node(found[1]));
     },
-    addEventListener() {}, querySelector() { return null; }, querySelectorAll() { return []; },
+    addEventListener() {}, querySelectorAll() { return []; },
+    querySelector(sel) {  // a holder of pushed HTML: the element of that id is all of it
+      return this.html && sel[0] === "#" ? { id: sel.slice(1), html: this.html,
+        querySelector() { return null; } } : null;
+    },
+    get isConnected() { return true; },
     contains() { return false; }, replaceWith(f) { seen.swapped[this.id] = f.html; }, focus() {},
   };
   return el;
@@ -74,7 +82,10 @@ function node(id, attrs) {
 const body = node("", input.attrs);
 const posts = node("posts");
 input.posts.forEach((id) => posts.appendChild(node(id)));
-const pageLinks = { "pages-top": node("pages-top"), "pages-bottom": node("pages-bottom") };
+const pageLinks = {
+  "pages-top": node("pages-top", { "data-live-part": "pages" }),
+  "pages-bottom": node("pages-bottom", { "data-live-part": "pages" }),
+};
 function find(el, id) {
   if (el.id === id) return el;
   for (const c of el.children) { const f = find(c, id); if (f) return f; }
@@ -87,7 +98,8 @@ global.document = {
     if (id === "live-kinds") return { textContent: input.kinds };
     return pageLinks[id] || find(posts, id) || find(body, id);
   },
-  querySelectorAll() { return []; }, querySelector() { return null; },
+  querySelectorAll(sel) { return sel === "[data-live-part]" ? Object.values(pageLinks) : []; },
+  querySelector() { return null; },
   createElement() { return node(""); },
   importNode(n) { return n; },
   addEventListener() {}, dispatchEvent() {},
@@ -109,7 +121,12 @@ global.fetch = function () {
 const sockets = [];
 global.WebSocket = function (url) { this.url = url; this.readyState = 1; sockets.push(this); };
 global.WebSocket.OPEN = 1;
-global.WebSocket.prototype.send = function () {};
+global.WebSocket.prototype.send = function (text) {
+  const message = JSON.parse(text);
+  if (message.type !== "parts") return;
+  seen.asked.push(message.parts);
+  setTimeout(() => this.onmessage({ data: JSON.stringify([input.answer]) }), 0);
+};
 global.WebSocket.prototype.close = function () {};
 require("vm").runInThisContext(fs.readFileSync(source, "utf8"), source);
 const socket = sockets[0];
@@ -164,6 +181,21 @@ def _newest_post_item(game, attrs: dict[str, str]) -> dict:
     return Renderer(game.pk).item(event, int(positions.get("public", 0)) + 1)
 
 
+def _answer(game_id: int, url: str) -> dict:
+    """The consumer's answer to an anonymous page's ``{"type": "parts", "parts":
+    ["pages"]}`` now (``games.live.own.parts_frame``, rendered on this thread)."""
+    from django.contrib.auth.models import AnonymousUser
+    from django.test import Client
+
+    from games.live import own
+    from tests.live_model import _inline_db, socket_scope
+
+    scope = socket_scope(Client(), AnonymousUser())
+    page = own.OwnPage.of(game_id, scope, "pages-top:pages,pages-bottom:pages", url)
+    with _inline_db():
+        return asyncio.run(own.parts_frame(page, ["pages"]))
+
+
 def _run_live_js(tmp_path: Path, url: str, page: str, frames: list[dict], fresh: str) -> dict:
     from games.event_kinds import kinds_for_pages
 
@@ -175,6 +207,7 @@ def _run_live_js(tmp_path: Path, url: str, page: str, frames: list[dict], fresh:
         "kinds": json.dumps(kinds_for_pages()),
         "frames": [{"type": "hello", "audiences": ["public"], "server_time": 0}, *frames],
         "fresh": {p: _part(fresh, p) for p in ("pages-top", "pages-bottom")},
+        "answer": _answer(int(attrs["data-game-id"]), url),
     }
     path = tmp_path / "input.json"
     path.write_text(json.dumps(data))
@@ -250,10 +283,10 @@ def test_an_open_thread_page_equals_a_reload_after_new_posts(
     assert seen["posts"] == _post_ids(fresh)  # #posts as a reload shows it
     assert seen["page"] == _body_attrs(fresh)["data-page"]
     if page_of(after) > page_of(before):  # a new page: the page links as a reload shows them
-        assert seen["fetched"] == 1
+        assert seen["asked"] == [["pages"]] and seen["fetched"] == 0
         assert seen["swapped"] == {p: _part(fresh, p) for p in ("pages-top", "pages-bottom")}
         assert 'rel="next"' in _part(fresh, "pages-top") or "page=last" in url
     else:
-        assert seen["fetched"] == 0 and seen["swapped"] == {}
+        assert seen["asked"] == [] and seen["fetched"] == 0 and seen["swapped"] == {}
     if url.endswith(f"{game.pk}/") and after == 26:
         assert "New posts on the next page." in seen["notices"]
