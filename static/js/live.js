@@ -438,24 +438,55 @@
   function swapKeepingInput(el, fresh) {
     var focused = document.activeElement && el.contains(document.activeElement) ?
       document.activeElement.id : "";
+    var kept = [];
     var fields = el.querySelectorAll("textarea[id], input[type=text][id], select[id]");
     for (var i = 0; i < fields.length; i++) {
-      var old = fields[i];
-      var twin = fresh.querySelector("#" + CSS.escape(old.id));
-      if (!twin || twin.tagName !== old.tagName) continue;
-      if (old.tagName === "SELECT") {
-        if (twin.querySelector("option[value='" + CSS.escape(old.value) + "']")) {
-          twin.value = old.value;
-        }
-      } else if (old.value) {
-        twin.value = old.value;
+      kept.push([fields[i].id, fields[i].tagName, fields[i].value]);
+    }
+    if (el.nodeName === fresh.nodeName && el.childNodes) morph(el, fresh);
+    else el.replaceWith(fresh);
+    for (i = 0; i < kept.length; i++) {
+      var field = document.getElementById(kept[i][0]), value = kept[i][2];
+      if (!field || field.tagName !== kept[i][1]) continue;
+      if (field.tagName !== "SELECT") {
+        if (value) field.value = value;
+      } else if (field.querySelector("option[value='" + CSS.escape(value) + "']")) {
+        field.value = value;
+      } else { // what they had picked is gone (a seat died): the list's own default
+        field.selectedIndex = Math.max(0, Array.prototype.findIndex.call(
+          field.options, function (o) { return o.defaultSelected; }));
       }
     }
-    el.replaceWith(fresh);
     if (focused) {
       var again = document.getElementById(focused);
-      if (again) again.focus();
+      if (again && again !== document.activeElement) again.focus();
     }
+  }
+
+  // Bring el to fresh's attributes and children, keeping each element whose place, tag
+  // and id are unchanged. Replacing the whole part took from under a person the element
+  // they were using: the table's panel is redrawn for every ballot cast, which closed the
+  // vote list they had open and moved the Vote button they were clicking.
+  function morph(el, fresh) {
+    var i, attr;
+    for (i = el.attributes.length - 1; i >= 0; i--) {
+      attr = el.attributes[i].name;
+      if (!fresh.hasAttribute(attr)) el.removeAttribute(attr);
+    }
+    for (i = 0; i < fresh.attributes.length; i++) {
+      attr = fresh.attributes[i];
+      if (el.getAttribute(attr.name) !== attr.value) el.setAttribute(attr.name, attr.value);
+    }
+    var kids = Array.prototype.slice.call(fresh.childNodes);
+    for (i = 0; i < kids.length; i++) {
+      var old = el.childNodes[i], next = kids[i];
+      if (!old) el.appendChild(next);
+      else if (old.nodeType !== next.nodeType || old.nodeName !== next.nodeName ||
+               (old.nodeType === 1 && old.id !== next.id)) old.replaceWith(next);
+      else if (old.nodeType === 1) morph(old, next);
+      else if (old.nodeValue !== next.nodeValue) old.nodeValue = next.nodeValue;
+    }
+    while (el.childNodes.length > kids.length) el.removeChild(el.lastChild);
   }
 
   function reload() {

@@ -361,6 +361,29 @@ def use_host_controls(table: Table, turn: dict[str, Any]) -> None:
     table.seen.add("host_controls")
 
 
+def hold_the_vote_list(table: Table, name: str, choice: str) -> str:
+    """The person picks a name in their vote list and keeps it (not yet voting); returns
+    the value picked."""
+    select = table.panel(name).locator("select[aria-label=Vote]")
+    expect(select).to_be_visible(timeout=LIVE_MS)
+    options = select.locator("option").evaluate_all("os => os.map(o => o.value)")
+    value = options[-1] if options[-1] != table.slot_ids.get(choice) else options[0]
+    select.select_option(value)
+    table.people[name].page.evaluate("window.heldVoteList = document.getElementById('turn-vote')")
+    return value
+
+
+def still_held(table: Table, name: str, voter: str, value: str) -> None:
+    """Another seat's ballot redrew the person's table (the list of who has voted), and
+    the list they are using is the same element, still on their pick: the panel is brought
+    up to date around it, not replaced from under them."""
+    page = table.people[name].page
+    expect(table.panel(name).locator(".turn-voted")).to_contain_text(voter, timeout=LIVE_MS)
+    assert page.evaluate("window.heldVoteList === document.getElementById('turn-vote')")
+    assert page.evaluate("document.getElementById('turn-vote').value") == value
+    table.seen.add("vote_list_kept")
+
+
 def play_vote(table: Table, turn: dict[str, Any], target: str) -> None:
     """Everyone votes for the plan's player: bots over the API, people on their page; the
     spectator sees who has voted, never for whom, until the vote closes."""
@@ -373,8 +396,11 @@ def play_vote(table: Table, turn: dict[str, Any], target: str) -> None:
     ballot = {o.get("name") for o in turn["ballot"] if not o.get("skip")}
     choice = target if target in ballot else sorted(ballot)[0]
     first, *rest = voters
+    held = hold_the_vote_list(table, people[0], choice) if people else None
     table.apis[first].post(f"games/{table.game_id}/vote/", {"target": table.slot_ids[choice]})
     expect(panel.locator(".turn-voted")).to_contain_text(first, timeout=LIVE_MS)
+    if held:
+        still_held(table, people[0], first, held)
     ballots = panel.locator(".turn-ballots")
     closed_before = len(turn["closed_votes"])
     expect(ballots).to_have_count(closed_before)  # the open vote's ballots are not shown
@@ -466,9 +492,16 @@ def test_classic_table_in_browsers(table: Table) -> None:
     last_words = fresh.locator(".post", has_text="My last words: it was never me. (ivy)")
     expect(last_words).to_have_count(1)
     fresh.close()
-    assert {"turn", "refused", "timeout", "host_controls", "voted", "ballots", "last_words"} <= (
-        table.seen
-    ), table.seen
+    assert {
+        "turn",
+        "refused",
+        "timeout",
+        "host_controls",
+        "voted",
+        "vote_list_kept",
+        "ballots",
+        "last_words",
+    } <= (table.seen), table.seen
     table.shot(page, "table-classic-spectator")
 
 
