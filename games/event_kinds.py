@@ -33,8 +33,10 @@ from typing import Any, NotRequired, TypedDict, Union, get_args, get_origin, get
 @dataclass(frozen=True)
 class Part:
     name: str
-    # The live layer pushes the part's HTML (the spectators' rendering) with the event.
-    pushed: bool = False
+    # The item field that carries the part as the spectators see it, rendered once per
+    # change (``games.live.render.Renderer.part_html``); None: never carried (each
+    # signed-in viewer's socket pushes their own copy, ``games.live.own``).
+    field: str | None = None
     # That pushed rendering is the same for every viewer (no buttons, no role labels):
     # every page may use it; otherwise only anonymous pages do, and the socket pushes each
     # signed-in viewer's own copy (``games.live.own``).
@@ -42,14 +44,20 @@ class Part:
     # Only ever added to, never redrawn (the posts list: each post item is appended).
     appended: bool = False
 
+    @property
+    def pushed(self) -> bool:
+        return self.field is not None
+
 
 PARTS: dict[str, Part] = {
     p.name: p
     for p in (
-        Part("vote-count", pushed=True, same_for_everyone=True),
-        Part("phase-banner", pushed=True, same_for_everyone=True),
-        Part("players", pushed=True),
-        Part("turn-panel", pushed=True),
+        # A ``vote_count`` item's own ``html`` is the count as of that event; the other
+        # kinds that move it carry the count as it is now.
+        Part("vote-count", field="vote_count", same_for_everyone=True),
+        Part("phase-banner", field="banner", same_for_everyone=True),
+        Part("players", field="players"),
+        Part("turn-panel", field="turn"),
         Part("posts", appended=True),  # the thread's post list
         Part("phase"),  # what a phase change reshapes: nav, reply box, role PM, controls
         Part("signups"),
@@ -572,6 +580,7 @@ def kinds_for_pages() -> dict[str, Any]:
         "shared": sorted(p.name for p in PARTS.values() if p.same_for_everyone),
         "appended": sorted(p.name for p in PARTS.values() if p.appended),
         "pushed": sorted(p.name for p in PARTS.values() if p.pushed),
+        "fields": {p.name: p.field for p in PARTS.values() if p.field},
     }
 
 

@@ -339,12 +339,12 @@ class OpenPage:
     def _you_kinds(self) -> set[str]:
         return {name for name, kind in self.registry["kinds"].items() if kind.get("you")}
 
-    @staticmethod
-    def _pushed_html(item: dict[str, Any], part: str) -> str | None:
-        if part == "vote-count":
-            return item.get("html") if item["kind"] == "vote_count" else item.get("vote_count")
-        return {"phase-banner": item.get("banner"), "players": item.get("players"),
-                "turn-panel": item.get("turn")}.get(part)  # fmt: skip
+    def _pushed_html(self, item: dict[str, Any], part: str) -> str | None:
+        """live.js ``pushedHtml``: the item's field the registry names for ``part``."""
+        if self.registry["kinds"].get(item["kind"], {}).get("state"):
+            return item.get("html")
+        field = self.registry["fields"].get(part)
+        return item.get(field) if field else None
 
     def _carried(self, part: str) -> bool:
         """live.js ``carried``: the items carry ``part`` as a reload shows it here."""

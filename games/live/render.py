@@ -20,7 +20,7 @@ from django.utils.html import format_html
 from .. import fragments
 from ..models import Game, GameEvent, Post
 from ..reads.thread import page_of
-from .kinds import BANNER_KINDS, COUNT_KINDS, PLAYER_KINDS, TURN_KINDS
+from .kinds import BANNER_KINDS, CARRIED
 
 
 class Renderer:
@@ -76,15 +76,20 @@ class Renderer:
         if event.kind == "prod" and event.audience.startswith("slot:"):
             # Only the prodded player's own copy says "you"; the host's says nothing.
             item["notice"] = prod_notice(payload)
-        if event.kind in TURN_KINDS:
-            item["turn"] = self.turn_html()
-        if event.kind in BANNER_KINDS:
-            item.update(self.banner())
-        if event.kind in PLAYER_KINDS:
-            item["players"] = self.players_html()
-        if event.kind in COUNT_KINDS:
-            item["vote_count"] = self.current_vote_count_html()
+        for part in CARRIED.get(event.kind, ()):
+            item[part.field] = self.part_html(part.name)  # type: ignore[index]
+        if event.kind in BANNER_KINDS:  # the clock the banner shows
+            item.update(self.clock())
         return item
+
+    def part_html(self, part: str) -> str:
+        """A pushed part (``event_kinds.PARTS``) as the spectators see it now."""
+        return {
+            "vote-count": self.current_vote_count_html,
+            "phase-banner": lambda: self.clock()["banner"],
+            "players": self.players_html,
+            "turn-panel": self.turn_html,
+        }[part]()
 
     # -- partials: the same templates the pages render, for an anonymous viewer ----------
     def post_html(self, payload: dict[str, Any]) -> str:
@@ -114,7 +119,7 @@ class Renderer:
             self._count = fragments.render_vote_count(self.game)
         return self._count
 
-    def banner(self) -> dict[str, Any]:
+    def clock(self) -> dict[str, Any]:
         """The phase banner and the deadline, from the game as it is now."""
         if self._banner is None:
             game = self.game

@@ -46,7 +46,7 @@
 
   // The registry, as the server rendered it: {kinds: {kind: {parts, own, state?, you?}},
   // shared: parts the same for every viewer, appended: parts only ever added to}.
-  var registry = { kinds: {}, shared: [], appended: [], pushed: [] };
+  var registry = { kinds: {}, shared: [], appended: [], pushed: [], fields: {} };
   try {
     var script = document.getElementById("live-kinds");
     if (script) registry = JSON.parse(script.textContent);
@@ -260,15 +260,13 @@
     tickCountdowns();
   }
 
-  // The HTML the server pushed with an item for a part: the spectators' rendering.
+  // The HTML the server pushed with an item for a part: the spectators' rendering, in the
+  // item's field the registry names for it (a state kind's item is its part: its html).
   function pushedHtml(item, part) {
-    switch (part) {
-      case "vote-count": return item.kind === "vote_count" ? item.html : item.vote_count;
-      case "phase-banner": return item.banner;
-      case "players": return item.players;
-      case "turn-panel": return item.turn;
-      default: return null;
-    }
+    var kind = registry.kinds[item.kind];
+    if (kind && kind.state) return item.html;
+    var field = registry.fields[part];
+    return field ? item[field] : null;
   }
 
   // The CSRF token in a part rendered for this viewer is a placeholder

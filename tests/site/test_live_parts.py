@@ -119,7 +119,11 @@ def test_the_live_sets_derive_from_the_registry():
     assert {"private_result", "vote_refused", "prod", "your_turn"} == live_kinds.YOU_KINDS
     assert {"modkill", "replaced", "day_shot"} <= live_kinds.ACCESS_KINDS
     for name, kind in KINDS.items():
-        assert (name in live_kinds.PLAYER_KINDS) == ("players" in kind.parts)
+        carried = {part.name for part in live_kinds.CARRIED.get(name, ())}
+        assert ("players" in carried) == ("players" in kind.parts)
+        assert carried <= {p.name for p in PARTS.values() if p.pushed}
+    assert not live_kinds.CARRIED.get("vote_count")  # its item is the count itself
+    assert {p.name for p in live_kinds.CARRIED["turn"]} == {"turn-panel", "phase-banner", "players"}
 
 
 def test_live_js_keeps_no_copy_of_the_kinds():
