@@ -569,13 +569,13 @@ class LiveRoom:
 
     def connect(self, page: OpenPage) -> None:
         """The page's socket (re)connects: the consumer's ``connect``, from the access read
-        (``consumers._access``) to the catch-up replay from the page's positions."""
+        (``consumers.viewer_access``) to the catch-up replay from the page's positions."""
         old = self.sockets.pop(id(page), None)
         if old is not None:
             self.room.sockets.pop(old, None)
         if not page.live or page.game_id != self.game_id:
             return  # no live.js: no socket
-        access = consumers._access(self.game_id, page.user)
+        access = consumers.viewer_access(self.game_id, page.user)
         if access is None:
             return  # closed with 4404
         audiences, seq, slot_id = access

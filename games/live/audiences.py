@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..models import TEAM_THREADS, Game, GameEvent, Slot
-from ..reads import access
+from ..reads import access, snapshot
 from .kinds import ACCESS_KINDS
 
 TEAM_AUDIENCES = frozenset({"mafia", *TEAM_THREADS})
@@ -31,15 +31,33 @@ def audiences_of(game: Game, user: Any, slots: Iterable[Slot]) -> frozenset[str]
     return access.audiences(game, user, slots)
 
 
-def viewer_audiences(game_id: int, user: Any) -> tuple[frozenset[str], int] | None:
-    """(audiences, the game's event seq when read), or None if there is no such game.
+def viewer_access(game_id: int, user: Any) -> tuple[frozenset[str], int, int | None] | None:
+    """(audiences, the game's event seq when read, the viewer's slot id), or None if there
+    is no such game: one call, so a socket's re-check applies all of it or none.
 
-    The seq is read first, so the audiences reflect at least that point of the game.
+    One query, for the game: the slots come from the process's copy as of its
+    ``state_seq`` (``reads.snapshot``, the pages' own), since only a change of state
+    (a death, a replacement, the end) changes who may follow what. Every page view opens
+    a socket, and its connect used to read the slots twice. The seq is read with the game,
+    so the audiences reflect at least that point of the game.
     """
-    game = Game.objects.filter(pk=game_id).only("pk", "status", "host_id", "event_seq").first()
+    game = (
+        Game.objects.filter(pk=game_id)
+        .only("pk", "created_at", "status", "host_id", "event_seq", "state_seq")
+        .first()
+    )
     if game is None:
         return None
-    return access.user_audiences(game, user), game.event_seq
+    slots = snapshot.slots(game)
+    user_id = user.pk if getattr(user, "is_authenticated", False) else None
+    mine = next((s.pk for s in slots if user_id is not None and s.user_id == user_id), None)
+    return access.audiences(game, user, slots), game.event_seq, mine
+
+
+def viewer_audiences(game_id: int, user: Any) -> tuple[frozenset[str], int] | None:
+    """(audiences, the game's event seq when read), or None if there is no such game."""
+    found = viewer_access(game_id, user)
+    return None if found is None else found[:2]
 
 
 def access_meta(event: GameEvent) -> dict[str, Any] | None:

@@ -39,9 +39,8 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from .. import presence
 from ..errors import ErrorCode
-from ..models import Slot
 from ..socket_db import socket_db
-from .audiences import viewer_audiences
+from .audiences import viewer_access
 from .hub import Hub, get_hub
 from .inbox import InboxFollower
 from .numbering import heads
@@ -52,24 +51,6 @@ from .tokens import TokenWatch
 from .wire import dumps, layer_state, server_time
 
 log = logging.getLogger(__name__)
-
-
-def _slot_id(game_id: int, user_id: int | None) -> int | None:
-    if user_id is None:
-        return None
-    return (
-        Slot.objects.filter(game_id=game_id, user_id=user_id).values_list("pk", flat=True).first()
-    )
-
-
-def _access(game_id: int, user: Any) -> tuple[frozenset[str], int, int | None] | None:
-    """(audiences, the game's event seq when read, the user's slot id), or None if there is
-    no such game: one call, so a re-check applies all of it or none."""
-    access = viewer_audiences(game_id, user)
-    if access is None:
-        return None
-    user_id = user.pk if getattr(user, "is_authenticated", False) else None
-    return (*access, _slot_id(game_id, user_id))
 
 
 class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
@@ -89,7 +70,7 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         user = self.scope.get("user")
         self.user_id = user.pk if getattr(user, "is_authenticated", False) else None
-        access = await socket_db(_access)(self.game_id, user)
+        access = await socket_db(viewer_access)(self.game_id, user)
         if access is None:
             await self.close(code=4404)
             return
@@ -258,7 +239,7 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
 
     async def _recheck(self) -> None:
         user = self.scope.get("user")
-        access = await socket_db(_access)(self.game_id, user)
+        access = await socket_db(viewer_access)(self.game_id, user)
         if access is None or self.hub is None:
             return
         audiences, read_seq, slot_id = access

@@ -17,7 +17,7 @@ from django.db import connections
 
 from games import services
 from games.live import publisher
-from games.live.audiences import access_meta, viewer_audiences
+from games.live.audiences import access_meta, viewer_access, viewer_audiences
 from games.live.outbox import Outbox
 from games.live.wire import group_name
 from games.models import GameEvent, Slot
@@ -190,6 +190,26 @@ def test_viewer_audiences_follow_the_rules(make_game, host):
         "dead",
     }
     assert viewer_audiences(10**9, goon.user) is None
+
+
+@pytest.mark.django_db
+def test_a_sockets_access_costs_one_query_between_changes(
+    make_game, host, django_assert_num_queries
+):
+    """Every page view opens a socket: between two changes of state its access check reads
+    the game alone (the slots are the process's copy as of the game's state), and a change
+    (a modkill) is seen by the next check."""
+    game = make_game("forum-vanilla")
+    goon = next(s for s in _slots(game) if s.is_mafia)
+    viewer_access(game.pk, goon.user)  # the first reads the slots
+    with django_assert_num_queries(1):
+        audiences, seq, slot_id = viewer_access(game.pk, goon.user)
+    assert (audiences, slot_id) == ({"public", f"slot:{goon.pk}", "mafia"}, goon.pk)
+    services.submit_post(goon.user, game.pk, body="a post moves the event seq only")
+    with django_assert_num_queries(1):
+        assert viewer_access(game.pk, goon.user)[1] > seq
+    services.modkill(host, game.pk, goon.pk)
+    assert viewer_access(game.pk, goon.user)[0] == {"public", f"slot:{goon.pk}", "dead"}
 
 
 # -- the outbox ----------------------------------------------------------------------------

@@ -96,8 +96,8 @@ async def test_a_handshake_held_in_the_database_does_not_hold_up_another(
         hold = Hold(socket_db.session_user, lambda scope: scope["path"] == path)
         monkeypatch.setattr(socket_db, "session_user", hold)
     else:
-        hold = Hold(consumers._access, lambda game_id, user: game_id == game.pk)
-        monkeypatch.setattr(consumers, "_access", hold)
+        hold = Hold(consumers.viewer_access, lambda game_id, user: game_id == game.pk)
+        monkeypatch.setattr(consumers, "viewer_access", hold)
 
     held = await _communicator(path, slot.user)
     held_connect = asyncio.ensure_future(held.connect(timeout=WAIT * 3))
