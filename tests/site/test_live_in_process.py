@@ -436,9 +436,9 @@ def check_agent_socket(game: GamePlay) -> None:
     """The agent's socket, signed in with its token, follows exactly its seat's audiences."""
     found = sign_in(game.play.agent_key)
     assert found is not None
-    by_token = consumers._access(game.game_id, found[0])
+    by_token = consumers.viewer_access(game.game_id, found[0])
     seat = Slot.objects.select_related("user").get(game_id=game.game_id, user__username=AGENT)
-    by_seat = consumers._access(game.game_id, seat.user)
+    by_seat = consumers.viewer_access(game.game_id, seat.user)
     assert by_token is not None and by_seat is not None
     if by_token[0] != by_seat[0] or by_token[2] != seat.pk:
         game.play.errors.append(f"agent socket {by_token} is not its seat's {by_seat}")
