@@ -27,11 +27,13 @@ def _runs_long(item: Any) -> bool:
 
 # Modules whose tests share servers started once in a module fixture (several web
 # processes, workers, a proxy): each runs whole on one worker, like a browser module.
-# tests/site/test_live_in_process.py plays its games once in a module fixture, so it too.
+# The in-process proof (tests/site/test_live_in_process*.py) plays its games once in a
+# module fixture, so it too: two halves, two workers.
 WHOLE_MODULES = (
     "tests/live/test_several_processes.py",
     "tests/live/test_proxy.py",
     "tests/site/test_live_in_process.py",
+    "tests/site/test_live_in_process_tables.py",
 )
 
 # Browser lanes: at most this many workers drive Chromium at once, each lane one worker
