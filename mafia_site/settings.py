@@ -214,7 +214,8 @@ else:
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's, with one connection pool per process (mafia_site.redis_cache).
+            "BACKEND": "mafia_site.redis_cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": f"mafia:{DATABASES['default'].get('NAME', '')}",
             # A Redis that is away fails a count at once instead of holding the request

@@ -103,7 +103,9 @@ class Renderer:
             )
         if post is None:  # deleted with its game; the payload has what the thread shows
             return format_html('<article class="post">{}</article>', payload.get("author", ""))
-        return fragments.render_post(post)
+        # From the process's cache of rendered posts, as the thread page takes them: every
+        # socket that catches up (``replay``) asks for the same posts again.
+        return fragments.render_posts([post])[0]
 
     def vote_count_html(self, count: dict[str, Any]) -> str:
         # The count as of this event (not as of now): a newer one follows if it changed.

@@ -53,7 +53,7 @@ def test_redis_away_the_last_seat_still_makes_the_game_and_its_ratings_land_once
     redis = RedisServer(tmp_path)
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "mafia_site.redis_cache.RedisCache",  # the site's
             "LOCATION": redis.url,
             "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
         }
