@@ -9,7 +9,7 @@ pages render. Each socket adds its viewer's own copy of the other parts of their
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 from django.db.models import Q
@@ -18,9 +18,19 @@ from django.utils.functional import SimpleLazyObject
 from django.utils.html import format_html
 
 from .. import fragments
+from ..lru import ProcessLRU
 from ..models import Game, GameEvent, Post
+from ..reads import snapshot
 from ..reads.thread import page_of
 from .kinds import BANNER_KINDS, CARRIED
+
+# (the game's state and the date, what) -> what the spectators see now: a pushed part's
+# HTML, the clock, a vote count item's HTML. It changes only with the game's state (every
+# event but a post sets ``Game.state_seq``: ``reads.snapshot``), so the sockets catching
+# up on one game (``replay``: a quarter of the web processes' time at 250 games) and each
+# publish in a busy thread share one render per change. The state is read before what is
+# rendered from it, so an entry is never older than its key says.
+_AS_OF_NOW: ProcessLRU[Any] = ProcessLRU(4096)
 
 
 class Renderer:
@@ -29,11 +39,7 @@ class Renderer:
     def __init__(self, game_id: int) -> None:
         self.game_id = game_id
         self._game: Game | None = None
-        self._posts: dict[int, Post] = {}
-        self._banner: dict[str, Any] | None = None
-        self._players: str | None = None
-        self._turn: str | None = None
-        self._count: str | None = None
+        self._posts: dict[tuple[str, int], Post] = {}
 
     @property
     def game(self) -> Game:
@@ -66,7 +72,7 @@ class Renderer:
             )
         elif event.kind == "vote_count":
             item.update(
-                html=self.vote_count_html(payload),
+                html=self._now(("vote_count", event.seq), lambda: self.vote_count_html(payload)),
                 phase=payload.get("phase"),
                 deadline=payload.get("deadline"),
                 paused_remaining=payload.get("paused_remaining"),
@@ -77,19 +83,30 @@ class Renderer:
             # Only the prodded player's own copy says "you"; the host's says nothing.
             item["notice"] = prod_notice(payload)
         for part in CARRIED.get(event.kind, ()):
-            item[part.field] = self.part_html(part.name)  # type: ignore[index]
+            item[str(part.field)] = self.part_html(part.name)
         if event.kind in BANNER_KINDS:  # the clock the banner shows
             item.update(self.clock())
         return item
 
+    def _now(self, what: Hashable, make: Callable[[], Any]) -> Any:
+        """``make()``, once per state of the game in this process (``_AS_OF_NOW``)."""
+        key = (*snapshot.today_key(self.game), what)
+        value = _AS_OF_NOW.get(key)
+        if value is None:
+            value = make()
+            _AS_OF_NOW.put(key, value)
+        return value
+
     def part_html(self, part: str) -> str:
         """A pushed part (``event_kinds.PARTS``) as the spectators see it now."""
-        return {
-            "vote-count": self.current_vote_count_html,
-            "phase-banner": lambda: self.clock()["banner"],
-            "players": self.players_html,
-            "turn-panel": self.turn_html,
-        }[part]()
+        if part == "phase-banner":
+            return str(self.clock()["banner"])
+        make = {
+            "vote-count": lambda: fragments.render_vote_count(self.game),
+            "players": lambda: fragments.render_players(self.game),
+            "turn-panel": lambda: fragments.render_turn(self.game) if self.game.turn_based else "",
+        }[part]
+        return str(self._now(part, make))
 
     # -- partials: the same templates the pages render, for an anonymous viewer ----------
     def post_html(self, payload: dict[str, Any]) -> str:
@@ -115,37 +132,20 @@ class Renderer:
             "games/_vote_count.html", {"count": count, "game": game, "phase": phase}
         )
 
-    def current_vote_count_html(self) -> str:
-        """The vote count as the page shows it now (its deadline moved, paused, resumed)."""
-        if self._count is None:
-            self._count = fragments.render_vote_count(self.game)
-        return self._count
-
     def clock(self) -> dict[str, Any]:
         """The phase banner and the deadline, from the game as it is now."""
-        if self._banner is None:
+
+        def make() -> dict[str, Any]:
             game = self.game
             phase = game.current_phase()
-            self._banner = {
+            return {
                 "banner": fragments.render_phase_banner(game),
                 "deadline": phase.deadline.isoformat() if phase and phase.deadline else None,
                 "paused": bool(phase and phase.is_paused),
                 "status": game.status,
             }
-        return self._banner
 
-    def turn_html(self) -> str:
-        """The table as everyone sees it now (a player's page fetches its own buttons)."""
-        if not self.game.turn_based:
-            return ""
-        if self._turn is None:
-            self._turn = fragments.render_turn(self.game)
-        return self._turn
-
-    def players_html(self) -> str:
-        if self._players is None:
-            self._players = fragments.render_players(self.game)
-        return self._players
+        return dict(self._now("clock", make))
 
 
 def prod_notice(payload: dict[str, Any]) -> str:
