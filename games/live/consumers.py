@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -59,6 +60,7 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
     slot_id: int | None = None
     access_seq = 0  # the newest event that may have changed this socket's access
     applied_seq = 0  # the event seq of the access read it holds
+    seen_at = float("-inf")  # when presence was last written (``time.monotonic``)
     # The audiences the client was last told (``hello``, ``access``): the hub may already
     # have taken some away (a replaced-out player's seat) before the re-check reads them.
     told: frozenset[str] = frozenset()
@@ -167,7 +169,8 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
             frame = await parts_frame(self.own_page, message.get("parts"))
             self.outbox.control(frame)
         elif message.get("type") == "ping":
-            await self._seen(open=True)  # the heartbeat: the page is still open
+            if time.monotonic() - self.seen_at >= presence.REFRESH_SECONDS:
+                await self._seen(open=True)  # the heartbeat: the page is still open
             audiences = self.hub.audiences(self)
             newest = await socket_db(heads)(self.game_id, audiences)
             self.outbox.control({"type": "pong", "server_time": server_time(), "heads": newest})
@@ -176,6 +179,7 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
         """Presence for the e-mail digests (``games.presence``); never raises."""
         if self.user_id is None:
             return
+        self.seen_at = time.monotonic()
         try:
             await socket_db(presence.seen)(self.user_id, self.game_id, open=open)
         except Exception:  # the database is away: the socket goes on without it

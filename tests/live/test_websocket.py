@@ -422,6 +422,31 @@ async def test_ping_reveals_a_lost_frame_and_resume_recovers_it(make_game, host,
     await spectator.close()
 
 
+async def test_pings_refresh_presence_every_other_time_not_each(make_game, monkeypatch):
+    """A ping writes the page's presence only when the last write is
+    ``presence.REFRESH_SECONDS`` old: the connect's write stands for the next ping."""
+    from games import presence
+    from games.models import GamePresence
+
+    game = await db(make_game)("forum-vanilla")
+    player = (await slots_of(game))[0].user
+
+    def last_seen():
+        return GamePresence.objects.get(user=player, game=game).last_seen
+
+    socket, ok, _ = await open_socket(game.pk, player, since=game.event_seq)
+    assert ok
+    opened = await db(last_seen)()
+    await socket.send({"type": "ping"})
+    await socket.wait_for(lambda i: i.get("type") == "pong")
+    assert await db(last_seen)() == opened  # 30 s later in a browser: not written again
+    monkeypatch.setattr(presence, "REFRESH_SECONDS", 0.0)  # as if it were old enough
+    await socket.send({"type": "ping"})
+    await socket.wait_for(lambda i: len(socket.controls("pong")) == 2)
+    assert await db(last_seen)() > opened
+    await socket.close()
+
+
 async def test_replaced_player_socket_loses_the_slot_and_the_new_one_gains_it(
     make_game, host, make_users
 ):
