@@ -116,7 +116,10 @@ def test_bots_alone_play_a_whole_table_game_over_http(live_server, setup):
         players.append(bots.Bot(player_api, game["id"], seed=i))
     host_api.post(f"games/{game['id']}/start/")
     table = [*players, bots.HostBot(host_api, game["id"], night_seconds=0)]
-    finished = bots.play(table, game["id"], host_api, timeout=300)
+    # A guard against a game that never ends, not a speed target: alone it takes under a
+    # minute, but beside the parallel suite on two cores it has taken over 300 s (each
+    # round of the table is a dozen HTTP requests); pytest-timeout (600 s) is the outer bound.
+    finished = bots.play(table, game["id"], host_api, timeout=540)
     assert finished["status"] == "finished" and finished["winner"]
     days = [p for p in host_api.get(f"games/{game['id']}/host/")["phases"] if p["kind"] == "day"]
     assert days and all(p["resolved"] for p in days)
