@@ -64,6 +64,12 @@ PARTS: dict[str, Part] = {
         Part("actions"),  # night actions, results, the host's records and alerts
         Part("chores"),  # V/LA, the replacement queue
         Part("activity"),
+        # The ISO bar's players and post counts, as the whole thread's page shows them (no
+        # player chosen): the same for everyone, rendered once per post.
+        Part("iso-bar", field="iso_bar", same_for_everyone=True),
+        # An ISO view (the chosen players' posts, its bar and page links; the multi-ISO
+        # columns): redrawn as a reload of that URL shows it, never appended to.
+        Part("iso"),
         # The thread's page links: no event redraws them; an open page asks for them when
         # a post starts a page it has no link to (``static/js/live.js``).
         Part("pages"),
@@ -471,7 +477,16 @@ KINDS: dict[str, EventKind] = {
             changes_access=True,
         ),
         # -- the thread --------------------------------------------------------------------
-        _kind("post", PostPayload, "posts", "activity", audiences=THREADS, changes_game=False),
+        _kind(
+            "post",
+            PostPayload,
+            "posts",
+            "activity",
+            "iso-bar",
+            "iso",
+            audiences=THREADS,
+            changes_game=False,
+        ),
         _kind(
             "vote_refused",
             VoteRefusedPayload,
@@ -518,6 +533,8 @@ KINDS: dict[str, EventKind] = {
             "phase",
             "chores",
             "activity",
+            "iso-bar",  # the new player's name
+            "iso",
             changes_access=True,
         ),
         _kind("replacement_queue", ReplacementQueuePayload, "chores"),

@@ -31,6 +31,7 @@ from . import display
 from .lru import ProcessLRU
 from .models import Game, Phase, Post, Slot, Thread
 from .reads import snapshot
+from .reads import thread as thread_read
 from .reads.access import Viewer
 from .reads.options import SKIP, vote_options
 from .reads.table import turn_view
@@ -140,6 +141,18 @@ def phase_banner_context(game: Game, *, current: Phase | None = UNREAD) -> dict[
 
 def render_phase_banner(game: Game) -> str:
     return render_to_string("games/_phase_banner.html", phase_banner_context(game))
+
+
+# -- the ISO bar ------------------------------------------------------------------------
+def render_iso_bar(game: Game) -> str:
+    """The ISO bar's players and post counts as the whole public thread's page shows them
+    (no player chosen): the same for every viewer."""
+    slots = snapshot.slots(game)
+    last = snapshot.last_number(game, Thread.PUBLIC)
+    counts = thread_read.slot_post_counts(game, Thread.PUBLIC, last)
+    return render_to_string(
+        "games/_iso_bar.html", {"iso_counts": thread_read.iso_rows(slots, counts, []), "iso": []}
+    )
 
 
 # -- the players ------------------------------------------------------------------------

@@ -34,6 +34,7 @@ WHOLE_MODULES = (
     "tests/live/test_proxy.py",
     "tests/site/test_live_in_process.py",
     "tests/site/test_live_in_process_tables.py",
+    "tests/site/test_live_in_process_forum_end.py",
 )
 
 # Browser lanes: at most this many workers drive Chromium at once, each lane one worker

@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from unittest import mock
@@ -44,13 +44,15 @@ from games.fragments import _CSRF_SLOT as CSRF_SLOT
 from games.live import consumers, own
 from games.live.audiences import access_meta
 from games.live.hub import Hub, Room
+from games.live.inbox import inbox_frame
 from games.live.kinds import ACCESS_KINDS
 from games.live.replay import replay
 from games.models import Game, GameEvent
 from tests.live_dom import Element, normalised, parse_document, parse_fragment
 
-# The parts every game page may have beside those marked data-live-part (live_parity's).
-NAMED_PARTS = ("vote-count", "players", "phase-banner", "turn-panel", "posts")
+# The parts every game page may have beside those marked data-live-part (live_parity's),
+# and the header's bell (``static/js/bell.js``: its count follows the inbox frames).
+NAMED_PARTS = ("vote-count", "players", "phase-banner", "turn-panel", "posts", "bell")
 
 
 @dataclass(frozen=True)
@@ -187,6 +189,7 @@ class OpenPage:
         self.game_id = int(attrs["data-game-id"]) if attrs.get("data-game-id") else None
         self.thread = attrs.get("data-thread") or "public"
         self.newest_page = attrs.get("data-last-page") == "1"
+        self.iso_view = "data-iso" in attrs  # its posts are redrawn ("iso"), never appended
         # Where the page is in its thread (the server's data-page, data-pages and
         # data-page-reach: "last" for ?page=last, which follows a growing thread).
         self.page_number = _int(attrs.get("data-page")) or 1
@@ -246,6 +249,21 @@ class OpenPage:
             names = part_names(self.doc, part) or part_names(_get(self.client, self.url).doc, part)
             found.append(Mismatch(self.viewer, self.label, part, detail, names))
         return found
+
+    # -- the bell (bell.js's onFrame) -------------------------------------------------------
+    def inbox(self, frame: dict[str, Any]) -> None:
+        """bell.js's ``showCount``: the count, its attribute and the unread class. (Its
+        ``data-live`` mark only says the bell now follows the socket: not compared.)"""
+        bell = self.doc.by_id("bell")
+        if bell is None:
+            return
+        unread = max(0, int(frame.get("unread") or 0))
+        bell.attrs["data-unread"] = str(unread)
+        classes = [c for c in (bell.get("class") or "").split() if c != "has-unread"]
+        bell.attrs["class"] = " ".join(classes + (["has-unread"] if unread else []))
+        for element in bell.elements():
+            if "data-bell-count" in element.attrs:
+                element.set_inner_html(str(unread))
 
     # -- frames (live.js's applyBatch) -------------------------------------------------------
     def apply(self, items: list[dict[str, Any]], controls: list[dict[str, Any]]) -> None:
@@ -307,9 +325,9 @@ class OpenPage:
             self.reload_asked = True
             return
         if kind == "post":
-            if item.get("thread") == self.thread:
+            if item.get("thread") == self.thread and not self.iso_view:
                 self._add_post(item)
-            elif self.thread != "activity":
+            elif item.get("thread") != self.thread and self.thread not in ("activity", "iso"):
                 self.notices.append(f"New post in the {item.get('thread')} thread.")
         elif others:
             pass
@@ -698,9 +716,15 @@ class LiveRoom:
             for _key, socket in live:
                 full.sockets[socket] = room.sockets[socket]
 
-    def sync(self) -> None:
-        """Deliver and apply every open page's frames (a page that reloads reconnects)."""
+    def sync(self, told: Collection[int] = ()) -> None:
+        """Deliver and apply every open page's frames (a page that reloads reconnects);
+        then the inbox frames of ``told``, the people whose bells the action asked to
+        redraw (``publish_inbox``), to each of their open pages' sockets."""
         for key, (items, controls) in self.deliver().items():
             socket = self.sockets.get(key)
             if socket is not None:
                 socket.page.apply(items, controls)
+        frames = {user_id: inbox_frame(user_id, fresh=True) for user_id in told}
+        for socket in self.sockets.values():
+            if socket.user_id in frames:
+                socket.page.inbox(frames[socket.user_id])

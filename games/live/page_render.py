@@ -35,7 +35,14 @@ from ..fragments import _CSRF_SLOT
 
 # The game pages that carry live.js (``templates/games/_live_scripts.html``).
 LIVE_PAGES = frozenset(
-    {"games:thread", "games:private_thread", "games:role", "games:host", "games:activity"}
+    {
+        "games:thread",
+        "games:private_thread",
+        "games:role",
+        "games:host",
+        "games:activity",
+        "games:multi_iso",
+    }
 )
 
 # The socket's headers a page render takes: the person (cookie, only for a signed-in

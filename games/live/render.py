@@ -19,7 +19,7 @@ from django.utils.html import format_html
 
 from .. import fragments
 from ..lru import ProcessLRU
-from ..models import Game, GameEvent, Post
+from ..models import Game, GameEvent, Post, Thread
 from ..reads import snapshot
 from ..reads.thread import page_of
 from .kinds import BANNER_KINDS, CARRIED
@@ -101,6 +101,9 @@ class Renderer:
         """A pushed part (``event_kinds.PARTS``) as the spectators see it now."""
         if part == "phase-banner":
             return str(self.clock()["banner"])
+        if part == "iso-bar":  # changes with each public post, not with the game's state
+            last = snapshot.last_number(self.game, Thread.PUBLIC)
+            return str(self._now((part, last), lambda: fragments.render_iso_bar(self.game)))
         make = {
             "vote-count": lambda: fragments.render_vote_count(self.game),
             "players": lambda: fragments.render_players(self.game),

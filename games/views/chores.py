@@ -88,6 +88,7 @@ def multi_iso(request: HttpRequest, game_id: int) -> HttpResponse:
             "threads": viewer.readable_threads(),
             "columns": columns,
             "slots": sorted(slots.values(), key=lambda s: s.seat),
+            "live_slots": list(slots.values()),
             "seats": seats,
             "unknown": unknown_seats(seats, list(slots.values())),
         },

@@ -32,6 +32,7 @@
   var pageNumber = parseInt(body.getAttribute("data-page"), 10) || 1;
   var pageCount = parseInt(body.getAttribute("data-pages"), 10) || Infinity;
   var pageReach = body.getAttribute("data-page-reach") || String(pageNumber);
+  var isoView = body.hasAttribute("data-iso"); // the thread filtered to chosen players
   var last = {}; // audience (or "~vote_count") -> number of the last item applied
   // The page's numbers per audience (games.live.numbering.page_positions): pages never
   // carry the game-wide seq, whose jumps would count hidden events. A page without them
@@ -236,8 +237,12 @@
       return;
     }
     if (item.kind === "post") {
-      if (item.thread === pageThread) addPost(item);
-      else if (pageThread !== "activity") notice("New post in the " + item.thread + " thread.");
+      // An ISO view's posts are redrawn (its "iso" parts), never appended to; the activity
+      // and multi-ISO pages list no thread.
+      if (item.thread === pageThread && !isoView) addPost(item);
+      else if (item.thread !== pageThread && pageThread !== "activity" && pageThread !== "iso") {
+        notice("New post in the " + item.thread + " thread.");
+      }
     } else if (others) {
       // someone else's result, refused vote, prod or turn (the host's pages)
     } else if (item.kind === "private_result" && item.data) {
