@@ -5,7 +5,8 @@ Websockets carry the Django session (``games.socket_db.session_auth_stack``: Cha
 token (``mafia_site.token_sockets``), and are refused unless their whole Origin (scheme,
 host and port) is this site's (``mafia_site.origin``): another site's page cannot open a
 socket with a visitor's cookies, and capped per signed-in person, or per client address
-for anonymous ones (``mafia_site.socket_limits``).
+for anonymous ones; and a process takes so many handshakes at once, telling the next to
+try again (``mafia_site.socket_limits``).
 """
 
 import os
@@ -24,7 +25,7 @@ from games.live import publisher  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from games.socket_db import session_auth_stack  # noqa: E402
 from mafia_site.origin import SameOriginValidator  # noqa: E402
-from mafia_site.socket_limits import SocketsPerPerson  # noqa: E402
+from mafia_site.socket_limits import HandshakesAtOnce, SocketsPerPerson  # noqa: E402
 from mafia_site.token_sockets import TokenSocketAuth  # noqa: E402
 
 # In the web server a commit hands its live push to a publisher thread: the request that
@@ -49,9 +50,15 @@ application = ProtocolTypeRouter(
     {
         "lifespan": lifespan,
         "http": django_asgi_app,
-        # The cap counts a socket toward its person, so it sits inside the auth stack.
-        "websocket": SameOriginValidator(
-            session_auth_stack(TokenSocketAuth(SocketsPerPerson(URLRouter(websocket_urlpatterns))))
+        # Handshakes at once are counted before anything else (the session's user is a
+        # database call); the cap per person counts a socket toward its person, so it sits
+        # inside the auth stack.
+        "websocket": HandshakesAtOnce(
+            SameOriginValidator(
+                session_auth_stack(
+                    TokenSocketAuth(SocketsPerPerson(URLRouter(websocket_urlpatterns)))
+                )
+            )
         ),
     }
 )

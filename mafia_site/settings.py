@@ -5,8 +5,8 @@ machine (SQLite, in-process channel layer, in-process deadline worker). Producti
 the test suite set ``DATABASE_URL`` and ``REDIS_URL`` to use PostgreSQL and Redis.
 
 Environment: SECRET_KEY, DEBUG, ALLOWED_HOSTS (comma-separated), CSRF_TRUSTED_ORIGINS,
-DATABASE_URL, DB_CONN_MAX_AGE, DB_POOL_SIZE, LIVE_DB_THREADS, REDIS_URL, LOG_LEVEL,
-FORWARDED_ALLOW_IPS, EMAIL_HOST (and the other EMAIL_* settings), MAIL_DIR,
+DATABASE_URL, DB_CONN_MAX_AGE, DB_POOL_SIZE, LIVE_DB_THREADS, LIVE_HANDSHAKES_AT_ONCE,
+REDIS_URL, LOG_LEVEL, FORWARDED_ALLOW_IPS, EMAIL_HOST (and the other EMAIL_* settings), MAIL_DIR,
 DEFAULT_FROM_EMAIL, SITE_URL, WEBHOOK_ALLOW_PRIVATE, WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT,
 DIGEST_LEASE_SECONDS, DIGEST_RETRY_SECONDS, DIGEST_MAX_ATTEMPTS.
 """
@@ -267,6 +267,11 @@ LIVE_SOCKETS_PER_PERSON = int(os.environ.get("LIVE_SOCKETS_PER_PERSON", "30"))
 LIVE_SOCKETS_PER_ADDRESS_ANONYMOUS = int(
     os.environ.get("LIVE_SOCKETS_PER_ADDRESS_ANONYMOUS", "200")
 )
+# Websocket handshakes under way at once in one web process (mafia_site.socket_limits): the
+# next is told to try again (close 4503, HTTP 503 for an API client) before any database
+# call, so a storm of connects cannot starve the pages and votes beside it. Four per
+# sockets' database thread: each handshake makes a few calls there. 0: no cap.
+LIVE_HANDSHAKES_AT_ONCE = int(os.environ.get("LIVE_HANDSHAKES_AT_ONCE", str(4 * LIVE_DB_THREADS)))
 # Whose X-Forwarded-For and X-Forwarded-Proto the web server believes (mafia_site.serve):
 # the proxy's. A request from one of these addresses counts as coming from the address the
 # header names (the rate limits, the anonymous socket cap above); from anywhere else the

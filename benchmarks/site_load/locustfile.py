@@ -331,6 +331,7 @@ class LivePage:
             "posts": {},  # public thread post number -> arrival (epoch)
             "resumes": 0,
             "reloads": 0,
+            "frames": 0,
         }
         SOCKETS.append(self.record)
         self.greenlets = [gevent.spawn(self._read), gevent.spawn(self._ping)]
@@ -369,13 +370,21 @@ class LivePage:
                 text = ws.recv()
             except Exception as exc:
                 if not self.closed:
-                    self.record["close_reason"] = f"dropped: {type(exc).__name__}"
+                    # Closed before its first frame: the site turned it away (4503, too
+                    # many handshakes at once), as live.js tells from the close code.
+                    busy = not self.record["frames"]
+                    self.record["close_reason"] = (
+                        "refused: busy" if busy else f"dropped: {type(exc).__name__}"
+                    )
                     self.record["closed"] = time.time()
                     self.closed = True
                     self.user.on_socket_lost(self)
                 return
             if not text:
                 continue
+            if not self.record["frames"]:
+                self.user.backoff = 0.5  # caught up: live.js resets its backoff here
+            self.record["frames"] += 1
             now = time.time()
             try:
                 batch = json.loads(text)
@@ -570,11 +579,20 @@ class PageUser(FastHttpUser):
         else:
             self.open_page(page.game_id, page.url, page.name)
 
+    backoff = 0.5  # live.js's: doubled at each try, reset by a socket's first frame
+
     def on_socket_lost(self, page: LivePage) -> None:
-        """live.js reconnects after a drop, resuming from its positions."""
+        """live.js reconnects after a drop, resuming from its positions: at once after a
+        drop (half a second, jittered), from two seconds when the site was busy, doubling
+        until a socket catches up."""
+        if page.record.get("close_reason") == "refused: busy":
+            fire("ws: refused, busy", 0, "WS")
+            self.backoff = max(self.backoff, 2.0)
+        wait = self.backoff * (1 + RNG.random() / 2)
+        self.backoff = min(self.backoff * 2, 30.0)
 
         def again() -> None:
-            gevent.sleep(0.5 + RNG.random() * 0.5)
+            gevent.sleep(wait)
             if page is self.page:
                 fresh = LivePage(self, page.game_id, page.url, page.name, "")
                 fresh.last = dict(page.last)

@@ -478,12 +478,13 @@ def check_delivery(
     examples: list[str] = []
     from_start: list[float] = []
     from_answer: list[float] = []
-    resumes = reloads = dropped = 0
+    resumes = reloads = dropped = refused_busy = 0
     for s in records["sockets"]:
         got = {int(k): v for k, v in s["posts"].items() if str(k).isdigit()}
         resumes += s.get("resumes", 0)
         reloads += s.get("reloads", 0)
         dropped += str(s.get("close_reason", "")).startswith("dropped")
+        refused_busy += s.get("close_reason") == "refused: busy"
         lo, hi = s["opened"] + 2, s["closed"] - 2
         for created, number in posts.get(s["game"], []):
             if lo <= created <= hi:
@@ -508,6 +509,7 @@ def check_delivery(
         "resumes": resumes,
         "reloads": reloads,
         "dropped": dropped,
+        "refused_busy": refused_busy,
         "write_start_to_socket_ms": spread(from_start),
         "answer_to_socket_ms": spread(from_answer),
     }

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from .client import Client
 
 # Close codes after which trying again would be refused the same.
+# A handshake refused with 503 (the server has too many under way at once) waits this long
+# at least before the next try: retrying at once would only add to the storm.
+BUSY_BACKOFF = 2.0
 FINAL_CODES = {4400: "bad positions", 4401: "the token was refused", 4404: "no such game"}
 STATE_KINDS = frozenset({"vote_count"})  # a newer one replaces an older: never "missed"
 
@@ -160,8 +163,10 @@ class EventStream:
         """A handshake refused before the socket opened says no why (the server answers 403
         to a bad token and a game one may not see alike): the API tells. A bad token or game
         ends the stream; anything else (429: too many of its sockets open, a restart) is
-        tried again later."""
+        tried again later (503: the site is busy, after a couple of seconds at least)."""
         status = exc.response.status_code
+        if status == 503:
+            self._backoff = max(self._backoff, BUSY_BACKOFF)
         if status not in (401, 403, 404):
             return
         try:
@@ -314,9 +319,11 @@ async def inbox_frames(client: Client) -> AsyncIterator[Event]:
         except ConnectionClosed as exc:
             if exc.rcvd and exc.rcvd.code == 4401:
                 raise StreamClosed(401, {"error": "the token was refused"}) from None
-        except InvalidStatus:
-            # Refused before it opened (a bad token, or 429: too many sockets open): the
-            # API tells which; a token it takes is tried again later.
+        except InvalidStatus as exc:
+            # Refused before it opened (a bad token, 429: too many sockets open, 503: the
+            # site is busy): the API tells which; a token it takes is tried again later.
+            if exc.response.status_code == 503:
+                backoff = max(backoff, BUSY_BACKOFF)
             try:
                 await asyncio.to_thread(client.request, "GET", "notifications/")
             except ApiError as error:

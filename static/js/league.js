@@ -34,8 +34,10 @@
   function connect() {
     var scheme = location.protocol === "https:" ? "wss:" : "ws:";
     var socket = new WebSocket(scheme + "//" + location.host + "/ws/league/?parts=1");
-    socket.onopen = function () { backoff = 1000; };
+    // Reset by the first frame, not the open: a socket refused for load (4503) or for too
+    // many pages (4429) opens only to be closed, and its retries must keep backing off.
     socket.onmessage = function (event) {
+      backoff = 1000;
       var batch;
       try { batch = JSON.parse(event.data); } catch (e) { return; }
       (Array.isArray(batch) ? batch : [batch]).forEach(function (m) {
@@ -43,9 +45,9 @@
       });
     };
     socket.onclose = function (event) {
-      // Too many of the person's sockets open (mafia_site.socket_limits): the socket was
-      // opened only to be closed, so the usual reset backoff would retry at once.
+      // Too many of the person's sockets open (mafia_site.socket_limits): a minute.
       if (event.code === 4429) backoff = 60000;
+      if (event.code === 4503) backoff = Math.max(backoff, 2000); // the site is busy
       var wait = backoff + Math.random() * backoff * 0.5;
       backoff = Math.min(backoff * 2, 30000);
       setTimeout(connect, wait);

@@ -84,8 +84,13 @@
       "/?" + from;
     status("connecting");
     socket = new WebSocket(url);
-    socket.onopen = function () { backoff = 500; paused = false; status("live"); };
+    var caughtUp = false;
+    socket.onopen = function () { paused = false; };
     socket.onmessage = function (event) {
+      // Live once the server has caught the page up (its first frame), not at the open: a
+      // socket refused for load or for too many pages opens only to be closed at once, and
+      // its retries must keep backing off.
+      if (!caughtUp) { caughtUp = true; backoff = 500; status("live"); }
       var batch;
       try { batch = JSON.parse(event.data); } catch (e) { return; }
       if (!Array.isArray(batch)) batch = [batch];
@@ -105,6 +110,9 @@
         setTimeout(connect, 60000 + Math.random() * 30000);
         return;
       }
+      // The site is busy (mafia_site.socket_limits: too many handshakes at once in its
+      // process): like a drop, but the first retry waits a couple of seconds, not half of one.
+      if (event.code === 4503) backoff = Math.max(backoff, 2000);
       status("reconnecting");
       var wait = backoff + Math.random() * backoff * 0.5; // jitter: not all at once
       backoff = Math.min(backoff * 2, 30000);

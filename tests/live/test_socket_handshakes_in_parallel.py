@@ -129,3 +129,52 @@ async def test_a_handshake_held_in_the_database_does_not_hold_up_another(
     assert f"slot:{slot.pk}" in hello["audiences"]  # the player's own, from their session
     await second.close()
     await first.close()
+
+
+async def test_a_handshake_past_the_cap_is_told_to_try_again(
+    make_game, host, monkeypatch, settings
+):
+    """At most ``LIVE_HANDSHAKES_AT_ONCE`` handshakes of a process are under way; the next is
+    closed at once with 4503 (``mafia_site.socket_limits``), before any database call, and a
+    handshake that has sent its first frame no longer counts."""
+    settings.LIVE_HANDSHAKES_AT_ONCE = 1
+    game = await db(make_game)("forum-vanilla")
+    slot = await db(_first_slot)(game)
+    path = f"/ws/games/{game.pk}/"
+    hold = Hold(consumers.viewer_access, lambda game_id, user: game_id == game.pk)
+    monkeypatch.setattr(consumers, "viewer_access", hold)
+    asked: list[str] = []
+    original_user = socket_db.session_user
+    monkeypatch.setattr(
+        socket_db, "session_user", lambda scope: asked.append(scope["path"]) or original_user(scope)
+    )
+
+    held = await _communicator(path, slot.user)
+    held_connect = asyncio.ensure_future(held.connect(timeout=WAIT * 3))
+    try:
+        assert await asyncio.to_thread(hold.entered.wait, WAIT), "the handshake never got there"
+        turned_away = await _communicator(path, host)
+        connected, _ = await turned_away.connect(timeout=WAIT)
+        assert connected  # accepted only to be closed: a page's script reads the code
+        closed = await turned_away.receive_output(timeout=WAIT)
+        assert closed == {
+            "type": "websocket.close",
+            "code": 4503,
+            "reason": "The site is busy: trying again",
+        }
+        assert asked == [path], "the refused handshake read the session"
+    finally:
+        hold.release.set()
+    assert (await held_connect)[0]
+    first = Socket(held)
+    await first.wait_for(is_type("replay"), timeout=WAIT)
+
+    # The held one has caught up: it no longer counts, and the next gets in.
+    comm = await _communicator(path, host)
+    connected, _ = await comm.connect(timeout=WAIT)
+    assert connected
+    again = Socket(comm)
+    await again.wait_for(is_type("replay"), timeout=WAIT)
+    assert "host" in again.items[0]["audiences"]
+    await again.close()
+    await first.close()
