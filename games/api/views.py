@@ -18,7 +18,7 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import NotFound, PermissionDenied
-from rest_framework.parsers import FormParser, JSONParser
+from rest_framework.parsers import FormParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -46,6 +46,7 @@ from ..setups import SETUPS
 from . import docs
 from . import serializers as s
 from .errors import api_exception_handler
+from .parsers import JSONParser
 
 
 def committed(game_id: int) -> dict[str, Any]:

@@ -266,3 +266,75 @@ def test_djangos_own_error_answers_are_json_under_api_and_pages_elsewhere(rf):
         assert r["Content-Type"].startswith("application/json") is json, path
         if json:
             assert json_module.loads(r.content)["code"] == "csrf_failed"
+
+
+# -- bodies nested deeper than any the API takes (games.api.parsers) -------------------------
+def _nested(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "auth/token/",
+        "games/",
+        "games/{g}/posts/",
+        "games/{g}/vote/",
+        "games/{g}/nominate/",
+        "games/{g}/actions/",
+        "games/{g}/host/extend/",
+        "games/{g}/host/modkill/",
+    ],
+)
+def test_a_body_nested_thousands_deep_is_a_json_400(make_game, host, path):
+    """3,000 levels raised RecursionError in the JSON decoder: 500 on eight operations, the
+    token exchange among them (no sign-in needed)."""
+    game = make_game("forum-cop-doctor-nine")
+    api = APIClient()
+    if path != "auth/token/":
+        api.force_authenticate(host if "/host/" in path else slot_of(game, "cop").user)
+    url = "/api/v1/" + path.format(g=game.pk)
+    seq_before = type(game).objects.get(pk=game.pk).event_seq
+    r = api.post(url, data=_nested(3000), content_type="application/json")
+    assert r.status_code == 400, (url, r.status_code, r.content[:300])
+    assert r.json()["code"] == "parse_error" and "deeper than 32" in r.json()["error"]
+    assert type(game).objects.get(pk=game.pk).event_seq == seq_before  # the game untouched
+
+
+def test_nesting_is_bounded_at_32_levels():
+    from io import BytesIO
+    from json import loads
+
+    from rest_framework.exceptions import ParseError
+
+    from games.api.parsers import MAX_DEPTH, JSONParser, depth
+
+    assert MAX_DEPTH == 32
+    assert JSONParser().parse(BytesIO(_nested(32).encode())) == loads(_nested(32))
+    with pytest.raises(ParseError):
+        JSONParser().parse(BytesIO(_nested(33).encode()))
+    values = (1, "x", [], {}, {"a": [1, {"b": 2}]}, [[], [[[]]]])
+    assert [depth(v) for v in values] == [0, 0, 1, 1, 3, 4]
+
+
+def test_every_api_view_parses_json_with_the_bounded_parser():
+    """A view that names its own parsers (the token exchange: JSON and forms) keeps the bound."""
+    from django.urls import URLPattern, URLResolver, get_resolver
+
+    from games.api.parsers import JSONParser
+
+    def views(patterns, prefix=""):
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                yield from views(pattern.url_patterns, prefix + str(pattern.pattern))
+            elif isinstance(pattern, URLPattern):
+                cls = getattr(pattern.callback, "cls", None)
+                if (prefix + str(pattern.pattern)).startswith("api/") and cls is not None:
+                    yield prefix + str(pattern.pattern), cls
+
+    found = list(views(get_resolver().url_patterns))
+    assert len(found) > 20
+    for route, cls in found:
+        for parser in cls.parser_classes:
+            if parser.media_type == "application/json":
+                assert issubclass(parser, JSONParser), (route, parser)
