@@ -149,6 +149,7 @@ class ErrorCode(StrEnum):
     SERVER_ERROR = "server_error"
     BAD_POSITIONS = "bad_positions"
     TOO_MANY_FIELDS = "too_many_fields"
+    BODY_TOO_LARGE = "body_too_large"
 
 
 class GameRuleError(Exception):

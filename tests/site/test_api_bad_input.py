@@ -338,3 +338,54 @@ def test_every_api_view_parses_json_with_the_bounded_parser():
         for parser in cls.parser_classes:
             if parser.media_type == "application/json":
                 assert issubclass(parser, JSONParser), (route, parser)
+
+
+# -- bodies past the upload limit (mafia_site.guards) ----------------------------------------
+@pytest.mark.parametrize("debug", [True, False])
+@pytest.mark.parametrize("path", ["auth/token/", "games/{g}/posts/", "games/{g}/vote/"])
+def test_a_body_past_the_limit_is_a_json_413_whatever_debug_is(make_game, settings, debug, path):
+    """2.7 MB answered Django's HTML debug page (about 120 KB) under DEBUG, a bare 400
+    otherwise."""
+    settings.DEBUG = debug
+    game = make_game("forum-cop-doctor-nine")
+    client = Client()
+    client.force_login(slot_of(game, "cop").user)
+    seq_before = type(game).objects.get(pk=game.pk).event_seq
+    body = '{"body": "' + "x" * 2_700_000 + '"}'
+    url = "/api/v1/" + path.format(g=game.pk)
+    r = client.post(url, data=body, content_type="application/json")
+    assert r.status_code == 413 and r["Content-Type"] == "application/json", r.content[:200]
+    assert r.json() == {
+        "error": "The request body is larger than 2.5 MB.",
+        "code": "body_too_large",
+        "field": None,
+    }
+    assert type(game).objects.get(pk=game.pk).event_seq == seq_before
+
+
+def test_a_page_body_past_the_limit_is_a_plain_413(make_game, settings):
+    settings.DEBUG = True
+    game = make_game("forum-cop-doctor-nine")
+    client = Client()
+    client.force_login(slot_of(game, "cop").user)
+    r = client.post(f"/games/{game.pk}/post/", {"body": "x" * 2_700_000})
+    assert r.status_code == 413 and r["Content-Type"].startswith("text/plain")
+    assert r.content == b"The request body is larger than 2.5 MB."
+
+
+def test_djangos_refusals_raised_in_an_api_view_are_json():
+    """A body that does not say its length is read by the view: what Django raises then is
+    answered as JSON too (DEBUG would answer its HTML page)."""
+    from django.core.exceptions import DisallowedHost, RequestDataTooBig
+    from django.test import RequestFactory
+
+    from mafia_site.guards import RequestLimitsMiddleware
+
+    middleware = RequestLimitsMiddleware(lambda request: None)
+    api, page = RequestFactory().post("/api/v1/games/"), RequestFactory().post("/games/1/post/")
+    too_big = middleware.process_exception(api, RequestDataTooBig("too big"))
+    assert too_big.status_code == 413 and b"body_too_large" in too_big.content
+    bad = middleware.process_exception(api, DisallowedHost("evil"))
+    assert bad.status_code == 400 and b'"code": "bad_request"' in bad.content
+    assert middleware.process_exception(page, RequestDataTooBig("too big")) is None
+    assert middleware.process_exception(api, ValueError("a bug")) is None  # handler500's
