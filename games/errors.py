@@ -87,6 +87,8 @@ class ErrorCode(StrEnum):
     NIGHT = "night"
     NOT_MAFIA = "not_mafia"
     NOT_DEAD = "not_dead"
+    NOT_MASON = "not_mason"  # the masons' thread
+    NOT_NEIGHBOR = "not_neighbor"  # the neighbors' thread
 
     # Votes and nominations
     TABLE_VOTE = "table_vote"
@@ -102,6 +104,7 @@ class ErrorCode(StrEnum):
     ALREADY_NOMINATED = "already_nominated"
     SKIP_NOMINATION = "skip_nomination"
     NOT_DAY = "not_day"
+    NOT_NIGHT = "not_night"
 
     # Turns at the table
     TURN_REFUSED = "turn_refused"

@@ -246,6 +246,13 @@ def require_player(tx: Tx, user: Any, *, alive: bool = True) -> Slot:
     return slot
 
 
+# What an act of each kind of phase is told in another.
+ONLY_IN = {
+    PhaseKind.DAY: ("during the day", ErrorCode.NOT_DAY),
+    PhaseKind.NIGHT: ("at night", ErrorCode.NOT_NIGHT),
+}
+
+
 def require_open_phase(tx: Tx, kind: str) -> Phase:
     """The phase a player's act belongs to: current, unresolved, of ``kind``, not paused
     and not past its deadline (every player's act goes through here)."""
@@ -253,8 +260,8 @@ def require_open_phase(tx: Tx, kind: str) -> Phase:
     if phase is None or phase.resolved:
         raise WrongPhase("There is no phase in progress.", ErrorCode.NO_PHASE)
     if phase.kind != kind:
-        what = "during the day" if kind == PhaseKind.DAY else "at night"
-        raise WrongPhase(f"That can only be done {what}.", f"not_{kind}")
+        what, code = ONLY_IN[PhaseKind(kind)]
+        raise WrongPhase(f"That can only be done {what}.", code)
     if phase.is_paused:
         raise WrongPhase("The game is paused.", ErrorCode.PAUSED)
     if phase.deadline is not None and tx.now >= phase.deadline:

@@ -19,6 +19,10 @@ from .common import Tx, emit, game_tx, require_host
 from .thread import PostResult, do_post
 from .votes import do_unvote, do_vote
 
+# What someone outside a team thread is told when they post in it (every team thread has
+# its code: ``tests/site/test_error_codes.py``).
+OUTSIDERS = {Thread.MASONS: ErrorCode.NOT_MASON, Thread.NEIGHBORS: ErrorCode.NOT_NEIGHBOR}
+
 
 def submit_post(
     user: Any,
@@ -127,7 +131,7 @@ def _check_can_post(tx: Tx, user: Any, thread: str) -> Slot:
         if slot.alive:
             raise NotAllowed("Only dead players post in the dead thread.", ErrorCode.NOT_DEAD)
     elif thread in TEAM_THREADS and not (slot.alive and slot.private_thread == thread):
-        raise NotAllowed(f"You cannot post in the {thread}' thread.", f"not_{thread[:-1]}")
+        raise NotAllowed(f"You cannot post in the {Thread(thread).label}.", OUTSIDERS[thread])
     return slot
 
 

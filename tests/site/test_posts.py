@@ -71,7 +71,7 @@ def test_mafia_chat_is_for_living_mafia(make_game):
     townie = slot_of(game, "vanilla_townie")
     with pytest.raises(NotAllowed, match="cannot post in the mafia chat"):
         services.submit_post(townie.user, game.pk, body="let me in", thread="mafia")
-    with pytest.raises(NotAllowed, match="masons"):
+    with pytest.raises(NotAllowed, match="the Masons' thread"):
         services.submit_post(townie.user, game.pk, body="brother?", thread="masons")
     with pytest.raises(NotFound):
         services.submit_post(townie.user, game.pk, body="?", thread="secret")
@@ -162,3 +162,12 @@ def test_posts_never_change_once_made(make_game):
     post.refresh_from_db()
     assert post.body == "first"
     assert not hasattr(services, "edit_post")
+
+
+def test_someone_outside_a_team_thread_is_told_whose_it_is(make_game):
+    game = make_game("power-nine")
+    cop = slot_of(game, "cop")
+    with pytest.raises(NotAllowed) as refused:
+        services.submit_post(cop.user, game.pk, body="Let me in.", thread="masons")
+    assert str(refused.value) == "You cannot post in the Masons' thread."
+    assert refused.value.code == "not_mason"
