@@ -90,7 +90,7 @@ def test_retries_wait_their_backoff_and_later_posts_wait_behind(make_game, host,
         assert [r.status for r in receiver.requests] == [500]  # the rest wait, in order
     first, *rest = WebhookDelivery.objects.filter(game=game).order_by("id")
     assert first.status == DeliveryStatus.PENDING and first.attempts == 1
-    assert "HTTP 500" in first.last_error
+    assert first.last_error == webhooks.NOT_TAKEN
     assert all(r.status == DeliveryStatus.PENDING and r.attempts == 0 for r in rest)
     assert webhooks.sweep() == []  # nothing due yet
 
@@ -106,9 +106,10 @@ def test_receiver_down_fails_shows_on_the_dashboard_and_retry_sends(
     assert {r.status for r in rows} == {DeliveryStatus.FAILED}
     assert rows[0].attempts == 5  # the first try and four retries
     hook = GameWebhook.objects.get(game=game)
-    assert "could not connect" in hook.failure and SECRET not in hook.failure
+    assert hook.failure == webhooks.NOT_TAKEN and SECRET not in hook.failure
     page = client_for(host).get(f"/games/{game.pk}/host/").content.decode()
-    assert "The webhook failed: could not connect" in page and "(last tried " in page
+    assert "The webhook failed: the chat server did not take the post" in page
+    assert "(last tried " in page
     assert "Retry the failed posts" in page
     game.refresh_from_db()
     assert game.phase_number == 2  # the phases were never held up
@@ -201,6 +202,14 @@ PRIVATE_URLS = [
     "http://169.254.169.254/latest/meta-data",
     "http://[::1]/hook",
     "http://0.0.0.0/hook",
+    # IPv4 inside IPv6 (compatible, mapped, NAT64, 6to4, Teredo) and the 6to4 relays
+    "http://[::127.0.0.1]/hook",
+    "http://[::ffff:127.0.0.1]/hook",
+    "http://[64:ff9b::7f00:1]/hook",
+    "http://[64:ff9b:1::7f00:1]/hook",
+    "http://[2002:7f00:1::]/hook",
+    "http://[2001:0:7f00:1::]/hook",
+    "http://192.88.99.1/hook",
 ]
 
 
@@ -330,3 +339,46 @@ def test_a_night_kill_where_deaths_reveal_no_role_sends_no_role(make_game, host)
     for text in (body["content"], body["text"]):
         assert victim.display_name in text and "not revealed until the game ends" in text
         assert title not in text and victim.role not in text.lower()
+
+
+def test_delivery_connects_to_the_address_it_checked(make_game, host, settings, monkeypatch):
+    """DNS rebinding: the name answered a public address to the check and 127.0.0.1 to the
+    connection, which resolved it again, so the post reached a loopback server. Now the
+    delivery connects to the address it checked, and the host is told nothing of why
+    the connection failed (no port scanner)."""
+    import socket
+
+    with webhook_receiver() as receiver:
+        game = _with_webhook(make_game, host, f"http://rebind.example:{receiver.port}/{SECRET}")
+        settings.WEBHOOK_ALLOW_PRIVATE = False
+        answers = iter(["93.184.215.14"])  # public once, then loopback for ever
+        real_getaddrinfo = socket.getaddrinfo
+
+        def rebinding(name, *args, **kwargs):
+            if name != "rebind.example":
+                return real_getaddrinfo(name, *args, **kwargs)
+            address = next(answers, "127.0.0.1")
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, 0))]
+
+        connected: list[tuple] = []
+
+        def no_network(address, *args, **kwargs):
+            connected.append(address)
+            raise ConnectionRefusedError(111, "Connection refused")
+
+        monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+        monkeypatch.setattr(socket, "create_connection", no_network)
+        webhooks.deliver_game(game.pk)
+        assert receiver.requests == []  # nothing reached the loopback server
+    # The first try went to the public address it checked; the retries resolved the name
+    # again, were answered loopback, and were refused before connecting.
+    assert connected == [("93.184.215.14", receiver.port)]
+    assert GameWebhook.objects.get(game=game).failure == webhooks.PRIVATE
+
+
+def test_the_host_is_told_the_same_for_every_failure(make_game, host):
+    """A refused connection, a 404 and a 500 read alike: which ports answer is not shown."""
+    down = f"http://127.0.0.1:{free_port()}/{SECRET}"
+    with webhook_receiver(fail_first=100) as failing:
+        reasons = {webhooks.post_json(url, {"content": "x"}) for url in (down, failing.url)}
+    assert reasons == {webhooks.NOT_TAKEN}
