@@ -382,3 +382,79 @@ def test_the_host_is_told_the_same_for_every_failure(make_game, host):
     with webhook_receiver(fail_first=100) as failing:
         reasons = {webhooks.post_json(url, {"content": "x"}) for url in (down, failing.url)}
     assert reasons == {webhooks.NOT_TAKEN}
+
+
+def test_a_pinned_https_post_is_checked_against_the_name(tmp_path):
+    """Real webhooks are https: the connection goes to the address checked, while TLS
+    still sends the URL's name (SNI) and checks the certificate against it."""
+    import datetime
+    import ssl
+    import threading
+    import urllib.error
+    import urllib.request
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "hook.test")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("hook.test")]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    seen: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            seen.append(self.headers["Host"])
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(cert_file, key_file)
+    server.socket = tls.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        pinned = webhooks._PinnedHTTPS("127.0.0.1")  # as if hook.test had resolved to it
+        pinned._context = ssl.create_default_context(cafile=str(cert_file))
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), pinned)
+
+        def post(url: str) -> int:
+            request = urllib.request.Request(url, data=b"{}", method="POST")
+            with opener.open(request, timeout=5) as answer:
+                return answer.status
+
+        assert post(f"https://hook.test:{port}/x") == 204
+        assert seen == [f"hook.test:{port}"]
+        with pytest.raises(urllib.error.URLError) as refused:  # the certificate is not its
+            post(f"https://other.test:{port}/x")
+        assert isinstance(refused.value.reason, ssl.SSLCertVerificationError)
+    finally:
+        server.shutdown()
