@@ -74,6 +74,7 @@ class ErrorCode(StrEnum):
     NO_USER = "no_user"
     ALREADY_QUEUED = "already_queued"
     NOT_QUEUED = "not_queued"
+    ALREADY_PLAYING = "already_playing"  # seated in a running league game
     QUEUE_EMPTY = "queue_empty"
     BY = "by"
     BAD_WEBHOOK = "bad_webhook"

@@ -9,6 +9,13 @@ skipping those another matcher holds), the game is created from the setup with t
 league's timing, the players join and are seated at random, the game starts, and their
 entries are deleted, all or nothing. When it cannot (not enough seats, a setup that no
 longer exists, any error), everyone stays queued and the queue's state says why.
+
+One person, one queue, one game, under concurrent requests: a join, a leave and the
+matchmaker each lock the person's user row first (the matchmaker skipping people locked by
+a join or a leave under way), then their entries. So a person's joins and leaves run one
+after another (three joins at once left one person in two or three queues), a join sees
+the league game a matcher has just seated them in and is refused, and a leave that answers
+200 took an entry no matcher holds, so it is never seated (it was, 3 times in 5).
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from django.utils import timezone
 from ..errors import ErrorCode, GameRuleError, InvalidInput, NotAllowed, NotFound
 from ..league import LEAGUE_HOST_NAME, format_of
 from ..live.inbox import publish_league_on_commit
-from ..models import Game, LeagueQueueEntry, LeagueQueueState
+from ..models import Game, GameStatus, LeagueQueueEntry, LeagueQueueState, Slot
 from .lobby import create_game, join_game, start_game
 
 log = logging.getLogger(__name__)
@@ -55,6 +62,13 @@ def join_queue(user: Any, setup: str) -> LeagueQueueEntry:
         raise NotFound("There is no league queue for that setup.", ErrorCode.UNKNOWN_SETUP)
     try:
         with transaction.atomic():
+            _lock_person(user)
+            playing = _league_game_of(user)
+            if playing is not None:
+                raise InvalidInput(
+                    f"You are playing league game {playing}: finish it first.",
+                    ErrorCode.ALREADY_PLAYING,
+                )
             left = _leave(user, exclude=setup)
             entry = LeagueQueueEntry.objects.create(user=user, setup=setup)
     except IntegrityError:
@@ -71,10 +85,29 @@ def leave_queue(user: Any, setup: str) -> None:
     """Take ``user`` out of the queue of ``setup`` (also one whose setup is gone)."""
     if not getattr(user, "is_authenticated", False):
         raise NotAllowed("Log in to leave a league queue.", ErrorCode.LOGIN)
-    if not _leave(user, only=setup):
-        raise InvalidInput("You are not waiting in this queue.", ErrorCode.NOT_QUEUED)
+    with transaction.atomic():
+        _lock_person(user)
+        if not _leave(user, only=setup):
+            raise InvalidInput("You are not waiting in this queue.", ErrorCode.NOT_QUEUED)
     transaction.on_commit(partial(match, setup))  # the queue's "waiting for" is one more
     publish_league_on_commit()
+
+
+def _lock_person(user: Any) -> None:
+    """The person's row, locked to the end of the transaction: their queue changes and any
+    matcher seating them run one at a time."""
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+
+
+def _league_game_of(user: Any) -> int | None:
+    """The running league game ``user`` plays in (a living seat), if any: a seat already
+    dead there has nothing more to do in it."""
+    return (
+        Slot.objects.filter(user=user, alive=True, game__status=GameStatus.RUNNING)
+        .exclude(game__league_setup="")
+        .values_list("game_id", flat=True)
+        .first()
+    )
 
 
 def _leave(user: Any, *, only: str | None = None, exclude: str | None = None) -> list[str]:
@@ -124,8 +157,22 @@ def _match(setup: str) -> Game:
     if league_format is None:
         raise _NoMatch("This setup no longer exists; you stay queued until it returns.")
     needed = league_format.setup.player_count
-    waiting = list(
+    # The people first (as a join and a leave lock them), skipping those a join or a leave
+    # holds right now; then their entries, as they stand once those people are ours.
+    candidates = list(
         LeagueQueueEntry.objects.filter(setup=setup)
+        .order_by("joined_at", "id")
+        .values_list("user_id", flat=True)[: needed * 2]
+    )
+    people = set(
+        get_user_model()
+        .objects.filter(pk__in=candidates)
+        .order_by("pk")
+        .select_for_update(skip_locked=True)
+        .values_list("pk", flat=True)
+    )
+    waiting = list(
+        LeagueQueueEntry.objects.filter(setup=setup, user_id__in=people)
         .select_related("user")
         .select_for_update(skip_locked=True, of=("self",))
         .order_by("joined_at", "id")[:needed]

@@ -470,3 +470,22 @@ def test_a_persons_account_named_league_never_hosts(
     assert not Game.objects.filter(league_setup=VANILLA).exists()
     assert LeagueQueueEntry.objects.filter(setup=VANILLA).count() == len(users)
     assert "could not be made" in problem(VANILLA)
+
+
+def test_a_person_playing_a_league_game_may_not_queue_until_dead_or_done(
+    db: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    users = people(7, prefix="busy")
+    game = fill(VANILLA, users, django_capture_on_commit_callbacks)
+    assert game is not None and game.status == GameStatus.RUNNING
+    other = next(slug for slug in league.FORMATS if slug != VANILLA)
+    with pytest.raises(GameRuleError) as refused:
+        services.join_league_queue(users[0], other)
+    assert refused.value.code == ErrorCode.ALREADY_PLAYING
+    assert f"league game {game.pk}" in refused.value.message
+    assert not LeagueQueueEntry.objects.filter(user=users[0]).exists()
+    # A seat already dead has nothing more to do there: its player may queue again.
+    Slot.objects.filter(game=game, user=users[0]).update(alive=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.join_league_queue(users[0], other)
+    assert LeagueQueueEntry.objects.filter(user=users[0], setup=other).exists()
