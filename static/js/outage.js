@@ -51,8 +51,16 @@
   document.addEventListener("live:status", function (event) {
     var state = event.detail;
     if (state === "live") { back(); return; }
-    // No such game, or too many of the person's pages open (live.js says so): not an outage.
-    if (state === "offline" || state === "crowded") return;
+    // A socket opening (the first, or a retry after a drop): nothing is lost yet. live.js
+    // says "live" only once the server has caught the page up, which may take a moment.
+    if (state === "connecting") return;
+    // No such game, or too many of the person's pages open (live.js says so): not an
+    // outage, whatever was pending or shown.
+    if (state === "offline" || state === "crowded") {
+      if (timer) { clearTimeout(timer); timer = null; }
+      if (shown) { shown = false; banner().hidden = true; }
+      return;
+    }
     if (state === "paused") {
       if (timer) { clearTimeout(timer); timer = null; }
       show("paused");
