@@ -202,6 +202,11 @@ class Game(models.Model):
         max_length=50, blank=True, help_text="The matchmaking queue that made it, if any."
     )
     rated = models.BooleanField(default=False)
+    ratings_tried_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the sweep last failed to rate it (it tries the least recent first).",
+    )
     status = models.CharField(max_length=10, choices=GameStatus.choices, default="signups")
     seed = models.BigIntegerField(default=new_seed)
     phase_number = models.PositiveIntegerField(default=0, help_text="The current phase; 0 before.")

@@ -2,12 +2,16 @@
 
 ``phases.finish`` rates a game in its own transaction, but inside a savepoint, so a fault in
 the ratings never keeps the game from ending. Such a game has no ``RatedGame`` marker; the
-league's sweep (beat, and ``runsite``'s loop) rates it here later, once the fault is gone.
+league's sweep (beat, and ``runsite``'s loop) rates it here later, once the fault is gone;
+a game whose fault stays is tried again after the others (``Game.ratings_tried_at``).
 """
 
 from __future__ import annotations
 
 import logging
+
+from django.db.models import F
+from django.utils import timezone
 
 from .. import ratings
 from ..models import Game, GameStatus
@@ -20,9 +24,11 @@ BATCH = 50  # games a sweep tries: a fault that stays is logged, not retried in 
 
 def rate_missed_games() -> list[int]:
     """Apply the ratings of finished rated games that have none; the ids rated now."""
+    # Never tried first, then the least recently failed: fifty games whose fault stays
+    # were tried again and again, oldest first, and no newer game was ever rated.
     missed = (
         Game.objects.filter(rated=True, status=GameStatus.FINISHED, ratings_applied__isnull=True)
-        .order_by("pk")
+        .order_by(F("ratings_tried_at").asc(nulls_first=True), "pk")
         .values_list("pk", flat=True)[:BATCH]
     )
     rated = []
@@ -33,4 +39,5 @@ def rate_missed_games() -> list[int]:
                     rated.append(game_id)
         except Exception:
             log.exception("game %s: its ratings still cannot be applied", game_id)
+            Game.objects.filter(pk=game_id).update(ratings_tried_at=timezone.now())
     return rated

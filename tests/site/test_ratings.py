@@ -371,3 +371,28 @@ def test_a_third_party_that_wins_alone_ranks_first_and_everyone_else_loses(make_
     assert _rating(sk.user).wins == 1 and _rating(sk.user).mu > 25
     assert _rating(survivor.user).wins == 0
     assert all(_rating(s.user).wins == 0 for s in town + mafia)
+
+
+def test_games_whose_ratings_keep_failing_do_not_starve_newer_ones(make_game, monkeypatch):
+    """The sweep took the oldest unrated games first, every time: a batch of games whose
+    fault stayed was tried for ever and no newer game was rated."""
+    from games.services import ratings as sweep
+
+    real, stuck = ratings.apply_game, set()
+
+    def apply_game(game: Any, now: Any) -> Any:
+        if game.pk in stuck:
+            raise ValueError("a fault that stays")
+        return real(game, now)
+
+    monkeypatch.setattr(ratings, "apply_game", apply_game)
+    games = [_rated(make_game("forum-vanilla", starts_with="day")) for _ in range(3)]
+    stuck.update(g.pk for g in games)  # none is rated as it ends
+    for game in games:
+        _finish(game, "town")
+    assert not RatedGame.objects.exists()
+    stuck.discard(games[2].pk)  # the two oldest keep failing; the newest would rate
+    monkeypatch.setattr(sweep, "BATCH", 2)
+    assert services.rate_missed_games() == []  # the two oldest, failing
+    assert services.rate_missed_games() == [games[2].pk]  # then the newer one's turn
+    assert RatedGame.objects.filter(game=games[2]).exists()
