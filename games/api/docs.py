@@ -9,8 +9,8 @@ status the server can answer:
   a person is needed), 403, 404, 406 (an ``Accept`` that excludes JSON) and 503 (the
   database or Redis is out: ``games.outage``, with ``Retry-After``);
 * a write adds 409 (not now: the game's phase or state refuses it), 422 (well-formed, but
-  the game's rules refuse it: ``errors.InvalidInput``) and, with a body, 415 (a body that is
-  not JSON);
+  the game's rules refuse it: ``errors.InvalidInput``) and, with a body, 413 (a body past
+  the 2.5 MB limit: ``mafia_site.guards``) and 415 (a body that is not JSON);
 * a rate-limited one adds 429 (with ``Retry-After``), found from its
   ``ratelimit.limited`` decorator or named with ``rate_limit``;
 * a write whose answer is read back after its commit is documented as that answer OR
@@ -49,6 +49,7 @@ _ERRORS: dict[int, tuple[Any, str]] = {
     404: (s.ErrorSerializer, "No such game, player, thread or item (or not visible to you)."),
     406: (s.ErrorSerializer, "The Accept header excludes application/json."),
     409: (s.ErrorSerializer, "Not now: the game's phase or state refuses it."),
+    413: (s.ErrorSerializer, "The body is larger than 2.5 MB."),
     415: (s.ErrorSerializer, "The body is not JSON."),
     422: (
         s.ErrorSerializer,
@@ -107,7 +108,7 @@ def write(
         limited = rate_limit or getattr(target, "rate_limit_kind", None)
         errors = {*_EVERY_OPERATION, 409, 422} if game else set(_EVERY_OPERATION)
         if request is not None:
-            errors.add(415)
+            errors.update((413, 415))
         if limited:
             errors.add(429)
         return extend_schema(

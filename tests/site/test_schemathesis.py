@@ -429,7 +429,9 @@ def test_every_operation_documents_its_errors_as_json(client):
             if method != "get" and path != "/api/v1/auth/token/":
                 assert {"409", "422"} <= set(answers), (method, path)
             if "requestBody" in operation:
-                assert "415" in answers and set(operation["requestBody"]["content"]) <= {
+                assert {"413", "415"} <= set(answers) and set(
+                    operation["requestBody"]["content"]
+                ) <= {
                     "application/json",
                     "application/x-www-form-urlencoded",  # the token exchange only
                 }, (method, path)
