@@ -7,10 +7,10 @@ before any view or error page touches them, gives a 400 in every mode.
 
 A body larger than DATA_UPLOAD_MAX_MEMORY_SIZE is refused here too, 413, by its
 Content-Length before anything reads it (the site takes no file uploads, so no request
-needs more). One that does not say its length is refused when a view reads it: under
-/api/ that answer is JSON in every mode too (``process_exception``), where DEBUG used to
-answer Django's HTML debug page (120 KB) to an API client, and the other modes a bare
-"Bad request.".
+needs more); under DEBUG an API client used to get Django's HTML debug page (120 KB) for
+it, and a bare "Bad request." otherwise. Whatever Django still refuses inside an API view
+(``RequestDataTooBig`` read from a body, ``SuspiciousOperation``) is answered as JSON in
+every mode too (``process_exception``).
 """
 
 from __future__ import annotations
