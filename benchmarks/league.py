@@ -77,6 +77,9 @@ def prepare_env(mode: str, tmp: Path) -> dict[str, str]:
         "PYTHONUNBUFFERED": "1",
         # Every agent plays from this one address, with an inbox and a game socket each: the
         # socket cap counts each agent's own (mafia_site.socket_limits), so it stays as is.
+        # A bot modkilled for silence would otherwise wait out the league's cooldown (72 h)
+        # and retry its join all run long: throughput is measured, not reliability.
+        "LEAGUE_COOLDOWN_AFTER_MODKILL": "0",
     }
     if mode == "embedded":
         os.environ.pop("REDIS_URL", None)
@@ -301,7 +304,7 @@ async def agent(
 
     async def join(setup: str) -> None:
         try:
-            await asyncio.to_thread(client.join_queue, setup)
+            await asyncio.to_thread(client.enter_queue, setup)  # waits below, on the inbox
         except ApiError as error:
             if error.code != "already_queued":  # an earlier try got in after all
                 raise

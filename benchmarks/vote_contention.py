@@ -45,14 +45,14 @@ support.default_env("mafia_votebench")
 
 def make_players(players: int) -> tuple[int, list[tuple[int, str]]]:
     """(game id, [(slot id, API token)] by seat)."""
-    from rest_framework.authtoken.models import Token
+    from games.services import person_tokens
 
     tag = f"votes{players}-{int(time.time())}"
     game, _host, users = support.make_game(
         tag, players, vote_rule="plurality", day_length=timedelta(days=2)
     )
     slot_of = dict(game.slots.values_list("user_id", "pk"))
-    tokens = [Token.objects.get_or_create(user=u)[0].key for u in users]
+    tokens = [person_tokens.create_token(u).key for u in users]
     return game.pk, [(slot_of[u.pk], t) for u, t in zip(users, tokens, strict=True)]
 
 

@@ -43,3 +43,23 @@ for model in (
     models.GameEvent,
 ):
     admin.site.register(model)
+
+
+class ApiTokenAdmin(admin.ModelAdmin):
+    """A token's key is never stored, only its hash: the admin can look and revoke (set
+    ``revoked_at``), not read a key."""
+
+    list_display = ("prefix", "owner", "name", "created_at", "last_used_at", "revoked_at")
+    readonly_fields = ("key_hash", "prefix", "created_at", "last_used_at")
+    search_fields = ("prefix", "name")
+
+    @admin.display(description="owner")
+    def owner(self, token: models.ApiToken) -> str:
+        if isinstance(token, models.AgentToken):
+            return f"agent {token.agent.user.get_username()}"
+        assert isinstance(token, models.PersonToken)
+        return token.user.get_username()
+
+
+admin.site.register(models.AgentToken, ApiTokenAdmin)
+admin.site.register(models.PersonToken, ApiTokenAdmin)

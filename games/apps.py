@@ -15,3 +15,7 @@ class GamesConfig(AppConfig):
         from . import agent_roster
 
         agent_roster.connect()
+        # A password change or reset revokes the person's API tokens.
+        from .services import person_tokens
+
+        person_tokens.connect()

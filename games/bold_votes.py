@@ -11,9 +11,10 @@ exactly what readers see in bold.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from html.parser import HTMLParser
+from typing import Generic, TypeVar
 
 from .naming import fold
 
@@ -95,22 +96,25 @@ def _parse_segment(text: str) -> VoteIntent | None:
     return None
 
 
+K = TypeVar("K")  # what a name maps to (the site's: slot ids)
+
+
 @dataclass(frozen=True)
-class NameMatch:
+class NameMatch(Generic[K]):
     """A name resolved against the living players: ``key`` of the match, or ``error``."""
 
-    key: object | None = None
+    key: K | None = None
     skip: bool = False
     error: str = ""
 
 
 def match_name(
     written: str,
-    living: dict[str, object],
+    living: Mapping[str, K],
     *,
     dead: Iterable[str] = (),
     skip_allowed: bool = True,
-) -> NameMatch:
+) -> NameMatch[K]:
     """Resolve a written name: exact, then "no elimination", then prefix, each compared by
     ``naming.fold`` (accents, case and spaces do not matter: "zoe smith" is "Zoë Smith").
 
@@ -142,3 +146,40 @@ def match_name(
         options = ", ".join(sorted(n for n, _ in candidates))
         return NameMatch(error=f'"{written}" could mean {options}: write the name in full.')
     return NameMatch(error=f'No living player is called "{written}".')
+
+
+# What a post shows in place of a secret vote (``Game.secret_votes``): that the player voted,
+# not whom. It reads as no vote itself ("voted" is not "vote").
+SECRET_VOTE_TEXT = "**(voted)**"
+
+
+def casts_vote(html: str) -> bool:
+    """Whether any bold line of ``html`` (quoted or not) reads as a vote for someone."""
+    parser = _BoldText()
+    parser.feed(html)
+    parser.close()
+    for segment in [*parser.segments, "".join(parser._current)]:
+        for line in segment.split("\n"):
+            intent = _parse_segment(" ".join(line.split()))
+            if intent is not None and intent.kind == "vote":
+                return True
+    return False
+
+
+def _casts_vote_anywhere(html: str) -> bool:
+    # Quotes too: a vote shown inside a quote would show a target all the same.
+    return casts_vote(html.replace("<blockquote>", "").replace("</blockquote>", ""))
+
+
+def redact_votes(body: str, render: Callable[[str], str]) -> str:
+    """``body`` with every line that renders as a bold vote (``render``: the post markup)
+    put as ``SECRET_VOTE_TEXT``; a vote bold across lines makes the whole post that line.
+    Unvotes stay: they name nobody."""
+    if not _casts_vote_anywhere(render(body)):
+        return body
+    lines = [
+        SECRET_VOTE_TEXT if _casts_vote_anywhere(render(line)) else line
+        for line in body.split("\n")
+    ]
+    redacted = "\n".join(lines)
+    return SECRET_VOTE_TEXT if _casts_vote_anywhere(render(redacted)) else redacted

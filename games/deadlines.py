@@ -7,7 +7,8 @@ phase overdue by more than a grace period longer than one scan. Normally it find
 with the worker dead or Redis down it ends the phase itself, so a game is delayed by
 seconds, not forever. Both layers go through ``services.advance_phase``, which refuses a
 phase that is not current, resolved or not due under the game's row lock: however many
-sweepers fire, each deadline advances the game once.
+sweepers fire, each deadline advances the game once. The watchdog lifts the post limits
+overdue by its grace as well (``services.post_limit.lift``: once per day and deadline).
 
 Every sweeper writes its ``DeadlineSweep`` row, read by ``/healthz`` and the host's
 dashboard (``health``): the last sweep and the phases overdue right now.
@@ -28,6 +29,7 @@ from django.utils import timezone
 
 from . import services
 from .models import DeadlineSweep, GameStatus, Phase
+from .services import post_limit
 
 log = logging.getLogger(__name__)
 
@@ -154,6 +156,8 @@ def _watch(interval: float, grace: timedelta) -> None:
         try:
             close_old_connections()  # PostgreSQL may have restarted since the last sweep
             sweep_overdue(grace)
+            # The post limits' lifts are kept the same way (their announcement too).
+            post_limit.lift_due(overdue_by=grace)
         except Exception:  # the database is down: try again next time
             log.warning(
                 "Deadline watchdog sweep failed; retrying in %.0f s", interval, exc_info=True

@@ -49,7 +49,7 @@ BOT_NAMES = [
     "Frank-bot",
     "Grace-bot",
 ]
-DEMO_ROLES = [
+DEMO_ROLES: list[dict[str, Any]] = [
     {"role": "vanilla_townie", "count": 3},
     {"role": "cop"},
     {"role": "doctor"},
@@ -341,9 +341,9 @@ def _wagon_target(
     for vote in Vote.objects.filter(phase=phase, revote=False).order_by("id"):
         latest[vote.voter_id] = vote.target_id if vote.kind == VoteKind.VOTE else None
     sizes: dict[int, int] = {}
-    for voter, target in latest.items():
-        if target is not None and voter != slot.pk:
-            sizes[target] = sizes.get(target, 0) + 1
+    for voter, voted in latest.items():
+        if voted is not None and voter != slot.pk:
+            sizes[voted] = sizes.get(voted, 0) + 1
     allowed = {s.pk: s for s in others}
     wagons = sorted((n, pk) for pk, n in sizes.items() if pk in allowed)
     join = wagons and rng.random() < 0.7

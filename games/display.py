@@ -8,16 +8,15 @@ from collections.abc import Iterable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from resolver.errors import InvalidScenario
-from resolver.rulesets import get_ruleset
-from resolver.rulesets.base import Ruleset
+from .gateway import InvalidScenario, Rules, role_card, rules_named
+from .shapes import Ruleset as RulesetReference
 
 
-def _rules(ruleset: str | Ruleset) -> Ruleset | None:
+def _rules(ruleset: str | Rules) -> Rules | None:
     if not isinstance(ruleset, str):
         return ruleset
     try:
-        return get_ruleset(ruleset)
+        return rules_named(ruleset)
     except (ImportError, InvalidScenario):
         return None
 
@@ -76,7 +75,7 @@ def time_span(length: timedelta) -> str:
     return " ".join(plural(n, word) for n, word in parts if n)
 
 
-def role_title(ruleset: str | Ruleset, role: str) -> str:
+def role_title(ruleset: str | Rules, role: str) -> str:
     """ "Vanilla Townie" for ``vanilla_townie``; "Unknown" for a cleaned role; "" for none."""
     if not role:
         return ""
@@ -87,13 +86,13 @@ def role_title(ruleset: str | Ruleset, role: str) -> str:
     return (spec.title or _words(role)) if spec else _words(role)
 
 
-def role_description(ruleset: str | Ruleset, role: str) -> str:
+def role_description(ruleset: str | Rules, role: str) -> str:
     rules = _rules(ruleset)
     spec = rules.roles.get(role) if rules and role else None
     return spec.description if spec else ""
 
 
-def alignment_title(ruleset: str | Ruleset, alignment: str) -> str:
+def alignment_title(ruleset: str | Rules, alignment: str) -> str:
     if not alignment:
         return ""
     rules = _rules(ruleset)
@@ -101,13 +100,13 @@ def alignment_title(ruleset: str | Ruleset, alignment: str) -> str:
     return titles.get(alignment, _words(alignment))
 
 
-def modifier_title(ruleset: str | Ruleset, text: str) -> str:
+def modifier_title(ruleset: str | Rules, text: str) -> str:
     """ "2-Shot" for ``shots:2``, "Ninja" for ``ninja``; an unknown one as written."""
     rules = _rules(ruleset)
     return rules.describe_modifier(text)[0] if rules else text
 
 
-def modifiers(ruleset: str | Ruleset, texts: Iterable[str]) -> list[dict[str, str]]:
+def modifiers(ruleset: str | Rules, texts: Iterable[str]) -> list[dict[str, str]]:
     """``[{"slug", "title", "description"}]`` of the modifiers as written on a player."""
     rules = _rules(ruleset)
     out = []
@@ -118,7 +117,7 @@ def modifiers(ruleset: str | Ruleset, texts: Iterable[str]) -> list[dict[str, st
 
 
 def full_title(
-    ruleset: str | Ruleset,
+    ruleset: str | Rules,
     role: str,
     mods: Iterable[str] = (),
     alignment: str = "",
@@ -134,15 +133,13 @@ def full_title(
     rules = _rules(ruleset)
     if rules is None or role not in rules.roles:
         return role_title(ruleset, role)
-    from resolver import role_pm
-
-    pm = role_pm(rules, role, list(mods), alignment or None)
+    pm = role_card(rules, role, list(mods), alignment or None)
     if with_alignment:
         return pm["title"]
     return " ".join([*(m["title"] for m in pm["modifiers"]), pm["role_title"]])
 
 
-def entry_title(ruleset: str | Ruleset, entry: Any) -> str:
+def entry_title(ruleset: str | Rules, entry: Any) -> str:
     """A role-list row's name, the same as its player's role PM says it: "Town 1-Shot
     Vigilante" for ``{"role": "vigilante", "modifiers": ["shots:1"]}``."""
     return full_title(
@@ -150,12 +147,12 @@ def entry_title(ruleset: str | Ruleset, entry: Any) -> str:
     )
 
 
-def entry_line(ruleset: str | Ruleset, entry: Any) -> str:
+def entry_line(ruleset: str | Rules, entry: Any) -> str:
     """A role-list row with its count: "2x Town Vanilla Townie" (with a multiplication sign)."""
     return f"{entry.get('count', 1)}× {entry_title(ruleset, entry)}"
 
 
-def death_line(ruleset: str | Ruleset, revealed_role: str, *, markdown: bool = False) -> str:
+def death_line(ruleset: str | Rules, revealed_role: str, *, markdown: bool = False) -> str:
     """What the thread says of a dead player's role, true to the rule set: the role as the
     resolver revealed it ("They were a Goon."); a cleaned one ("unknown") could not be
     determined; where the rules reveal no role on death (city, classic), it is not revealed
@@ -177,10 +174,10 @@ def death_line(ruleset: str | Ruleset, revealed_role: str, *, markdown: bool = F
     return f"They were {with_article(title)}."
 
 
-def ruleset_reference(name: str) -> dict[str, Any]:
+def ruleset_reference(name: str) -> RulesetReference:
     """A rule set's roles, modifiers, flags and alignments with display names and one-line
     texts, as ``GET /api/v1/rulesets/`` and the create form's reference table show them."""
-    rules = get_ruleset(name)
+    rules = rules_named(name)
     return {
         "name": name,
         "methods": list(rules.methods),
@@ -250,3 +247,30 @@ def public_setup(game: Any) -> list[str] | None:
                 seen.append(title)
         return sorted(seen)
     return None
+
+
+# -- sentences the site says in more than one place (issue 33: each said once) --------------
+def joined_line(count: int, cap: int | None = None) -> str:
+    """How many have signed up, the verb agreeing with the number: "1 has joined", "6 have
+    joined", "1 of 7 players has joined" (``cap``: out of how many)."""
+    verb = "has" if count == 1 else "have"
+    if cap is not None:
+        return f"{count} of {cap} players {verb} joined"
+    return f"{count} {verb} joined"
+
+
+def first_phase_line(starts_with: str) -> str:
+    """What a game's first phase is, as a sentence: "The game starts with a night." (the
+    setting's value, "day" or "night", read as a noun needs its article)."""
+    return f"The game starts with a {'night' if starts_with == 'night' else 'day'}."
+
+
+def prod_line(posts: int, required: int, title: str = "") -> str:
+    """What a prodded player is told, on their open pages and in their inbox (``title``: the
+    game's, where the inbox needs it). Every prod is the site's own, at a day's end, never
+    the host's (a league game has none): so no "the host prodded you" or "the host asks"."""
+    where = f" in {title}" if title else ""
+    return (
+        f"You were prodded for inactivity{where}: {posts} of the {plural(required, 'post')} "
+        "a day this game asks for. Post more to stay in the game."
+    )

@@ -7,7 +7,10 @@ it is about. ``status`` is the HTTP status views and the API should answer with.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
+
+from .shapes import Error
 
 
 class ErrorCode(StrEnum):
@@ -39,6 +42,11 @@ class ErrorCode(StrEnum):
     OPENNESS = "openness"
     SEATS = "seats"
     VOTE_COUNT_EVERY = "vote_count_every"
+    POST_LIMIT = "post_limit"
+    POST_LIMIT_LIFTED = "post_limit_lifted"
+    SECRET_VOTES = "secret_votes"
+    WHISPERS = "whispers"
+    THOUGHTS = "thoughts"  # a player's private thoughts sent with an act
     ROLE_COUNT = "role_count"
     PLAYER_CAP = "player_cap"
     ROLE_LIST = "role_list"
@@ -79,6 +87,12 @@ class ErrorCode(StrEnum):
     BY = "by"
     BAD_WEBHOOK = "bad_webhook"
     NO_WEBHOOK = "no_webhook"
+    # Co-hosts, backup hosts and handing a game over
+    ALREADY_COHOST = "already_cohost"
+    NOT_COHOST = "not_cohost"
+    COHOST_KIND = "cohost_kind"
+    AGENT_HOST = "agent_host"  # an agent account may not host (it would see every role)
+    NOT_THE_HOST = "not_the_host"  # only the game's named host (not a co-host) may do it
 
     # Posts and threads
     EMPTY = "empty"
@@ -90,6 +104,16 @@ class ErrorCode(StrEnum):
     NOT_DEAD = "not_dead"
     NOT_MASON = "not_mason"  # the masons' thread
     NOT_NEIGHBOR = "not_neighbor"  # the neighbors' thread
+    POST_LIMIT_REACHED = "post_limit_reached"  # the day's posts are used (409)
+    # Whispers (the ``whispers`` variant; a dead recipient is ``DEAD_TARGET``, night ``NIGHT``)
+    WHISPERS_OFF = "whispers_off"
+    SELF_WHISPER = "self_whisper"
+
+    # Last wills (the ``last_wills`` variant; a too long will is ``TOO_LONG``)
+    NO_WILLS = "no_wills"
+
+    # Bookmarks (a post nobody may read is ``NO_THREAD`` / ``NOT_FOUND``, a long note ``TOO_LONG``)
+    NO_BOOKMARK = "no_bookmark"
 
     # Votes and nominations
     TABLE_VOTE = "table_vote"
@@ -108,8 +132,12 @@ class ErrorCode(StrEnum):
     NOT_NIGHT = "not_night"
 
     # Turns at the table
-    TURN_REFUSED = "turn_refused"
-    NOT_YOUR_TURN = "not_your_turn"
+    TURN_REFUSED = "turn_refused"  # what else a table day's rules refuse (a dead target...)
+    NOT_YOUR_TURN = "not_your_turn"  # every act out of turn (409)
+    NOT_IN_STEP = "not_in_step"  # nobody does that in this step (a pass during the speeches)
+    SPEECH_TOO_LONG = "speech_too_long"
+    SELF_QUESTION = "self_question"
+    NO_ADDRESSEE = "no_addressee"  # a power question that names nobody
     NO_TURN = "no_turn"
     TURN_ENDED = "turn_ended"  # the turn's (or the phase's) deadline has passed
 
@@ -123,6 +151,7 @@ class ErrorCode(StrEnum):
 
     # The league's matchmaking queues (joining and leaving share the replacement queue's)
     UNKNOWN_SETUP = "unknown_setup"
+    LEAGUE_COOLDOWN = "league_cooldown"  # modkilled for inactivity lately: no queue until then
 
     # Away (V/LA)
     DATES = "dates"
@@ -145,6 +174,25 @@ class ErrorCode(StrEnum):
     CODE_URL = "code_url"
     DESCRIPTION = "description"
     ADMITS = "admits"  # the game admits people only, or agents only
+
+    # Site moderation: reports, sanctions, appeals, alternate accounts
+    REASON = "reason"
+    REPORT_TARGET = "report_target"  # a report names one post or one player
+    NO_REPORT = "no_report"
+    NOT_MODERATOR = "not_moderator"
+    MODERATION_ACTION = "moderation_action"
+    DAYS = "days"
+    ALREADY_HANDLED = "already_handled"
+    MUTED = "muted"  # no posting until the mute ends
+    SUSPENDED = "suspended"  # the account (and its agents) may not sign in until then
+    BANNED = "banned"
+    NO_SANCTION = "no_sanction"
+    ALREADY_APPEALED = "already_appealed"
+    OWN_SANCTION = "own_sanction"  # an appeal goes to another moderator than the one who acted
+    NO_APPEAL = "no_appeal"
+    SAME_PERSON = "same_person"  # two accounts of one person in one game
+    ALT_DECLARED = "alt_declared"
+    NO_ALT = "no_alt"
     # Answers outside the services (Django's errors in the API's shape, the socket)
     BAD_REQUEST = "bad_request"
     PERMISSION_DENIED = "permission_denied"
@@ -170,7 +218,7 @@ class GameRuleError(Exception):
         self.code = code or self.default_code
         self.field = field
 
-    def to_dict(self) -> dict[str, str | None]:
+    def to_dict(self) -> Error:
         return {"error": self.message, "code": self.code, "field": self.field}
 
 
@@ -209,3 +257,26 @@ class NotFound(GameRuleError):
 
     status = 404
     default_code = ErrorCode.NOT_FOUND
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A refusal said once: its message, code, field and error class (so its status). The
+    services raise it (``error()``); the pages show its ``message`` where the thing is not
+    offered (``games.reads.policy``; a setting's bounds: ``games.game_settings``)."""
+
+    message: str
+    code: ErrorCode
+    field: str | None = None
+    kind: type[GameRuleError] = InvalidInput
+
+    @property
+    def status(self) -> int:
+        return self.kind.status
+
+    def error(self) -> GameRuleError:
+        return self.kind(self.message, self.code, self.field)
+
+    def saying(self, message: str) -> Refusal:
+        """The same refusal in other words (a mute's sentence names its end)."""
+        return Refusal(message, self.code, self.field, self.kind)

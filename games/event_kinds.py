@@ -23,7 +23,19 @@ kind -> parts map as JSON (``kinds_for_pages``) for ``static/js/live.js``.
 import types
 import typing
 from dataclasses import dataclass
-from typing import Any, NotRequired, TypedDict, Union, get_args, get_origin, get_type_hints
+from typing import (
+    Annotated,
+    Any,
+    Literal,
+    NotRequired,
+    TypedDict,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
+
+from .shapes import Doc, Post, SlotRef
 
 # ======================================================================================
 # Page parts: elements with this ``data-live-part`` (and an ``id``) on the game pages
@@ -43,6 +55,14 @@ class Part:
     same_for_everyone: bool = False
     # Only ever added to, never redrawn (the posts list: each post item is appended).
     appended: bool = False
+    # A carried part's renderer: the name of the ``games.fragments`` function that draws it
+    # for an anonymous viewer from the game alone (``live.render.Renderer.part_html``).
+    render: str | None = None
+    # It changes with each public post, not with the game's state (drawn once per post).
+    per_post: bool = False
+
+    def __post_init__(self) -> None:
+        assert (self.field is None) == (self.render is None), self.name
 
     @property
     def pushed(self) -> bool:
@@ -54,10 +74,14 @@ PARTS: dict[str, Part] = {
     for p in (
         # A ``vote_count`` item's own ``html`` is the count as of that event; the other
         # kinds that move it carry the count as it is now.
-        Part("vote-count", field="vote_count", same_for_everyone=True),
-        Part("phase-banner", field="banner", same_for_everyone=True),
-        Part("players", field="players"),
-        Part("turn-panel", field="turn"),
+        Part("vote-count", "vote_count", same_for_everyone=True, render="render_vote_count"),
+        # The host's whole count where votes are secret (``Game.secret_votes``): their page
+        # has this in place of ``vote-count``, pushed by the host's own socket, never carried
+        # by the items everyone gets. Every kind that redraws ``vote-count`` redraws it.
+        Part("whole-count"),
+        Part("phase-banner", "banner", same_for_everyone=True, render="render_phase_banner"),
+        Part("players", field="players", render="render_players"),
+        Part("turn-panel", field="turn", render="render_turn_panel"),
         Part("posts", appended=True),  # the thread's post list
         Part("phase"),  # what a phase change reshapes: nav, reply box, role PM, controls
         Part("signups"),
@@ -66,13 +90,27 @@ PARTS: dict[str, Part] = {
         Part("activity"),
         # The ISO bar's players and post counts, as the whole thread's page shows them (no
         # player chosen): the same for everyone, rendered once per post.
-        Part("iso-bar", field="iso_bar", same_for_everyone=True),
+        Part(
+            "iso-bar",
+            field="iso_bar",
+            same_for_everyone=True,
+            render="render_iso_bar",
+            per_post=True,
+        ),
         # An ISO view (the chosen players' posts, its bar and page links; the multi-ISO
         # columns): redrawn as a reload of that URL shows it, never appended to.
         Part("iso"),
         # The thread's page links: no event redraws them; an open page asks for them when
         # a post starts a page it has no link to (``static/js/live.js``).
         Part("pages"),
+        # The reply box alone (it is also in ``phase``): a player's posts left today under a
+        # post limit, redrawn after each of their own posts and when the limit lifts.
+        Part("reply"),
+        # The role PM's last will (``services.wills``) and the host's list of wills: the
+        # writer's and the host's own, never carried.
+        Part("will"),
+        # The whispers page's conversations (``games.views.whispers``): each viewer's own.
+        Part("whispers"),
     )
 }
 
@@ -80,12 +118,6 @@ PARTS: dict[str, Part] = {
 # ======================================================================================
 # Payloads
 # ======================================================================================
-class SlotRef(TypedDict):
-    slot_id: int
-    seat: int
-    name: str
-
-
 class SignupPayload(SlotRef):
     count: int
 
@@ -143,7 +175,43 @@ class DeadlinePayload(TypedDict):
     was: NotRequired[str | None]
 
 
+class Voter(SlotRef):
+    post_number: int | None
+    locked: bool
+    weight: NotRequired[Annotated[int, Doc("Votes this ballot counts, when not 1 and public.")]]
+
+
+class Wagon(TypedDict):
+    target: SlotRef | None
+    name: str
+    count: Annotated[int, Doc("Votes on the wagon (a double voter's: 2).")]
+    voter_count: Annotated[int, Doc("Players voting for it.")]
+    needed: Annotated[int, Doc("Votes that eliminate (as far as public).")]
+    l_minus: int
+    modifiers: NotRequired[
+        Annotated[
+            list[str],
+            Doc("loved / hated / lynch-proof: only when the setup makes them public."),
+        ]
+    ]
+    locked: bool
+    voters: list[Voter]
+
+
+class AwayRef(SlotRef):
+    until: Annotated[str, Doc("The last day of the V/LA.", day=True)]
+
+
+class Dead(SlotRef):
+    role: str | None
+    role_title: str | None
+    cause: str
+
+
 class VoteCountPayload(TypedDict):
+    """The vote count (the API's ``vote-count/``, the ``vote_count`` event, the page's
+    count: ``reads.vote_count.day_count``)."""
+
     phase: int
     kind: str
     label: str
@@ -153,18 +221,60 @@ class VoteCountPayload(TypedDict):
     alive_count: int
     majority: int
     majority_text: str
-    wagons: list[dict[str, Any]]
+    wagons: list[Wagon]
     not_voting: list[SlotRef]
     alive: list[SlotRef]
-    dead: list[dict[str, Any]]
+    dead: list[Dead]
     vote_modifiers_public: bool
-    away: list[dict[str, Any]]
-    deadline: str | None
+    away: Annotated[list[AwayRef], Doc("Living players away today (V/LA).")]
+    deadline: Annotated[str | None, Doc(time=True)]
     paused_remaining: float | None
     resolved: bool
-    at_table: NotRequired[bool]
-    lock_text: NotRequired[str]
-    nominated: NotRequired[list[SlotRef | None]]
+    at_table: NotRequired[
+        Annotated[
+            bool,
+            Doc(
+                "A table day: its ballots are the table's (`turn/`), shown when its vote "
+                "closes; wagons stay empty."
+            ),
+        ]
+    ]
+    lock_text: NotRequired[Annotated[str, Doc("Majority-lock games only.")]]
+    nominated: NotRequired[
+        Annotated[
+            list[SlotRef | None],
+            Doc("Games with nominations: today's nominees (null: a skip nomination)."),
+        ]
+    ]
+    # Secret votes while the day runs: "totals" (wagons without voters) or "hidden" (no
+    # wagons); ``reads.vote_count.public_count``.
+    secret: NotRequired[
+        Annotated[
+            Literal["totals", "hidden"],
+            Doc(
+                "Secret votes, while the day runs, for everyone but the host: totals (each "
+                "wagon's count and L-n, no voters) or hidden (no wagons). Absent: the whole "
+                "count. `not_voting` is empty then too; the day's final count names every "
+                "voter."
+            ),
+        ]
+    ]
+
+
+# No event carries it: here, beside the vote count's shape, which ``games.shapes`` cannot
+# import (this module imports it).
+class VoteResult(TypedDict):
+    """The answer to a vote or an unvote."""
+
+    post: Annotated[
+        Post | None,
+        Doc(
+            "null at a table (ballots are not posts) and with secret votes (the vote "
+            "buttons post nothing while a day's votes are secret)."
+        ),
+    ]
+    day_ended: bool
+    vote_count: VoteCountPayload | None
 
 
 class DayEndedPayload(TypedDict):
@@ -205,8 +315,21 @@ class ProdPayload(SlotRef):
     prods: int
 
 
+class ReplacementNeededPayload(SlotRef):
+    """A seat the host should fill: prodded past the limit (the prod's counts), or its
+    player taken off the site by its moderators (``removed``)."""
+
+    posts: NotRequired[int]
+    required: NotRequired[int]
+    prods: NotRequired[int]
+    removed: NotRequired[bool]
+
+
 class ModkillPayload(SlotRef):
     reason: str
+    # The site's inactivity rule made it, not the host (whose reason is free text): the
+    # player's record, the ratings and the league's cooldown read it (games.inactivity).
+    inactivity: NotRequired[bool]
 
 
 class VoteRefusedPayload(TypedDict):
@@ -238,29 +361,69 @@ class TurnNoticePayload(TypedDict):
     text: str
 
 
+class TurnOption(TypedDict):
+    """Someone one may nominate, vote for or ask; or no one (``skip``, then no seat)."""
+
+    slot_id: NotRequired[int]
+    seat: NotRequired[int]
+    name: NotRequired[str]
+    skip: NotRequired[Annotated[bool, Doc("true: skip (no elimination).")]]
+
+
+class Nomination(TypedDict):
+    nominator: SlotRef
+    target: SlotRef | None
+    skip: bool
+
+
+class Ballot(TypedDict):
+    voter: SlotRef
+    target: SlotRef | None
+    skip: bool
+
+
+class ClosedVote(TypedDict):
+    round: int
+    votes: list[Ballot]
+
+
 class TurnPayload(TypedDict):
-    step: str
+    """Where a table day is: whose turn, what comes next, and what you may do now (the
+    API's ``turn/``, the ``turn`` event, the page's turn panel: ``reads.table.turn_view``)."""
+
+    step: Annotated[
+        str,
+        Doc(
+            "speech, defense, last_words, question, discussion, statement, vote, done; "
+            "night; thread (a forum day: no turns); not_started; over."
+        ),
+    ]
     day: int | None
-    round: int | None
+    round: Annotated[int | None, Doc("2 in a revote; discussion lap.")]
     speaker: SlotRef | None
     next: SlotRef | None
-    order: list[SlotRef | None]
-    turn: int | None
-    deadline: str | None
+    order: Annotated[list[SlotRef], Doc("This step's turns, in order.")]
+    turn: Annotated[int | None, Doc("The speaker's index in order.")]
+    deadline: Annotated[str | None, Doc("This turn's (or vote's).", time=True)]
     paused: bool
-    turn_seq: int
-    ends_on_post: bool
+    turn_seq: Annotated[int, Doc("Counts the day's turns.")]
+    ends_on_post: Annotated[bool, Doc("true: your first post ends your turn.")]
     word_limit: int | None
-    messages_left: int | None
-    options: list[dict[str, Any] | None]
-    nominations: list[dict[str, Any]]
-    ballot: list[dict[str, Any] | None]
-    voted: list[SlotRef | None]
-    closed_votes: list[dict[str, Any]]
-    skip_discussion: list[SlotRef | None]
-    seats: list[SlotRef | None]
+    messages_left: Annotated[int | None, Doc("Power's discussion.")]
+    options: Annotated[
+        list[TurnOption], Doc("Legal targets now: a nomination or a question's addressee.")
+    ]
+    nominations: list[Nomination]
+    ballot: Annotated[list[TurnOption], Doc("What the open vote may name.")]
+    voted: Annotated[list[SlotRef], Doc("Who has voted (not for whom).")]
+    closed_votes: list[ClosedVote]
+    skip_discussion: list[SlotRef]
+    seats: Annotated[list[SlotRef], Doc("Everyone by seat, as dealt at the start (empty before).")]
     your_turn: bool
-    you_may: list[str]
+    you_may: Annotated[
+        list[str],
+        Doc("post, pass, nominate, vote, vote_skip_discussion, unvote_skip_discussion."),
+    ]
 
 
 class YourTurnPayload(TypedDict):
@@ -349,6 +512,57 @@ class AbsenceCancelledPayload(SlotRef):
     absence_id: int
 
 
+class WhisperPayload(TypedDict):
+    """A whisper, to its sender's and recipient's feeds and the host's. No number: its
+    gaps would count the whispers of others."""
+
+    sender: SlotRef
+    recipient: SlotRef
+    phase: int | None
+    html: str
+    created_at: str
+
+
+class WillPayload(SlotRef):
+    """A will was written: to its writer's feed and the host's only. No text: the pages
+    that show it read it themselves."""
+
+    updated_at: str
+
+
+class CoHostEntry(TypedDict):
+    name: str
+    kind: str  # "cohost" or "backup"
+
+
+class HostsChangedPayload(TypedDict):
+    """Who hosts the game changed: a co-host or backup host added or removed, or the game
+    handed over to a new host. Public: a forum names its co-hosts and backup hosts."""
+
+    change: str  # "added", "removed" or "handed_over"
+    name: str  # whom it is about: the co-host added or removed, the new host
+    kind: str  # "cohost" / "backup" (the added or removed one's); "" for a hand-over
+    host: str  # the game's host after the change
+    cohosts: list[CoHostEntry]  # after the change
+    # Whose access changed: for the server only (``live.audiences.access_meta``: the hub
+    # re-checks their sockets); never sent to a client (``live.render.SITE_ID_KEYS``).
+    user_ids: list[int]
+
+
+class PostsLeftPayload(TypedDict):
+    """A player's posts left today under the post limit, to their own feed."""
+
+    left: int
+    limit: int
+
+
+class PostLimitLiftedPayload(TypedDict):
+    """The day's post limit is lifted until its ``deadline`` (one per day and deadline)."""
+
+    number: int
+    deadline: str
+
+
 class DayActionPayload(TypedDict):
     actor: SlotRef
     ability: str
@@ -363,6 +577,7 @@ PUBLIC = frozenset({"public"})
 HOST = frozenset({"host"})
 SLOT = frozenset({"slot"})
 THREADS = frozenset({"public", "mafia", "dead", "team"})  # where posts are made
+_VOTE_AUDIENCES = frozenset({"public", "host", "slot"})
 
 
 @dataclass(frozen=True)
@@ -380,6 +595,8 @@ class EventKind:
 
 def _kind(name: str, payload: type, *parts: str, **flags: Any) -> EventKind:
     own = frozenset(flags.pop("own_parts", ()))
+    if "vote-count" in parts:  # the host's whole count is that count too (secret votes)
+        parts = (*parts, "whole-count")
     return EventKind(name, payload, parts=frozenset(parts), own_parts=own, **flags)
 
 
@@ -448,8 +665,9 @@ KINDS: dict[str, EventKind] = {
             changes_access=True,
         ),
         # -- the day's vote ----------------------------------------------------------------
-        _kind("vote", VotePayload),
-        _kind("unvote", VotePayload),
+        # Secret votes: a vote is told to the host and the voter's own feed, not the public.
+        _kind("vote", VotePayload, audiences=_VOTE_AUDIENCES),
+        _kind("unvote", VotePayload, audiences=_VOTE_AUDIENCES),
         _kind("nomination", NominationPayload, "players"),
         _kind(
             "vote_count",
@@ -460,7 +678,9 @@ KINDS: dict[str, EventKind] = {
             own_parts=("players",),
         ),
         _kind("hammer", WagonPayload, "phase-banner", "players", "phase"),
-        _kind("wagon_locked", WagonPayload, "phase", own_parts=("players",)),
+        _kind(
+            "wagon_locked", WagonPayload, "phase", own_parts=("players",), audiences=_VOTE_AUDIENCES
+        ),
         _kind("table_vote_closed", TableVoteClosedPayload, "phase-banner", "players", "turn-panel"),
         # A turn moves the banner's turn clock and, at a table with nominations, the badges.
         _kind("turn", TurnPayload, "turn-panel", "phase-banner", "players"),
@@ -487,6 +707,12 @@ KINDS: dict[str, EventKind] = {
             audiences=THREADS,
             changes_game=False,
         ),
+        # The post limit (``services.post_limit``): the poster's reply box after their own
+        # post; everyone's at the lift, a moment no request marks.
+        _kind("posts_left", PostsLeftPayload, "reply", audiences=SLOT, changes_game=False),
+        _kind(
+            "post_limit_lifted", PostLimitLiftedPayload, own_parts=("reply",), changes_game=False
+        ),
         _kind(
             "vote_refused",
             VoteRefusedPayload,
@@ -494,6 +720,18 @@ KINDS: dict[str, EventKind] = {
             changes_game=False,
             to_you=True,
         ),
+        # A whisper: its two players' feeds and the host's, never anyone else's; like a
+        # post it changes nothing of the game's state (``Game.state_seq``).
+        _kind(
+            "whisper",
+            WhisperPayload,
+            "whispers",
+            audiences=frozenset({"slot", "host"}),
+            changes_game=False,
+        ),
+        # A last will kept or changed: its writer's and the host's pages (never public
+        # before the death, when the thread gets it as a post).
+        _kind("will_written", WillPayload, "will", audiences=frozenset({"slot", "host"})),
         # -- the night ---------------------------------------------------------------------
         _kind(
             "night_action",
@@ -516,7 +754,7 @@ KINDS: dict[str, EventKind] = {
             audiences=frozenset({"slot", "host"}),
             to_you=True,
         ),
-        _kind("replacement_needed", ProdPayload, "actions", audiences=HOST),
+        _kind("replacement_needed", ReplacementNeededPayload, "actions", audiences=HOST),
         _kind(
             "modkill",
             ModkillPayload,
@@ -539,6 +777,9 @@ KINDS: dict[str, EventKind] = {
         ),
         _kind("replacement_queue", ReplacementQueuePayload, "chores"),
         _kind("absence", AbsencePayload, "chores", "activity"),
+        # The nav's "hosted by", the host's controls and dashboard ("phase"), the offer to
+        # replace ("chores"); whoever gains or loses the host's powers reloads (access).
+        _kind("hosts_changed", HostsChangedPayload, "phase", "chores", changes_access=True),
         _kind("absence_cancelled", AbsenceCancelledPayload, "chores", "activity"),
     )
 }

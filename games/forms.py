@@ -6,7 +6,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 from allauth.account import forms as allauth_forms
 from allauth.account.forms import LoginForm as AllauthLoginForm
@@ -15,20 +15,17 @@ from django import forms
 from django.forms import formset_factory
 from django.forms.forms import DeclarativeFieldsMetaclass
 
-from resolver.days import get_day_script
-from resolver.rulesets import get_ruleset
-from resolver.rulesets.base import FlagSpec
-from resolver.rulesets.base import Ruleset as ResolverRuleset
-
 from . import display, game_settings, webhooks
 from .accounts import USERNAME_HELP
 from .errors import GameRuleError
 from .game_settings import MAX_PLAYERS, SETTINGS, UNITS, Kind, Setting, split_length
+from .gateway import FlagSpec, Rules, day_script, rules_named
 from .models import (
     MAX_PHASE_LENGTH,
     MAX_PHASE_MINUTES,
     MAX_WEBHOOK_URL_LENGTH,
     MIN_PHASE_LENGTH,
+    CoHostKind,
     Phase,
     RatingSide,
     Ruleset,
@@ -65,7 +62,9 @@ def form_message(form: forms.BaseForm) -> str:
     for name, errors in form.errors.items():
         field = form.fields.get(name)
         label = (field.label or name.replace("_", " ").capitalize()) if field else ""
-        parts.append(f"{label}: {' '.join(errors)}" if label else " ".join(errors))
+        # (a form's errors are message strings: map(str) only types them)
+        said = " ".join(map(str, errors))
+        parts.append(f"{label}: {said}" if label else said)
     return " ".join(parts)
 
 
@@ -190,7 +189,7 @@ def param_field_name(slug: str) -> str:
     return f"mod_{slug}"
 
 
-def shown_flags(rules: ResolverRuleset) -> list[FlagSpec]:
+def shown_flags(rules: Rules) -> list[FlagSpec]:
     return [spec for name, spec in rules.flags.items() if name not in SITE_FLAGS]
 
 
@@ -279,7 +278,7 @@ def _form_value(setting: Setting, data: Mapping[str, Any]) -> Any:
     return value
 
 
-def form_initial(rules: ResolverRuleset, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+def form_initial(rules: Rules, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     """The create form's initial values of a setup's settings (``create_game`` keyword
     arguments; a missing one is its default)."""
     initial: dict[str, Any] = {}
@@ -309,7 +308,8 @@ _SettingFields = DeclarativeFieldsMetaclass(
 )
 
 
-class GameForm(SiteForm, _SettingFields):
+# _SettingFields is built at import from SETTINGS: mypy cannot type a class made by a call.
+class GameForm(SiteForm, _SettingFields):  # type: ignore[misc, valid-type]
     """Everything about a new game except its role list (a formset beside it).
 
     Built for one rule set at a time, so the flag fields, methods, vote rules and table
@@ -343,13 +343,16 @@ class GameForm(SiteForm, _SettingFields):
 
     def __init__(self, *args: Any, ruleset: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.rules = get_ruleset(ruleset)
+        self.rules = rules_named(ruleset)
         self.ruleset_name = ruleset
-        self.fields["method"].choices = [(m, m.upper()) for m in self.rules.methods]
+        # (fields are typed as Field; these are ChoiceFields: the casts only say so)
+        cast(forms.ChoiceField, self.fields["method"]).choices = [
+            (m, m.upper()) for m in self.rules.methods
+        ]
         self.fields["method"].initial = self.rules.methods[0]
         if len(self.rules.methods) == 1:
             self.fields["method"].widget = forms.HiddenInput()
-        self.fields["vote_rule"].choices = [
+        cast(forms.ChoiceField, self.fields["vote_rule"]).choices = [
             (v, label) for v, label in VoteRule.choices if v in self.rules.vote_rules_allowed
         ]
         for spec in shown_flags(self.rules):
@@ -358,9 +361,10 @@ class GameForm(SiteForm, _SettingFields):
             if not setting.applies(self.rules):
                 for name in field_names(setting):
                     del self.fields[name]
-        script = get_day_script(ruleset)
+        script = day_script(ruleset)
         for name in game_settings.DAY_SETTING_FIELDS:
-            if name in self.fields and name not in script.host_settings:
+            # (a thread day has no script and none of these fields: they went above)
+            if name in self.fields and (script is None or name not in script.host_settings):
                 del self.fields[name]
 
     def table_fields(self) -> list[forms.BoundField]:
@@ -385,6 +389,7 @@ class GameForm(SiteForm, _SettingFields):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # Form.clean gives cleaned_data
         for name in ("day", "night"):
             amount, unit = data.get(f"{name}_length"), data.get(f"{name}_unit")
             if amount is not None and unit is not None:
@@ -455,9 +460,9 @@ class BaseRoleFormSet(forms.BaseFormSet):
             raise forms.ValidationError("Add at least one role to the role list.")
 
 
-def role_formset(ruleset: str) -> type[forms.BaseFormSet]:
+def role_formset(ruleset: str) -> type[BaseRoleFormSet]:
     """A role list formset whose choices are the rule set's own role and modifier table."""
-    rules = get_ruleset(ruleset)
+    rules = rules_named(ruleset)
 
     plain = [m for m in rules.modifier_specs.values() if m.param is None]
     numbered = [m for m in rules.modifier_specs.values() if m.param is not None]
@@ -521,12 +526,16 @@ def role_formset(ruleset: str) -> type[forms.BaseFormSet]:
 
         def clean(self) -> dict[str, Any]:
             data = super().clean()
+            assert data is not None  # Form.clean gives cleaned_data
             role = data.get("role")
             if data.get("sanity") and role and not rules.roles[role].cop_like:
                 self.add_error("sanity", "Only investigative roles have a sanity.")
             return data
 
-    return formset_factory(RoleEntryForm, formset=BaseRoleFormSet, extra=3)
+    # A subclass of BaseRoleFormSet; django-stubs types formset_factory as BaseFormSet's.
+    return formset_factory(  # type: ignore[return-value]
+        RoleEntryForm, formset=BaseRoleFormSet, extra=3
+    )
 
 
 def apply_service_error(
@@ -535,7 +544,8 @@ def apply_service_error(
     """Put a service error on the field it names, else on the form as a whole."""
     field = exc.field or ""
     if formset is not None and field.startswith("role_list"):
-        formset._non_form_errors = formset.error_class([exc.message])
+        # Django's own store of non-form errors, which django-stubs leaves out.
+        formset._non_form_errors = formset.error_class([exc.message])  # type: ignore[attr-defined]
         return
     aliases = {"min_posts": "min_posts_per_day"}
     field = aliases.get(field, field)
@@ -557,7 +567,9 @@ def reply_hint(game: Any, thread: str, *, is_host: bool = False) -> str:
     elif is_host:
         says = HOST_HINT
     elif game.turn_based:
-        says = get_day_script(game.ruleset).reply_hint
+        script = day_script(game.ruleset)
+        assert script is not None  # a turn-based game has a day script
+        says = script.reply_hint
     else:
         says = BOLD_VOTE_HINT
     return f"Markdown or BBCode. {says} Posts cannot be edited."
@@ -607,6 +619,12 @@ class WithdrawForm(SiteForm):
     ability = forms.CharField(max_length=40)
 
 
+class WillForm(SiteForm):
+    """The role PM's last will (its length is the service's rule: its message says it)."""
+
+    text = forms.CharField(required=False, strip=False, widget=forms.Textarea)
+
+
 class AwayForm(SiteForm):
     """V/LA: the first and last day away, and a note only the player sees."""
 
@@ -638,7 +656,7 @@ class HostPostForm(SiteForm):
     ) -> None:
         super().__init__(*args, **kwargs)
         if threads is not None:  # only the threads this game has (no masons' without masons)
-            self.fields["thread"].choices = threads
+            cast(forms.ChoiceField, self.fields["thread"]).choices = threads
 
 
 def clean_webhook(url: str) -> str:
@@ -687,6 +705,7 @@ class ExtendForm(SiteForm):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # Form.clean gives cleaned_data
         if data.get("amount") is not None and data.get("unit") is not None:
             try:
                 join_length(data["amount"], data["unit"])
@@ -705,7 +724,9 @@ class SlotChoiceForm(SiteForm):
 
     def __init__(self, *args: Any, slots: list[Any], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["slot"].choices = [(s.pk, f"{s.display_name} (seat {s.seat})") for s in slots]
+        cast(forms.ChoiceField, self.fields["slot"]).choices = [
+            (s.pk, f"{s.display_name} (seat {s.seat})") for s in slots
+        ]
 
 
 class ModkillForm(SlotChoiceForm):
@@ -729,6 +750,32 @@ class ReplaceForm(SlotChoiceForm):
         if user is None:
             raise forms.ValidationError(f'There is no user called "{name}".')
         return user
+
+
+class CoHostForm(SiteForm):
+    """The host names a co-host or a backup host (``services.add_cohost``)."""
+
+    username = forms.CharField(
+        max_length=150,
+        label="User name",
+        help_text="Not a player of this game; accents, case and spaces do not matter.",
+    )
+    kind = forms.ChoiceField(
+        choices=CoHostKind.choices,
+        initial=CoHostKind.COHOST,
+        label="As",
+        help_text="A backup host takes over if you leave; both have your powers here.",
+    )
+
+
+class HandOverForm(SiteForm):
+    """The host hands the game over (``services.hand_over``)."""
+
+    username = forms.CharField(
+        max_length=150,
+        label="New host",
+        help_text="They own the game from now on; you stay on as a co-host.",
+    )
 
 
 class NightActionForm(SiteForm):
@@ -797,3 +844,17 @@ class LeaderboardFilterForm(SiteForm):
         if self.is_valid() and self.cleaned_data.get(name):
             return self.cleaned_data[name]
         return self.fields[name].initial
+
+
+class WhisperForm(SiteForm):
+    """A whisper (the ``whispers`` variant): to a living player (a slot id; which one is
+    legal is the service's to say), in the posts' markup."""
+
+    to = forms.IntegerField(label="To")
+    body = forms.CharField(
+        label="Whisper",
+        max_length=2_000,
+        widget=forms.Textarea(attrs={"id": "whisper-body", "rows": 4}),
+        help_text="Markdown or BBCode. Only the two of you and the host read it until the "
+        "game ends.",
+    )

@@ -29,14 +29,14 @@ from django.urls import reverse
 
 from . import display
 from .lru import ProcessLRU
-from .models import Game, Phase, Post, Slot, Thread
+from .models import Game, Phase, Post, SecretVotes, Slot, Thread
 from .reads import snapshot
 from .reads import thread as thread_read
 from .reads.access import Viewer
 from .reads.options import SKIP, vote_options
 from .reads.table import turn_view
 from .reads.thread import POSTS_PER_PAGE
-from .reads.vote_count import UNREAD, counted_phase, day_count, vote_count
+from .reads.vote_count import UNREAD, counted_phase, day_count, public_count, vote_count
 
 __all__ = ["POSTS_PER_PAGE", "counted_phase"]  # re-exported: they belong to the reads
 
@@ -94,13 +94,15 @@ def vote_count_context(
     return {"game": game, "vc": vc}
 
 
-def vote_count_html(context: dict[str, Any]) -> str:
+def vote_count_html(context: dict[str, Any], *, whole: bool = False) -> str:
     """``_vote_count.html`` rendered from ``vote_count_context``'s dict, once per change
-    (what it shows depends on the count and the game's phase, nothing of the viewer's)."""
+    (what it shows depends on the count and the game's phase, nothing of the viewer's but
+    ``whole``: the host's whole count where votes are secret, ``count_context``)."""
     game, vc = context["game"], context["vc"]
+    context = count_context(game, vc, whole=whole)
     if vc is None:
         return render_to_string("games/_vote_count.html", context)
-    key = (*_state_key(game, None), game.phase_number, vc.get("phase"))
+    key = (*_state_key(game, None), game.phase_number, vc.get("phase"), "whole_part" in context)
     html = _COUNT_HTML.get(key)
     if html is None:
         html = render_to_string("games/_vote_count.html", context)
@@ -108,8 +110,22 @@ def vote_count_html(context: dict[str, Any]) -> str:
     return html
 
 
+def count_context(game: Game, vc: dict[str, Any] | None, *, whole: bool) -> dict[str, Any]:
+    """The vote count's template context for a viewer. In a game with secret votes everyone
+    but the host sees ``public_count`` (totals or nothing until the day ends); the host's
+    page has the whole count as a part of its own (``whole-count``: pushed by the host's
+    socket, never carried by the items everyone gets)."""
+    if game.secret_votes == SecretVotes.OFF:
+        return {"game": game, "vc": vc}
+    if whole:
+        return {"game": game, "vc": vc, "whole_part": True}
+    return {"game": game, "vc": None if vc is None else public_count(game, vc)}
+
+
 def render_vote_count(game: Game) -> str:
-    return render_to_string("games/_vote_count.html", vote_count_context(game))
+    """The count as the spectators see it (the items' ``vote_count`` field)."""
+    vc = vote_count_context(game)["vc"]
+    return render_to_string("games/_vote_count.html", count_context(game, vc, whole=False))
 
 
 # -- the phase banner -------------------------------------------------------------------
@@ -172,11 +188,15 @@ def players_context(
     phase = None
     if game.is_running:
         phase = game.current_phase() if current is UNREAD else current
-    is_day = phase is not None and phase.is_day and not phase.resolved and not phase.is_paused
-    if not is_day or (vc is not None and vc.get("phase") != phase.number):
+    day = (
+        phase
+        if phase is not None and phase.is_day and not phase.resolved and not phase.is_paused
+        else None
+    )
+    if day is None or (vc is not None and vc.get("phase") != day.number):
         vc = None
-    if is_day and vc is None:
-        vc = vote_count(phase, slots=slots)
+    if day is not None and vc is None:
+        vc = vote_count(day, slots=slots)
     if slots is None:
         slots = list(game.slots.select_related("user").order_by("seat"))
     my_id = getattr(viewer.slot, "pk", None)
@@ -194,8 +214,8 @@ def players_context(
         if "nominated" in vc:
             uses_nominations = True
             nominated = {n["slot_id"] for n in vc["nominated"] if n}
-            if viewer.slot is not None:
-                i_nominated = phase.nominations.filter(nominator=viewer.slot).exists()
+            if viewer.slot is not None and day is not None:  # (vc: it is day)
+                i_nominated = day.nominations.filter(nominator=viewer.slot).exists()
     ballot = vote_options(
         game,
         phase,
@@ -315,13 +335,18 @@ def turn_context(game: Game, viewer_slot: Any = None) -> dict[str, Any]:
     """``turn``: the table as ``viewer_slot`` sees it (None: as everyone does)."""
     phase = game.current_phase() if game.phase_number else None
     slots = list(game.slots.select_related("user").order_by("seat"))
-    turn = turn_view(game, phase, slots, viewer_slot)
+    turn = turn_view(game, phase, slots, viewer_slot)  # without their own name (self votes)
     turn["step_label"] = STEP_LABELS.get(turn["step"], turn["step"].replace("_", " ").title())
     return {"turn": turn, "game": game, "phase": phase}
 
 
 def render_turn(game: Game, viewer_slot: Any = None) -> str:
     return render_to_string("games/_turn.html", turn_context(game, viewer_slot))
+
+
+def render_turn_panel(game: Game) -> str:
+    """The table as a spectator sees it; nothing for a game whose days are a thread."""
+    return render_turn(game) if game.turn_based else ""
 
 
 # (game, its creation, state_seq, date, current phase, "turn", the seat the panel is drawn
@@ -399,7 +424,7 @@ def _post_key(post: Post, template_digest: bytes) -> bytes:
         (name, _public_state(obj) if obj is not None else None)
         for name, obj in post._state.fields_cache.items()
     )
-    parts = repr((_public_state(post), related, post.author.get_username()))
+    parts = repr((_public_state(post), related, post.author_name))
     digest = hashlib.blake2b(parts.encode(), digest_size=20)
     digest.update(template_digest)
     return digest.digest()

@@ -18,11 +18,8 @@ from datetime import timedelta
 from enum import StrEnum
 from typing import Any
 
-from resolver.days import get_day_script
-from resolver.rulesets import NAMES as RULESET_NAMES
-from resolver.rulesets.base import Ruleset as Rules
-
-from .errors import ErrorCode, InvalidInput
+from .errors import ErrorCode, InvalidInput, Refusal
+from .gateway import RULESET_NAMES, Rules, day_script, rules_named
 from .models import (
     MAX_MIN_POSTS_PER_DAY,
     MAX_PHASE_LENGTH,
@@ -30,13 +27,16 @@ from .models import (
     Admits,
     InactivityAction,
     Openness,
+    SecretVotes,
     StartsWith,
     VoteRule,
+    Whispers,
 )
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 50
 MIN_TURN_LENGTH, MAX_TURN_LENGTH = timedelta(seconds=10), timedelta(days=1)
 MIN_COUNT_EVERY = timedelta(minutes=15)
+MAX_POST_LIMIT = 1000
 
 # The units a phase length is given in (the create form, the host's deadline controls).
 UNITS = {"minutes": timedelta(minutes=1), "hours": timedelta(hours=1), "days": timedelta(days=1)}
@@ -51,6 +51,14 @@ def split_length(length: timedelta) -> tuple[int, str]:
     return max(int(length / UNITS["minutes"]), 1), "minutes"
 
 
+def length_words(length: timedelta | None) -> str:
+    """A length in the host's words: "24 hours", "3 days", "90 minutes"."""
+    if length is None:
+        return ""
+    amount, unit = split_length(length)
+    return f"{amount} {unit[:-1] if amount == 1 else unit}"
+
+
 class Kind(StrEnum):
     """What a setting's value is; the form and the serializer pick their field by it."""
 
@@ -59,18 +67,6 @@ class Kind(StrEnum):
     CHOICE = "choice"
     DURATION = "duration"  # a timedelta; the form and the API give a number of ``unit``
     DAY_SETTINGS = "day_settings"  # the day script's own settings (a mapping)
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """The error a value out of bounds gets: its message, code and field."""
-
-    message: str
-    code: ErrorCode
-    field: str | None = None
-
-    def error(self) -> InvalidInput:
-        return InvalidInput(self.message, self.code, self.field)
 
 
 def _everywhere(rules: Rules) -> bool:
@@ -136,6 +132,9 @@ class Setting:
     optional: bool = False  # None is a legal value ("none"/"as many as roles")
     rule: Callable[[Rules, Any], None] | None = None  # what the rule set says of a value
     only_with: str | None = None  # given only when this other (boolean) setting is on
+    # The game's house rules (the game page, the role PM, the API's ``house_rules``): the
+    # sentence this setting says of a game, "" when it says nothing (the usual value).
+    describe: Callable[[Any], str] | None = None
 
     def default_for(self, rules: Rules) -> Any:
         """The default of this setting in a game of ``rules``."""
@@ -203,6 +202,51 @@ def _vote_rule(rules: Rules, value: Any) -> None:
         )
 
 
+# -- the house rules: what each setting says of a game when it is not the usual ---------
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _post_limit_rule(game: Any) -> str:
+    if game.post_limit is None:
+        return ""
+    line = (
+        f"Post limit: {_plural(game.post_limit, 'post')} a day in the game thread for each "
+        "living player"
+    )
+    if game.post_limit_lifted:
+        line += f", lifted {length_words(game.post_limit_lifted)} before the deadline"
+    return line + "."
+
+
+_SECRET_VOTE_RULES = {
+    SecretVotes.TOTALS: "Secret votes: the vote count shows only each wagon's total until "
+    "the day ends.",
+    SecretVotes.HIDDEN: "Hidden votes: there is no vote count until the day ends.",
+}
+_WHISPER_RULES = {
+    Whispers.PRIVATE: "Whispers: by day, living players may whisper to each other; nobody else "
+    "reads a whisper until the game ends.",
+    Whispers.ANNOUNCED: "Whispers: by day, living players may whisper to each other and the "
+    "thread says who whispered to whom; nobody else reads a whisper until the game ends.",
+}
+
+
+def _said_if(name: str, line: str, when: Any = True) -> Callable[[Any], str]:
+    """A rule that says ``line`` when the game's setting ``name`` is ``when``."""
+    return lambda game: line if getattr(game, name) == when else ""
+
+
+def _posting_minimum_rule(game: Any) -> str:
+    if not game.min_posts_per_day:
+        return ""
+    then = "replaced" if game.inactivity_action == InactivityAction.REPLACE else "modkilled"
+    return (
+        f"Posting minimum: {_plural(game.min_posts_per_day, 'post')} a day; a player who "
+        f"falls short is prodded, then {then}."
+    )
+
+
 SETTINGS: tuple[Setting, ...] = (
     Setting(
         "vote_rule",
@@ -228,6 +272,9 @@ SETTINGS: tuple[Setting, ...] = (
         Kind.BOOL,
         True,
         label="No posting in the game thread at night",
+        describe=_said_if(
+            "no_night_posting", "Players may post in the game thread at night.", False
+        ),
         form=Entry("no_night_posting", laid_out=True),
         api=Entry("no_night_posting"),
     ),
@@ -236,6 +283,7 @@ SETTINGS: tuple[Setting, ...] = (
         Kind.BOOL,
         False,
         label="Players may vote for themselves",
+        describe=_said_if("self_vote_allowed", "Players may vote for themselves."),
         form=Entry("self_vote_allowed", laid_out=True),
         api=Entry("self_vote_allowed"),
     ),
@@ -244,6 +292,7 @@ SETTINGS: tuple[Setting, ...] = (
         Kind.BOOL,
         True,
         label='Players may vote "no elimination"',
+        describe=_said_if("skip_vote_allowed", 'There is no "no elimination" vote.', False),
         form=Entry("skip_vote_allowed", laid_out=True),
         api=Entry("skip_vote_allowed"),
     ),
@@ -273,6 +322,7 @@ SETTINGS: tuple[Setting, ...] = (
             ErrorCode.MIN_POSTS,
             "min_posts",
         ),
+        describe=_posting_minimum_rule,
         form=Entry("min_posts_per_day", initial=0, required=True, laid_out=True),
         api=Entry("min_posts_per_day"),
     ),
@@ -396,8 +446,138 @@ SETTINGS: tuple[Setting, ...] = (
         form=Entry("admits"),
         api=Entry("admits"),
     ),
+    # The variants (issue 33). Each acts where its rule is: ``services.posts`` (post_limit),
+    # ``reads.vote_count`` (secret_votes), ``services.wills`` (last_wills),
+    # ``services.whispers`` (whispers), ``naming`` (anonymous_names), ``services.nights``
+    # (must_act).
+    Setting(
+        "post_limit",
+        Kind.INT,
+        None,
+        label="Posts per player per day",
+        help="Blank: no limit. Counts each living player's posts in the game thread by day.",
+        api_help="Posts per living player per day in the game thread; null: no limit.",
+        least=1,
+        most=MAX_POST_LIMIT,
+        optional=True,
+        refusal=Refusal(
+            f"A post limit is between 1 and {MAX_POST_LIMIT} posts a day.",
+            ErrorCode.POST_LIMIT,
+            "post_limit",
+        ),
+        describe=_post_limit_rule,
+        form=Entry("post_limit"),
+        api=Entry("post_limit"),
+        applies=_thread_days,
+    ),
+    Setting(
+        "post_limit_lifted",
+        Kind.DURATION,
+        None,
+        label="Lift the post limit this many hours before the deadline",
+        help="Blank: the limit holds all day.",
+        api_help="Minutes before the day's deadline when the post limit is lifted; null: never.",
+        least=timedelta(minutes=1),
+        most=MAX_PHASE_LENGTH,
+        optional=True,
+        refusal=Refusal(
+            "The post limit is lifted between one minute and fourteen days before the deadline.",
+            ErrorCode.POST_LIMIT_LIFTED,
+            "post_limit_lifted",
+        ),
+        form=Entry("post_limit_lifted", unit=timedelta(hours=1), least=1, most=336),
+        api=Entry("post_limit_lifted_minutes", unit=timedelta(minutes=1)),
+        applies=_thread_days,
+    ),
+    Setting(
+        "secret_votes",
+        Kind.CHOICE,
+        SecretVotes.OFF,
+        label="Vote count by day",
+        help="Secret: totals only until the day ends. Hidden: no count until then. The host "
+        "always sees the whole count.",
+        api_help="off (the count names every voter), totals (totals only until the day ends) "
+        "or hidden (no count until the day ends).",
+        choices=tuple(SecretVotes.choices),
+        refusal=Refusal(
+            "Secret votes are off, totals or hidden.", ErrorCode.SECRET_VOTES, "secret_votes"
+        ),
+        describe=lambda game: _SECRET_VOTE_RULES.get(game.secret_votes, ""),
+        form=Entry("secret_votes"),
+        api=Entry("secret_votes"),
+        applies=_thread_days,
+    ),
+    Setting(
+        "last_wills",
+        Kind.BOOL,
+        False,
+        label="Last wills",
+        help="Each player keeps a will while alive; it is posted when they die.",
+        api_help="Each player keeps a will while alive, posted when they die.",
+        describe=_said_if(
+            "last_wills", "Last wills: each player keeps a will, posted when they die."
+        ),
+        form=Entry("last_wills"),
+        api=Entry("last_wills"),
+    ),
+    Setting(
+        "whispers",
+        Kind.CHOICE,
+        Whispers.OFF,
+        label="Whispers",
+        help="Living players send each other private messages; the host reads them, "
+        "everyone does once the game ends.",
+        api_help="off, private (unseen by the others) or announced (the thread says "
+        '"A whispered to B").',
+        choices=tuple(Whispers.choices),
+        refusal=Refusal("Whispers are off, private or announced.", ErrorCode.WHISPERS, "whispers"),
+        describe=lambda game: _WHISPER_RULES.get(game.whispers, ""),
+        form=Entry("whispers"),
+        api=Entry("whispers"),
+        applies=_thread_days,
+    ),
+    Setting(
+        "anonymous_names",
+        Kind.BOOL,
+        False,
+        label="Anonymous names",
+        help="Players play under names from a deck; the real names are revealed at the end.",
+        api_help="Players play under names from a deck, revealed when the game ends.",
+        describe=_said_if(
+            "anonymous_names",
+            "Anonymous game: players play under masked names, revealed when the game ends.",
+        ),
+        form=Entry("anonymous_names"),
+        api=Entry("anonymous_names"),
+        applies=_thread_days,
+    ),
+    Setting(
+        "must_act",
+        Kind.BOOL,
+        False,
+        label="Must-act nights",
+        help="A night action not sent by the deadline is taken at a random legal target.",
+        api_help="A night action not sent by the deadline is taken at a random legal target.",
+        describe=_said_if(
+            "must_act",
+            "Must-act nights: a night action not sent by the deadline is taken at a random target.",
+        ),
+        form=Entry("must_act"),
+        api=Entry("must_act"),
+    ),
 )
 BY_NAME: Mapping[str, Setting] = {s.name: s for s in SETTINGS}
+
+
+def house_rules(game: Any) -> list[str]:
+    """What this game's settings change from the usual game, a sentence each, in the
+    settings' order (the game page, the role PM, the API's ``house_rules``)."""
+    rules = rules_named(game.ruleset)
+    return [
+        line
+        for s in SETTINGS
+        if s.describe is not None and s.applies(rules) and (line := s.describe(game))
+    ]
 
 
 def defaults(rules: Rules) -> dict[str, Any]:
@@ -438,7 +618,7 @@ class DayField:
 def _day_fields() -> dict[str, DayField]:
     fields: dict[str, DayField] = {}
     for ruleset in RULESET_NAMES:
-        script = get_day_script(ruleset)
+        script = day_script(ruleset)
         if script is not None:
             for name, (label, least, most) in script.setting_fields.items():
                 fields[name] = DayField(label, least, most, script.defaults[name])
@@ -468,8 +648,25 @@ def given_settings(values: Mapping[str, Any]) -> dict[str, Any]:
     return {
         name: value
         for name, value in values.items()
-        if BY_NAME[name].only_with is None or values.get(BY_NAME[name].only_with)
+        if (switch := BY_NAME[name].only_with) is None or values.get(switch)
     }
+
+
+def output_name(setting: Setting) -> str:
+    """The setting's field in a game the API shows: its name; a length in seconds."""
+    return f"{setting.name}_seconds" if setting.kind is Kind.DURATION else setting.name
+
+
+def output_value(setting: Setting, value: Any) -> Any:
+    """The setting's value as the API shows it (a length as whole seconds)."""
+    if setting.kind is Kind.DURATION and value is not None:
+        return int(value.total_seconds())
+    return value
+
+
+def output(game: Any) -> dict[str, Any]:
+    """Every setting of ``game`` as the API shows it, by ``output_name``."""
+    return {output_name(s): output_value(s, getattr(game, s.name)) for s in SETTINGS}
 
 
 def from_api(data: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Who the host should replace: the read side of the inactivity rule.
+"""Who the host should replace: the read side of the inactivity rule (and of a moderator's
+suspension or ban).
 
 The rule itself runs inside the day's transition (``services.phases.check_inactivity``, so it
 happens exactly once per day, hammer or deadline): every living player with fewer posts in
@@ -8,29 +9,62 @@ host) and pushed live to their socket; ``Slot.prods`` counts them. At the second
 host's choice applies: ``modkill`` kills the slot then and there (reason "inactivity"), and
 ``replace`` posts ``replacement_needed`` to the host and leaves the slot flagged, as below,
 until the host replaces the player (which resets the count).
+
+The rule's modkill is told apart from a host's own (whose reason is free text: a host may
+well type "inactivity") by the ``inactivity`` mark of its ``modkill`` event
+(``INACTIVITY_MODKILL``). It is a mark on the player's record, ranks the seat below every
+other seat in the ratings and keeps the player out of the league for a while
+(``reads.reliability``).
 """
 
 from __future__ import annotations
 
-from . import services
-from .models import Game, InactivityAction, Slot
+from collections.abc import Iterable
+from datetime import datetime
+
+from django.db.models import Q
+
+from .models import PRODS_BEFORE_ACTION, Game, GameEvent, InactivityAction, Replacement, Slot
+
+# A living seat the host should fill: prodded past the limit in a game whose rule is to
+# replace, or held by an account taken off the site (a suspension or a ban:
+# ``services.moderation``). The dashboard and "my games" both ask this.
+NEEDS_REPLACEMENT = Q(user__is_active=False) | Q(
+    game__inactivity_action=InactivityAction.REPLACE, prods__gte=PRODS_BEFORE_ACTION
+)
+
+
+# The ``modkill`` events the inactivity rule made (a filter on ``GameEvent``). A league game
+# has no host, so there a modkill for "inactivity" is the rule's even from before the mark.
+INACTIVITY_MODKILL = Q(kind="modkill") & (
+    Q(payload__inactivity=True) | (Q(payload__reason="inactivity") & ~Q(game__league_setup=""))
+)
+
+
+def holder_at(at: datetime, slot: Slot, replacements: Iterable[Replacement]) -> int:
+    """The user who held ``slot`` at ``at``, given the slot's ``replacements``: a host may
+    replace a seat after it died, and the newcomer did not earn what happened before (the
+    first replacement made after ``at`` names the one it replaced)."""
+    later = sorted((r for r in replacements if r.at > at), key=lambda r: (r.at, r.pk))
+    return later[0].old_user_id if later else slot.user_id
+
+
+def inactivity_modkilled(game: Game) -> set[int]:
+    """The ids of the slots of ``game`` the inactivity rule modkilled."""
+    events = GameEvent.objects.filter(INACTIVITY_MODKILL, game=game)
+    return {payload["slot_id"] for payload in events.values_list("payload", flat=True)}
 
 
 def needs_replacement(game: Game, slot: Slot) -> bool:
     """True when the host should find a replacement for this slot (for the dashboard)."""
-    return (
-        game.inactivity_action == InactivityAction.REPLACE
-        and game.is_running
-        and slot.alive
-        and slot.prods >= services.PRODS_BEFORE_ACTION
-    )
+    return game.is_running and game.slots.filter(NEEDS_REPLACEMENT, pk=slot.pk, alive=True).exists()
 
 
 def slots_needing_replacement(game: Game) -> list[Slot]:
-    if game.inactivity_action != InactivityAction.REPLACE or not game.is_running:
+    """``NEEDS_REPLACEMENT``'s seats of a running game; ``slot.user.is_active`` tells which
+    reason."""
+    if not game.is_running:
         return []
     return list(
-        game.slots.filter(alive=True, prods__gte=services.PRODS_BEFORE_ACTION)
-        .select_related("user")
-        .order_by("seat")
+        game.slots.filter(NEEDS_REPLACEMENT, alive=True).select_related("user").order_by("seat")
     )

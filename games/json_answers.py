@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.http import HttpRequest, JsonResponse
 
 from .errors import ErrorCode
+from .shapes import Error
 
 API_PREFIX = "/api/"
 
@@ -18,4 +19,5 @@ def is_api(request: HttpRequest) -> bool:
 def json_error(
     status: int, message: str, code: ErrorCode, field: str | None = None
 ) -> JsonResponse:
-    return JsonResponse({"error": message, "code": code, "field": field}, status=status)
+    body: Error = {"error": message, "code": code, "field": field}
+    return JsonResponse(body, status=status)

@@ -10,6 +10,7 @@ nh3 is the last step, so even a bug in the earlier steps cannot let one through.
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 
 import nh3
 from markdown_it import MarkdownIt
@@ -143,3 +144,34 @@ def render_post(body: str) -> str:
     html = _md.render(bbcode_to_markdown(body))
     # A block placeholder (spoiler) inside a paragraph leaves empty paragraphs behind.
     return sanitize(_placeholders_to_html(html)).replace("<p></p>", "").strip()
+
+
+# Tags whose end (or which, alone) ends a line of the post's plain text.
+_LINE_ENDS = frozenset({"p", "br", "li", "blockquote", "pre", "h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+class _TextReader(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "br":
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _LINE_ENDS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        self.parts.append(data)
+
+
+def plain_text(html: str) -> str:
+    """What a rendered post says, without markup: its text, a line per paragraph. An
+    automatic post's names read as written (its source escapes Markdown: ``bot\\-a1``)."""
+    reader = _TextReader()
+    reader.feed(html)
+    reader.close()
+    lines = [" ".join(line.split()) for line in "".join(reader.parts).split("\n")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()

@@ -16,11 +16,13 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
 
 from .event_kinds import KINDS
 from .lru import ProcessLRU
+from .naming import post_author, shown_name
 from .notification_kinds import CHANNELS, NOTIFICATION_KINDS
 from .notification_kinds import KIND_CHOICES as NOTIFICATION_KIND_CHOICES
 
@@ -120,6 +122,22 @@ class Admits(models.TextChoices):
     AGENTS = "agents", "Agents only"
 
 
+class SecretVotes(models.TextChoices):
+    """What the vote count shows by day (the host always sees it whole)."""
+
+    OFF = "off", "Open: the vote count names every voter"
+    TOTALS = "totals", "Secret: the vote count shows totals only until the day ends"
+    HIDDEN = "hidden", "Hidden: no vote count until the day ends"
+
+
+class Whispers(models.TextChoices):
+    """Whether living players may whisper to each other, and whether the thread says so."""
+
+    OFF = "off", "No whispers"
+    PRIVATE = "private", "Whispers, unseen by the others"
+    ANNOUNCED = "announced", 'Whispers, with a public line "A whispered to B"'
+
+
 class Game(models.Model):
     """One game, from sign-ups to the archive."""
 
@@ -195,6 +213,24 @@ class Game(models.Model):
         choices=Admits.choices,
         default="both",
         help_text="Who may take a seat: people, agents or both.",
+    )
+    # The variants (issue 33): each a setting of ``games.game_settings``.
+    post_limit = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Posts per living player per day; blank: no limit."
+    )
+    post_limit_lifted = models.DurationField(
+        null=True, blank=True, help_text="The post limit is lifted this long before the deadline."
+    )
+    secret_votes = models.CharField(
+        max_length=9, choices=SecretVotes.choices, default=SecretVotes.OFF
+    )
+    last_wills = models.BooleanField(default=False, help_text="A player's will is posted at death.")
+    whispers = models.CharField(max_length=9, choices=Whispers.choices, default=Whispers.OFF)
+    anonymous_names = models.BooleanField(
+        default=False, help_text="Players play under names from a deck, revealed at the end."
+    )
+    must_act = models.BooleanField(
+        default=False, help_text="A night action not sent is taken at random."
     )
     # A league game (``games.league``): made by a matchmaking queue, no host to wait for;
     # a rated game's end updates its players' ratings once (``games.ratings``).
@@ -295,6 +331,11 @@ class Slot(models.Model):
     )
     prods = models.PositiveSmallIntegerField(default=0, help_text="Inactivity prods received.")
     joined_at = models.DateTimeField(auto_now_add=True)
+    # Variants: the last will (posted at death when the game has ``last_wills``) and the
+    # masked name an anonymous game gives the seat (``anonymous_names``).
+    will = models.TextField(blank=True, default="")
+    will_updated_at = models.DateTimeField(null=True, blank=True)
+    mask_name = models.CharField(max_length=40, blank=True, default="")
 
     class Meta:
         ordering = ["game", "seat"]
@@ -312,7 +353,23 @@ class Slot(models.Model):
 
     @property
     def display_name(self) -> str:
+        """The seat's name as everyone but the host sees it (``naming.shown_name``: the
+        masked name while an anonymous game runs)."""
+        if not self.mask_name:
+            return self.user.get_username()
+        return shown_name(self.game, self.mask_name, self.user.get_username())
+
+    @property
+    def real_name(self) -> str:
+        """The occupant's own name, for the host (and the player) of an anonymous game."""
         return self.user.get_username()
+
+    @property
+    def host_name(self) -> str:
+        """The name the host's pages show: "Mask (real)" under a mask, else the name."""
+        if not self.mask_name:
+            return self.user.get_username()
+        return f"{self.mask_name} ({self.user.get_username()})"
 
     @property
     def is_mafia(self) -> bool:
@@ -441,10 +498,11 @@ class Phase(models.Model):
         wanted = [p for p in phases if p.pk is not None and "label" not in p.__dict__]
         if not wanted:
             return
-        rows = cls.objects.filter(game_id__in={p.game_id for p in wanted}).values_list(
-            "game_id", "kind", "number", "night_zero"
+        rows = list(
+            cls.objects.filter(game_id__in={p.game_id for p in wanted}).values_list(
+                "game_id", "kind", "number", "night_zero"
+            )
         )
-        rows = list(rows)
         for phase in wanted:
             same = [
                 r
@@ -490,6 +548,25 @@ class Post(models.Model):
     to_name = models.CharField(max_length=150, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    @property
+    def author_name(self) -> str:
+        """The name the post is signed with: its seat's (``naming.shown_name``), the host's
+        or a sign-up's own. A page of posts has them given at once (``naming.sign_posts``)."""
+        named = self.__dict__.get("_author_name")
+        if named is None:
+            real = self.author.get_username()
+            slot = self.slot if self.slot_id else None
+            if slot is not None and slot.mask_name:
+                in_a_phase = self.phase_id is not None
+                named = post_author(slot.game, slot.mask_name, real, in_a_phase=in_a_phase)
+            else:
+                named = real
+        return str(named)
+
+    @author_name.setter
+    def author_name(self, value: str) -> None:
+        self.__dict__["_author_name"] = value
+
     class Meta:
         ordering = ["game", "thread", "number"]
         constraints = [
@@ -503,6 +580,71 @@ class Post(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.number} in {self.thread} of {self.game_id}"
+
+
+class Whisper(models.Model):
+    """A private message between two living players (the ``whispers`` variant): read by
+    its two players and the host until the game ends, then by everyone."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="whisper_set")
+    phase = models.ForeignKey(
+        Phase, null=True, blank=True, on_delete=models.SET_NULL, related_name="whispers"
+    )
+    sender = models.ForeignKey(Slot, on_delete=models.PROTECT, related_name="whispers_sent")
+    recipient = models.ForeignKey(Slot, on_delete=models.PROTECT, related_name="whispers_received")
+    number = models.PositiveIntegerField(help_text="The whisper's number within its game.")
+    body = models.TextField()
+    html = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="whisper_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"whisper {self.number} of {self.game_id}"
+
+
+class Bookmark(models.Model):
+    """A post a person marked, with their private note ("My bookmarks")."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bookmarks"
+    )
+    post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="bookmarks")
+    note = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "post"], name="bookmark_once"),
+        ]
+
+
+class CoHostKind(models.TextChoices):
+    COHOST = "cohost", "Co-host"
+    BACKUP = "backup", "Backup host"
+
+
+class CoHost(models.Model):
+    """A co-host or backup host: the host's powers in one game (the host adds them)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="cohosts")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="cohosted"
+    )
+    kind = models.CharField(max_length=6, choices=CoHostKind.choices, default=CoHostKind.COHOST)
+    added_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "added_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "user"], name="cohost_once"),
+        ]
 
 
 class VoteKind(models.TextChoices):
@@ -607,6 +749,49 @@ class PrivateResult(models.Model):
 
     class Meta:
         ordering = ["phase", "id"]
+
+
+class ThoughtAct(models.TextChoices):
+    """The acts that may carry a player's thoughts (through the API)."""
+
+    POST = "post", "A post"
+    VOTE = "vote", "A vote"
+    NOMINATION = "nomination", "A nomination"
+    NIGHT_ACTION = "night_action", "A night action"
+    DAY_ACTION = "day_action", "A day action"
+    PASS = "pass", "A pass"
+
+
+MAX_THOUGHTS_LENGTH = 4_000
+
+
+class Thought(models.Model):
+    """A player's private reasoning, sent with one of their acts (``thoughts``): read by
+    nobody, not the host nor the team, until the game ends; then by everyone, in the review
+    and the export. Never an event: nothing of it travels live."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="thoughts")
+    slot = models.ForeignKey(Slot, on_delete=models.CASCADE, related_name="thoughts")
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, null=True, related_name="+")
+    act = models.CharField(max_length=20, choices=ThoughtAct.choices)
+    # The post the act made, if it made one (a post, a vote by the button).
+    post = models.ForeignKey(Post, on_delete=models.SET_NULL, null=True, related_name="+")
+    text = models.TextField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["id"]
+
+
+class OpenDataConsent(models.Model):
+    """A person lets the site's open data name them (``games.reads.export``): present, their
+    name appears in exported games; absent, they are named by their seat only. Agents' names
+    are always exported (an agent is a program, and its games are its record)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="open_data_consent"
+    )
+    agreed_at = models.DateTimeField()
 
 
 # The declared kinds (``games.event_kinds``): adding one there changes only these choices.
@@ -828,6 +1013,8 @@ class NotificationPrefs(models.Model):
 
     def channel(self, kind: str) -> str:
         chosen = self.channels.get(kind)
+        if NOTIFICATION_KINDS[kind].fixed:
+            return NOTIFICATION_KINDS[kind].default
         return chosen if chosen in CHANNELS else NOTIFICATION_KINDS[kind].default
 
 
@@ -994,11 +1181,11 @@ class Agent(models.Model):
         return f"agent {self.user_id} of {self.owner_id}"
 
 
-class AgentToken(models.Model):
-    """One API token of an agent. Only the SHA-256 of the key is kept; the key is shown
-    once, when it is made. A revoked token stays listed (with its time) and signs in no one."""
+class ApiToken(models.Model):
+    """What every API token keeps, an agent's or a person's: only the SHA-256 of the key
+    (the key is shown once, when it is made), its first characters to tell it by, and its
+    times. A revoked token stays listed (with its time) and signs in no one."""
 
-    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="tokens")
     name = models.CharField(max_length=80, blank=True)
     key_hash = models.CharField(max_length=64, unique=True)
     prefix = models.CharField(max_length=12, help_text="The key's first characters, to tell it.")
@@ -1007,14 +1194,46 @@ class AgentToken(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        abstract = True
+
+    @property
+    def revoked(self) -> bool:
+        return self.revoked_at is not None
+
+
+class AgentToken(ApiToken):
+    """One API token of an agent (several per agent, each revocable)."""
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="tokens")
+
+    class Meta:
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
         return f"token {self.prefix}… of agent {self.agent_id}"
 
     @property
-    def revoked(self) -> bool:
-        return self.revoked_at is not None
+    def revoke_url(self) -> str:
+        return reverse("games:agent_token_revoke", args=[self.agent.user.get_username(), self.pk])
+
+
+class PersonToken(ApiToken):
+    """One API token of a person (``POST /api/v1/auth/token/`` makes one each time). A
+    password change or reset revokes them all."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="person_tokens"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"token {self.prefix}… of person {self.user_id}"
+
+    @property
+    def revoke_url(self) -> str:
+        return reverse("person_token_revoke", args=[self.pk])
 
 
 # -- ratings (games.ratings) ----------------------------------------------------------------
@@ -1138,3 +1357,245 @@ class LeagueQueueState(models.Model):
 
     def __str__(self) -> str:
         return f"queue {self.setup}: {self.problem or 'ok'}"
+
+
+# -- moderation (games.services.moderation) -----------------------------------------------
+class ReportReason(models.TextChoices):
+    """Why someone reports a post or a player, and why a moderator acts: one fixed list."""
+
+    SPAM = "spam", "Spam or advertising"
+    ABUSE = "abuse", "Harassment or personal attacks"
+    HATE = "hate", "Hate speech or slurs"
+    CHEATING = "cheating", "Cheating: sharing the game outside its threads"
+    ALT = "alt", "An undeclared second account"
+    THROWING = "throwing", "Throwing the game or playing against their win condition"
+    INACTIVITY = "inactivity", "Abandoning games"
+    OTHER = "other", "Something else (say what)"
+
+
+class ReportStatus(models.TextChoices):
+    OPEN = "open", "Open"
+    DISMISSED = "dismissed", "Dismissed"
+    ACTIONED = "actioned", "Acted on"
+
+
+class Report(models.Model):
+    """A report of one post or one player, for the site's moderators (not the game's host).
+    ``game`` is the game it is about (the post's, or where the player was reported from):
+    while that game runs, moderators who hold a seat in it never see the report."""
+
+    reporter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reports_made"
+    )
+    post = models.ForeignKey(
+        Post, null=True, blank=True, on_delete=models.CASCADE, related_name="reports"
+    )
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="reports_about",
+        help_text="The person reported (a post's author for a post).",
+    )
+    game = models.ForeignKey(
+        Game, null=True, blank=True, on_delete=models.CASCADE, related_name="reports"
+    )
+    reason = models.CharField(max_length=20, choices=ReportReason.choices)
+    text = models.TextField(max_length=2000, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    status = models.CharField(
+        max_length=10, choices=ReportStatus.choices, default=ReportStatus.OPEN
+    )
+    handled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="reports_handled",
+    )
+    handled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        indexes = [models.Index(fields=["status", "created_at"], name="report_queue")]
+        # The site moderator's permission (a group "Moderators" holds it: ``manage.py
+        # moderators``); separate from hosting a game.
+        permissions = [("moderate", "Can moderate the site: reports, sanctions, appeals")]
+
+    def __str__(self) -> str:
+        return f"report {self.pk} ({self.reason}, {self.status})"
+
+
+class SanctionKind(models.TextChoices):
+    WARN = "warn", "Warning"
+    MUTE = "mute", "Mute (no posting)"
+    SUSPEND = "suspend", "Suspension"
+    BAN = "ban", "Ban"
+
+
+# Sanctions that take the account (and its agents) off the site while in force.
+REMOVALS = (SanctionKind.SUSPEND, SanctionKind.BAN)
+
+
+class SanctionQuerySet(models.QuerySet["Sanction"]):
+    def in_force(self, now: object = None) -> SanctionQuerySet:
+        """Mutes, suspensions and bans not lifted and not over (a warning is never in
+        force: it is only told)."""
+        at = now or timezone.now()
+        return self.exclude(kind=SanctionKind.WARN).filter(
+            models.Q(ends_at__isnull=True) | models.Q(ends_at__gt=at), lifted_at__isnull=True
+        )
+
+    def removals(self) -> SanctionQuerySet:
+        """Suspensions and bans: they take the account off the site."""
+        return self.filter(kind__in=REMOVALS)
+
+
+class Sanction(models.Model):
+    """A moderator's action on a person: a warning, a mute or suspension for some days, or
+    a ban. A suspension or ban deactivates the account (and its agents) until it is lifted:
+    at its end (the sweep), on appeal, or by a moderator."""
+
+    objects = SanctionQuerySet.as_manager()
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sanctions"
+    )
+    kind = models.CharField(max_length=10, choices=SanctionKind.choices)
+    reason = models.CharField(max_length=20, choices=ReportReason.choices)
+    note = models.TextField(max_length=2000, blank=True, help_text="What the person is told.")
+    moderator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="sanctions_given"
+    )
+    report = models.ForeignKey(
+        Report, null=True, blank=True, on_delete=models.SET_NULL, related_name="sanctions"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    ends_at = models.DateTimeField(null=True, blank=True, help_text="Blank: for good.")
+    lifted_at = models.DateTimeField(null=True, blank=True)
+    lifted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="sanctions_lifted",
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [
+            models.Index(
+                fields=["ends_at"],
+                condition=models.Q(lifted_at__isnull=True, ends_at__isnull=False),
+                name="sanction_to_lift",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of {self.user_id}"
+
+
+class Appeal(models.Model):
+    """The one appeal a person may make against a sanction, answered by another moderator
+    than the one who acted."""
+
+    sanction = models.OneToOneField(Sanction, on_delete=models.CASCADE, related_name="appeal")
+    text = models.TextField(max_length=4000)
+    created_at = models.DateTimeField(default=timezone.now)
+    answered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="appeals_answered",
+    )
+    answered_at = models.DateTimeField(null=True, blank=True)
+    granted = models.BooleanField(null=True, blank=True)
+    answer = models.TextField(max_length=2000, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"appeal of sanction {self.sanction_id}"
+
+
+class ModerationAction(models.TextChoices):
+    DISMISSED = "dismissed", "Dismissed a report"
+    WARNED = "warned", "Warned"
+    MUTED = "muted", "Muted"
+    SUSPENDED = "suspended", "Suspended"
+    BANNED = "banned", "Banned"
+    LIFTED = "lifted", "Lifted a sanction"
+    EXPIRED = "expired", "A sanction ended"
+    APPEAL_GRANTED = "appeal_granted", "Granted an appeal"
+    APPEAL_REFUSED = "appeal_refused", "Refused an appeal"
+    ALT_APPROVED = "alt_approved", "Approved an alternate account"
+    ALT_REFUSED = "alt_refused", "Refused an alternate account"
+
+
+class ModerationLogEntry(models.Model):
+    """The audit log: every moderator's action (and every sanction's end), for anyone with
+    the permission. Written in the same transaction as the action."""
+
+    at = models.DateTimeField(default=timezone.now)
+    moderator = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Blank: the site (a sanction that ran out).",
+    )
+    action = models.CharField(max_length=20, choices=ModerationAction.choices)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The person acted on.",
+    )
+    report = models.ForeignKey(Report, null=True, blank=True, on_delete=models.SET_NULL)
+    sanction = models.ForeignKey(Sanction, null=True, blank=True, on_delete=models.SET_NULL)
+    reason = models.CharField(max_length=20, choices=ReportReason.choices, blank=True)
+    note = models.TextField(max_length=2000, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.action} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class AltStatus(models.TextChoices):
+    PENDING = "pending", "Waiting for a moderator"
+    APPROVED = "approved", "Approved"
+    REFUSED = "refused", "Refused"
+
+
+class AltAccount(models.Model):
+    """A declared alternate account: ``alt`` says it belongs to the same person as ``main``.
+    Once a moderator approves it, the two never hold seats in the same game."""
+
+    alt = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="alt_declaration"
+    )
+    main = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="declared_alts"
+    )
+    note = models.TextField(max_length=1000, blank=True)
+    declared_at = models.DateTimeField(default=timezone.now)
+    status = models.CharField(max_length=10, choices=AltStatus.choices, default=AltStatus.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.alt_id} is an alt of {self.main_id} ({self.status})"

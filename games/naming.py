@@ -11,7 +11,9 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, overload
+
+from .shapes import SlotRef
 
 RESOLVER_NAME = re.compile(r"\bP(\d+)\b")
 
@@ -27,6 +29,72 @@ def fold(name: str) -> str:
             continue
         out.append(char)
     return unicodedata.normalize("NFC", "".join(out))
+
+
+# -- anonymous games (``Game.anonymous_names``) ---------------------------------------------
+# The one switch for the name a seat shows: ``Slot.display_name``, ``Post.author_name`` and
+# everything derived from them (pages, the API, events, notifications, mails, webhooks, bold
+# votes and mentions) go through ``shown_name``.
+def masks_hide(game: Any) -> bool:
+    """Whether the masks hide the real names now: while an anonymous game runs (sign-ups
+    show the real names; the end reveals them)."""
+    return bool(game.anonymous_names) and game.status == "running"
+
+
+def shown_name(game: Any, mask: str, real: str) -> str:
+    """The name everyone but the host sees for a seat masked ``mask`` held by ``real``:
+    the mask while the game runs, "Mask (real)" once it is over, ``real`` without a mask
+    (every other game, and sign-ups)."""
+    if not mask:
+        return real
+    if game.status == "running":
+        return mask
+    return f"{mask} ({real})"
+
+
+# What the replacement queue of an anonymous game calls its people while it runs: their
+# place in line. Their own names would name a player the moment one of them leaves the
+# queue for a masked seat ("A new player takes over Red Fox").
+QUEUE_MASK = "Replacement {place}"
+
+
+def queue_name(game: Any, place: int, real: str) -> str:
+    """How the replacement queue shows its ``place``-th person (1: next in line), held by
+    ``real``: by the place while the masks hide the players, ``real`` otherwise."""
+    return shown_name(game, QUEUE_MASK.format(place=place) if masks_hide(game) else "", real)
+
+
+def masked(slot: Any) -> bool:
+    """Whether ``slot`` plays under a mask that hides its player now (no link to the
+    account, no agent badge beside its name)."""
+    return bool(slot.mask_name) and masks_hide(slot.game)
+
+
+# A sign-up's post (written before the masks were dealt) while the game runs: signed with
+# the mask, it would pair the mask with the name the sign-ups showed; with that name, it
+# would name a player.
+SIGN_UP_AUTHOR = "A player (sign-ups)"
+
+
+def post_author(game: Any, mask: str, real: str, *, in_a_phase: bool) -> str:
+    """The name a post by a seat (masked ``mask``, held by ``real``) is signed with."""
+    if mask and not in_a_phase and masks_hide(game):
+        return SIGN_UP_AUTHOR
+    return shown_name(game, mask, real)
+
+
+def sign_posts(slots: Iterable[Any], posts: Iterable[Any]) -> None:
+    """Give each post its author's name (``Post.author_name``) from the game's ``slots``
+    already read, so a page of posts loads no slot row per post."""
+    by_id = {slot.pk: slot for slot in slots}
+    for post in posts:
+        slot = by_id.get(post.slot_id) if post.slot_id else None
+        real = post.author.get_username()
+        if slot is not None and slot.mask_name:
+            in_a_phase = post.phase_id is not None
+            post.author_name = post_author(slot.game, slot.mask_name, real, in_a_phase=in_a_phase)
+        else:
+            post.author_name = real
 
 
 def seat_names(slots: Iterable[Any]) -> dict[int, str]:
@@ -104,8 +172,19 @@ def seat_of(name: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+# A slot gives its reference, None gives None: callers that hold a slot get a dict.
+@overload
+def slot_ref(slot: None) -> None: ...
+@overload
+def slot_ref(slot: Any) -> dict[str, Any]: ...
 def slot_ref(slot: Any | None) -> dict[str, Any] | None:
     """How the pages, the API and events refer to a slot: id, seat and current name."""
     if slot is None:
         return None
+    ref: dict[str, Any] = {**seat_ref(slot)}
+    return ref
+
+
+def seat_ref(slot: Any) -> SlotRef:
+    """``slot_ref`` of a slot, typed as its shape (``shapes.SlotRef``)."""
     return {"slot_id": slot.pk, "seat": slot.seat, "name": slot.display_name}

@@ -10,7 +10,10 @@ else. Each kind here says
 - ``desktop``: it may also pop up as a desktop notification in a background tab;
 - ``batched``: repeats fold into the one unread notification of the same key ("3 new
   posts in the mafia chat") instead of piling up;
-- ``for_host``: it only ever goes to a game's host (the settings page groups them).
+- ``for_host``: it only ever goes to a game's host (the settings page groups them);
+- ``fixed``: the person cannot turn it off or away from e-mail (a moderator's action on
+  their account must reach them even when they can no longer log in): the settings page
+  does not list it and its channel is always ``default``.
 
 The settings page, the API's kind names, the e-mail digests and the model's choices all
 derive from ``NOTIFICATION_KINDS``.
@@ -43,6 +46,7 @@ class NotificationKind:
     desktop: bool = False
     batched: bool = False
     for_host: bool = False
+    fixed: bool = False
 
     def __post_init__(self) -> None:
         assert self.default in CHANNELS, self.name
@@ -64,15 +68,25 @@ NOTIFICATION_KINDS: dict[str, NotificationKind] = {
         NotificationKind("modkilled", "You were modkilled", BOTH),
         NotificationKind("partner_posted", "A partner posted in a private thread", batched=True),
         NotificationKind("mentioned", "You are quoted or mentioned (@name)"),
+        NotificationKind("whispered", "A player whispered to you", desktop=True),
         NotificationKind("replacement_wanted", "A replacement is wanted in a game you queued for"),
         # -- a game you host -----------------------------------------------------------------
         NotificationKind("signups_full", "Sign-ups are full", BOTH, for_host=True),
         NotificationKind("night_actions_in", "All night actions are in", for_host=True),
         NotificationKind("absence_asked", "A player asked for V/LA", for_host=True),
+        NotificationKind(
+            "made_host", "You are made a co-host or backup host, or handed a game", BOTH
+        ),
+        # -- the site ------------------------------------------------------------------------
+        NotificationKind("moderation", "A moderator acted on your account", BOTH, fixed=True),
     )
 }
 
 KIND_CHOICES = [(k.name, k.label) for k in NOTIFICATION_KINDS.values()]
+# The kinds a person chooses a channel for (the settings page, the API, unsubscribing).
+SETTABLE_KINDS: dict[str, NotificationKind] = {
+    name: k for name, k in NOTIFICATION_KINDS.items() if not k.fixed
+}
 
 
 def channel_parts(channel: str) -> tuple[bool, bool]:

@@ -88,7 +88,7 @@ def outage_response(request: HttpRequest) -> HttpResponse:
         response: HttpResponse = json_error(503, MESSAGE, ErrorCode.SERVICE_UNAVAILABLE)
     else:
         try:
-            html = loader.render_to_string("503.html", {"message": MESSAGE})
+            html: str = loader.render_to_string("503.html", {"message": MESSAGE})
         except Exception:  # the template needs nothing from the database, but be sure
             html = f"<!doctype html><title>Unavailable</title><p>{MESSAGE}</p>"
         response = HttpResponse(html, status=503)

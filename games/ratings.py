@@ -6,6 +6,12 @@ team of its own, and a modkilled player a team of their own. Every winner (the w
 faction and every co-winner) shares rank 1, every other team rank 2, a modkilled player
 rank 3 (last, whatever their team did).
 
+A seat the inactivity rule modkilled (``games.inactivity``) is rated apart: alone and last
+against teams, its loss was a foregone result and cost next to nothing (0.05, when the town
+that played and lost lost 2.29), so going silent was almost free. It plays a match of its
+own where every seat of the game plays alone, in the order of the game's result, and it
+comes last: below every other seat, as many lost races as there are seats.
+
 Three layers, so each can be checked alone: ``rate_match`` is the one call to openskill
 (plain numbers in and out); ``compute`` turns a game's seats into rating changes (plain
 data, no database); ``apply_game`` reads the finished game, writes the changes and a
@@ -20,6 +26,7 @@ from datetime import datetime
 
 from openskill.models import PlackettLuce
 
+from .inactivity import inactivity_modkilled
 from .models import DeathCause, Game, RatedGame, Rating, RatingChange, RatingSide, Slot
 
 # openskill's defaults (mu 25, sigma 25/3, beta 25/6, tau 25/300): changing any of them
@@ -64,6 +71,8 @@ class Entry:
     won: bool
     modkilled: bool
     share: float
+    # Modkilled by the inactivity rule (not the host's word): ranked below every seat.
+    inactive: bool = False
 
     @property
     def team(self) -> str:
@@ -120,6 +129,19 @@ def _rate_lineup(lineup: list[Entry], rating_of: Callable[[Entry], MuSigma]) -> 
     return after
 
 
+def _last_of_all(lineup: list[Entry], index: int, rating_of: Callable[[Entry], MuSigma]) -> MuSigma:
+    """The new rating of ``lineup[index]`` placed below every other seat: each seat plays
+    alone, the others ranked by their result (winners, losers, other modkills; by seat
+    within), this one last. Ranks are distinct: tied ahead of it, the others would count
+    as one race and the loss would shrink again."""
+    others = sorted((i for i in range(len(lineup)) if i != index), key=lambda i: _rank(lineup[i]))
+    order = [*others, index]
+    if len(order) < 2:
+        return rating_of(lineup[index])
+    new = rate_match([[rating_of(lineup[i])] for i in order], list(range(1, len(order) + 1)))
+    return new[-1][0]
+
+
 def compute(seats: list[Seat], rating: Callable[[int, str], MuSigma]) -> list[Change]:
     """The changes a game makes: overall for everyone, and the town or mafia side figure of
     each town or mafia player (a second match where everyone plays with the figure of the
@@ -142,7 +164,9 @@ def compute(seats: list[Seat], rating: Callable[[int, str], MuSigma]) -> list[Ch
                 side = RatingSide.OVERALL.value if mode == "overall" else entry.side
                 if side is None or entry.share <= 0:
                     continue
-                if entry is seat.holders[-1]:
+                if entry.inactive:  # (only ever the final holder: the modkill is theirs)
+                    full = _last_of_all(final, index, rating_of)
+                elif entry is seat.holders[-1]:
                     full = base[index]
                 else:
                     lineup = [*final[:index], entry, *final[index + 1 :]]
@@ -195,6 +219,7 @@ def holders_of(slot: Slot, phases: int) -> list[tuple[int, float]]:
 def seats_of(game: Game) -> list[Seat]:
     slots = list(Slot.objects.filter(game=game).prefetch_related("replacements").order_by("seat"))
     phases = max(game.phase_number, 1)
+    by_rule = inactivity_modkilled(game)
     seats = []
     for slot in slots:
         won = slot_won(slot, game.winner, game.co_winners)
@@ -210,6 +235,7 @@ def seats_of(game: Game) -> list[Seat]:
                 won=won and not (modkilled and i == len(holders) - 1),
                 modkilled=modkilled and i == len(holders) - 1,
                 share=share,
+                inactive=modkilled and i == len(holders) - 1 and slot.pk in by_rule,
             )
             for i, (user_id, share) in enumerate(holders)
         )

@@ -46,6 +46,7 @@ ETA_EXPIRES_AFTER = timedelta(minutes=5)
 
 _DEADLINE_FIELDS = {"deadline", "paused_remaining", "turn_seq"}
 ADVANCE_PHASE_TASK = "games.tasks.advance_phase_task"
+LIFT_POST_LIMIT_TASK = "games.tasks.lift_post_limit_task"
 
 
 def eta_tasks_enabled() -> bool:
@@ -69,7 +70,7 @@ def schedule_deadline(
     Never raises: the scan ends the phase anyway, so a broker hiccup must not turn into an
     error for the host who just extended a deadline.
     """
-    if not eta_tasks_enabled() or not wants_eta(deadline):
+    if not eta_tasks_enabled() or deadline is None or not wants_eta(deadline):
         return False
     try:
         # By name: ``games.tasks`` imports this module, and this one must not import it back.
@@ -84,6 +85,31 @@ def schedule_deadline(
     except Exception:  # the broker is down: the scan will catch the deadline
         log.warning(
             "Could not queue the deadline of game %s phase %s; the scan will end it.",
+            game_id,
+            phase_number,
+            exc_info=True,
+        )
+        return False
+    return True
+
+
+def schedule_lift(game_id: int, phase_number: int, lifts_at: datetime | None) -> bool:
+    """Queue the post limit's lift (``services.post_limit.lift``) at its moment if it is
+    near, as a deadline's; True if one was sent. A stale one (the deadline moved) does
+    nothing: the lift checks the day under the game's lock. Never raises: the scan lifts."""
+    if not eta_tasks_enabled() or lifts_at is None or not wants_eta(lifts_at):
+        return False
+    try:
+        celery_app.send_task(
+            LIFT_POST_LIMIT_TASK,
+            args=(game_id, phase_number),
+            eta=lifts_at,
+            expires=lifts_at + ETA_EXPIRES_AFTER,
+            retry=False,
+        )
+    except Exception:  # the broker is down: the scan will lift it
+        log.warning(
+            "Could not queue the post limit's lift in game %s day %s; the scan will.",
             game_id,
             phase_number,
             exc_info=True,
@@ -114,6 +140,21 @@ def _after_commit(game_id: int, phase_number: int, phase: Any) -> None:
         return
     turn_seq = phase.turn_seq if phase.day_state is not None else None
     schedule_deadline(game_id, phase_number, phase.deadline, turn_seq)
+    if phase.is_day and phase.deadline is not None:
+        _schedule_lift_of(game_id, phase_number, phase.deadline)
+
+
+def _schedule_lift_of(game_id: int, phase_number: int, deadline: datetime) -> None:
+    """A day's deadline moves its post limit's lift (``reads.post_limit``) with it."""
+    from .models import Game
+
+    limit = (
+        Game.objects.filter(pk=game_id, post_limit__isnull=False, turn_based=False)
+        .values_list("post_limit_lifted", flat=True)
+        .first()
+    )
+    if limit is not None:
+        schedule_lift(game_id, phase_number, deadline - limit)
 
 
 def connect() -> None:

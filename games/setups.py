@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from resolver.rulesets import get_ruleset
-
 from .game_settings import BY_NAME, defaults
+from .gateway import rules_named
 
 
 class Setup:
@@ -47,7 +46,7 @@ class Setup:
         raise AttributeError(name)
 
     def _settings(self) -> dict[str, Any]:
-        return {**defaults(get_ruleset(self.ruleset)), **self.settings}
+        return {**defaults(rules_named(self.ruleset)), **self.settings}
 
     @property
     def player_count(self) -> int:

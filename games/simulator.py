@@ -11,9 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import resolver
-from resolver.model import SKIP, GameState
-from resolver.rulesets import get_ruleset
+from . import gateway
+from .gateway import SKIP, GameState, rules_named
 
 MAX_PHASES = 60  # a game that has not ended by then counts as a draw
 Z95 = 1.959964
@@ -44,7 +43,7 @@ def wilson(wins: int, games: int, z: float = Z95) -> tuple[float, float]:
 
 
 def deal(setup: Mapping[str, Any], rng: random.Random) -> list[dict[str, Any]]:
-    cards = []
+    cards: list[dict[str, Any]] = []
     for entry in setup["role_list"]:
         card = {k: v for k, v in entry.items() if k != "count"}
         cards.extend(dict(card) for _ in range(entry.get("count", 1)))
@@ -61,7 +60,7 @@ def _legal_target(rules: Any, state: GameState, raw: dict[str, Any], rng: random
         trial.pop("count")
         try:
             rules.parse_action(state, trial, "$", 0)
-        except resolver.InvalidScenario:
+        except gateway.InvalidScenario:
             continue
         return trial
     return None
@@ -93,10 +92,10 @@ def _day(rules: Any, state: GameState, rng: random.Random) -> tuple[GameState, d
             continue
         target = rng.choice(state.alive_names)
         try:
-            outcome = resolver.play_day_action(
+            outcome = gateway.bare_day_action(
                 state, {"actor": player.name, "targets": [target]}, "day"
             )
-        except resolver.InvalidScenario:
+        except gateway.InvalidScenario:
             continue
         state = outcome.state
     alive = list(state.alive_names)
@@ -113,31 +112,31 @@ def _day(rules: Any, state: GameState, rng: random.Random) -> tuple[GameState, d
 
 def play_one(setup: Mapping[str, Any], rng: random.Random) -> list[str]:
     """One game of random-but-legal bots; the winning factions (co-winners' too)."""
-    state = resolver.new_game(
+    state = gateway.new_state(
         setup["ruleset"],
         deal(setup, rng),
-        setup.get("method") or None,
-        setup.get("flags") or {},
+        method=setup.get("method") or None,
+        flags=setup.get("flags") or {},
         seed=rng.randrange(2**31),
     )
-    rules = get_ruleset(state.ruleset)
+    rules = rules_named(state.ruleset)
     night_next = setup.get("starts_with") == "night"
     for _ in range(MAX_PHASES):
         if night_next:
             try:
-                state = resolver.play_night(state, _night(rules, state, rng)).state
-            except resolver.InvalidScenario:
-                state = resolver.play_night(state, []).state
+                state = gateway.bare_night(state, _night(rules, state, rng)).state
+            except gateway.InvalidScenario:
+                state = gateway.bare_night(state, []).state
         else:
             state, votes = _day(rules, state, rng)
-            verdict = resolver.check_winner(state)
+            verdict = gateway.bare_verdict(state)
             if verdict.winner is None:
                 try:
-                    state = resolver.play_day(state, {"votes": votes}).state
-                except resolver.InvalidScenario:
-                    state = resolver.play_day(state, {"votes": {}}).state
+                    state = gateway.bare_day(state, {"votes": votes}).state
+                except gateway.InvalidScenario:
+                    state = gateway.bare_day(state, {"votes": {}}).state
         night_next = not night_next
-        verdict = resolver.check_winner(state)
+        verdict = gateway.bare_verdict(state)
         if verdict.winner is not None:
             co = {state.player(n).alignment for n in (*state.co_winners, *verdict.co_winners)}
             return [verdict.winner, *sorted(co - {verdict.winner})]

@@ -94,13 +94,15 @@ def socket_db(func: Callable[P, R]) -> SyncToAsync[P, R]:
 # Channels' ``get_user`` is a ``database_sync_to_async`` (thread-sensitive) wrapper: its
 # plain function reads the session and its user (flushing a session whose password hash no
 # longer matches), one operation on the scope's own session object.
-session_user: Callable[[dict[str, Any]], Any] = _channels_get_user.func
+# (types-channels types get_user as a plain coroutine function, without its .func)
+session_user: Callable[[dict[str, Any]], Any] = _channels_get_user.func  # type: ignore[attr-defined]
 
 
 class SessionAuthMiddleware(AuthMiddleware):
     """Channels' ``AuthMiddleware``, the session's user read on the pool."""
 
-    async def resolve_scope(self, scope: dict[str, Any]) -> None:
+    # (the scope as the dict it is; types-channels' TypedDict has no "user" of this type)
+    async def resolve_scope(self, scope: dict[str, Any]) -> None:  # type: ignore[override]
         scope["user"]._wrapped = await socket_db(session_user)(scope)
 
 

@@ -13,6 +13,10 @@
 
 The embedded setup (no Redis) runs ``run_due_phases`` in a thread instead of a worker.
 
+The post limit's lift (``services.post_limit``) is scheduled the same way: the scan lifts
+those due and queues ``lift_post_limit_task`` for those near; the embedded run lifts them
+on its scan.
+
 The host's chat webhooks (``games.webhooks``): ``deliver_webhooks(game_id)`` posts a game's
 due announcements in order; ``sweep_webhooks`` (beat) queues it for any game whose task
 was lost.
@@ -34,7 +38,9 @@ from .deadlines import record_sweep, sweep_overdue
 from .errors import NotFound
 from .models import Phase
 from .notifications import mail
-from .scheduling import ADVANCE_PHASE_TASK, schedule_deadline
+from .scheduling import ADVANCE_PHASE_TASK, LIFT_POST_LIMIT_TASK, schedule_deadline, schedule_lift
+from .services import post_limit
+from .services.moderation import lift_ended
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +64,11 @@ def advance_due_phases() -> int:
     ahead = timedelta(seconds=2 * DEADLINE_SCAN_SECONDS)
     for game_id, number, deadline, turn_seq in services.nearing_phases(now, ahead):
         schedule_deadline(game_id, number, deadline, turn_seq)
+    # The post limits' lifts ride on the same scan: those due now, and an ETA task for
+    # those before the scan after next (``services.post_limit``).
+    post_limit.lift_due(now)
+    for game_id, number, lifts_at in post_limit.nearing_lifts(now, ahead):
+        schedule_lift(game_id, number, lifts_at)
     record_sweep("celery", len(due), now=now)
     if due:
         log.info("Deadline scan: %d due phase(s): %s", len(due), due)
@@ -83,6 +94,16 @@ def advance_phase_task(self, game_id: int, phase_number: int, turn_seq: int | No
     return advanced
 
 
+@shared_task(name=LIFT_POST_LIMIT_TASK, ignore_result=True)
+def lift_post_limit_task(game_id: int, phase_number: int) -> bool:
+    """Lift the post limit of that day of the game if it is due (``post_limit.lift``: once
+    per day and deadline); True if this call lifted it."""
+    try:
+        return post_limit.lift(game_id, phase_number)
+    except NotFound:
+        return False  # the game was deleted
+
+
 @shared_task(name="games.tasks.match_league_queues", ignore_result=True)
 def match_league_queues() -> int:
     """Make the games every league queue has enough seats for (beat, every
@@ -104,6 +125,13 @@ def send_deadline_reminders() -> int:
 def post_scheduled_vote_counts() -> int:
     """Post the numbered vote count of every game whose schedule is due (beat, each minute)."""
     return len(services.post_scheduled_counts())
+
+
+@shared_task(name="games.tasks.lift_ended_sanctions", ignore_result=True)
+def lift_ended_sanctions() -> int:
+    """End the mutes and suspensions whose time is up (beat, each minute): the account
+    comes back and its person is told; how many ended."""
+    return lift_ended()
 
 
 @shared_task(name=webhooks.DELIVER_TASK, ignore_result=True)
@@ -150,11 +178,11 @@ def _retry_if_early(game_id: int, phase_number: int, turn_seq: int | None = None
     )
     if phase is None or (turn_seq is not None and phase.turn_seq != turn_seq):
         return
-    remaining = phase.deadline - timezone.now()
+    deadline = phase.deadline
+    assert deadline is not None  # deadline__isnull=False above
+    remaining = deadline - timezone.now()
     if timedelta(0) < remaining <= EARLY_RETRY_WINDOW:
-        schedule_deadline(
-            game_id, phase_number, phase.deadline + timedelta(milliseconds=200), turn_seq
-        )
+        schedule_deadline(game_id, phase_number, deadline + timedelta(milliseconds=200), turn_seq)
 
 
 def run_due_phases() -> list[tuple[int, int]]:
@@ -163,7 +191,9 @@ def run_due_phases() -> list[tuple[int, int]]:
     Each game is its own transaction and its own try: a failing game is logged and retried
     on the next scan while the others go on.
     """
-    return sweep_overdue(timedelta(0), sweeper="embedded")
+    advanced = sweep_overdue(timedelta(0), sweeper="embedded")
+    post_limit.lift_due()  # and the post limits' lifts (no ETA tasks here: the scan polls)
+    return advanced
 
 
 @shared_task(name="games.tasks.simulate_setup", ignore_result=True)

@@ -58,6 +58,7 @@ from .models import (
     Post,
     WebhookDelivery,
 )
+from .shapes import WebhookStatus
 
 log = logging.getLogger(__name__)
 
@@ -142,7 +143,7 @@ def resolve(host: str) -> tuple[str, str]:
         infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
         return "", NO_ADDRESS
-    addresses = [info[4][0] for info in infos]
+    addresses = [str(info[4][0]) for info in infos]  # (a str for IP: str() only types it)
     if not addresses:
         return "", NO_ADDRESS
     for address in addresses:
@@ -440,7 +441,7 @@ def _game_lock(game_id: int) -> Iterator[bool]:
 
 
 # -- what the host sees ----------------------------------------------------------------------
-def status(game: Game) -> dict[str, Any] | None:
+def status(game: Game) -> WebhookStatus | None:
     """The host's view of the game's webhook (None: it has none): the masked URL, whether
     posts are waiting, and the last failure if no success came after it."""
     hook = GameWebhook.objects.filter(game=game).first()

@@ -65,6 +65,12 @@ app.conf.beat_schedule = {
         "schedule": LEAGUE_SWEEP_SECONDS,
         "options": {"expires": max(LEAGUE_SWEEP_SECONDS, 5.0)},
     },
+    # Mutes and suspensions whose time is up (games.services.moderation).
+    "lift-ended-sanctions": {
+        "task": "games.tasks.lift_ended_sanctions",
+        "schedule": 60.0,
+        "options": {"expires": 60.0},
+    },
     "sweep-digests": {
         "task": "games.tasks.sweep_digests",
         "schedule": DIGEST_SCAN_SECONDS,

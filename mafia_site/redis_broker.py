@@ -34,7 +34,8 @@ class Channel(kombu_redis.Channel):
     def _connparams(self, asynchronous: bool = False) -> dict[str, Any]:
         if self.connection.client is None:
             raise RedisConnectionError("the broker connection of this channel was released")
-        return super()._connparams(asynchronous=asynchronous)
+        # celery-types' kombu stub leaves out this private method, which kombu has.
+        return super()._connparams(asynchronous=asynchronous)  # type: ignore[misc]
 
 
 class Transport(kombu_redis.Transport):

@@ -29,6 +29,11 @@ _LOCK = threading.Lock()
 
 
 class RedisCache(DjangoRedisCache):
+    # Set by Django's RedisCache.__init__; django-stubs leaves its private fields out.
+    _servers: list[str]
+    _options: dict[str, Any]
+    _class: type[RedisCacheClient]
+
     @cached_property
     def _cache(self) -> RedisCacheClient:
         key = (tuple(self._servers), repr(sorted(self._options.items())))
@@ -39,6 +44,7 @@ class RedisCache(DjangoRedisCache):
                 # Make the pools now, under the lock: two threads racing to make one
                 # would leave a pool (and its connections) behind.
                 for write in (True, False):
-                    client._get_connection_pool(write)
+                    # Django's private method, left out of django-stubs.
+                    client._get_connection_pool(write)  # type: ignore[attr-defined]
                 _CLIENTS[key] = client
         return client

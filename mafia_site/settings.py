@@ -70,6 +70,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "rest_framework",
+    # Its table only: games' migration 0021 hashed its plain-text keys into PersonToken and
+    # emptied it; nothing signs in with it (games.api_tokens).
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI served from here, not a CDN
@@ -298,6 +300,9 @@ def league_timing(spec: str) -> dict[str, int]:
 # League timing (games.league): LEAGUE_TIMING="night_length=20" shortens the league's
 # nights (a bots' league server, the league benchmark); names as the game settings'.
 LEAGUE_TIMING = league_timing(os.environ.get("LEAGUE_TIMING", ""))
+# Hours after a modkill for inactivity during which the player may not join a league queue
+# (games.reads.reliability); 0 turns the cooldown off.
+LEAGUE_COOLDOWN_AFTER_MODKILL = float(os.environ.get("LEAGUE_COOLDOWN_AFTER_MODKILL", "72"))
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
@@ -309,8 +314,12 @@ LOGOUT_REDIRECT_URL = "/"
 # .verified_email). Log in by name or by address. Links in its mail are built from the
 # request.
 AUTHENTICATION_BACKENDS = [
+    # Every password log-in: one password hash whether or not the account exists.
+    "games.accounts.LoginBackend",
+    # Never reached by a password (the first ends every attempt): listed so sessions
+    # signed in through them before stay signed in.
     "django.contrib.auth.backends.ModelBackend",
-    "allauth.account.auth_backends.AuthenticationBackend",  # log in by e-mail address
+    "allauth.account.auth_backends.AuthenticationBackend",
 ]
 ACCOUNT_ADAPTER = "games.accounts.AccountAdapter"
 ACCOUNT_FORMS = {
@@ -326,6 +335,11 @@ ACCOUNT_LOGIN_METHODS = {"username", "email"}
 ACCOUNT_SIGNUP_FIELDS = ["username*", "email", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = "optional"
 ACCOUNT_UNIQUE_EMAIL = True
+# Sign-up and adding an address answer alike whether the address is anyone's: with
+# verification optional, allauth can hide it only by letting another account hold the
+# address unverified ("strict"; True still answers "already registered"). A verified
+# address stays one account's (UNIQUE_EMAIL): the second account's link cannot verify it.
+ACCOUNT_PREVENT_ENUMERATION = "strict"
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Forum Mafia] "
 ACCOUNT_SESSION_REMEMBER = True  # as the old login did: no "remember me" box
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
@@ -396,7 +410,7 @@ WEBHOOK_TIMEOUT = float(os.environ.get("WEBHOOK_TIMEOUT", "5"))
 # -- API -----------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "games.api_tokens.TokenAuthentication",
+        "games.api.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -417,7 +431,10 @@ SPECTACULAR_SETTINGS = {
     # Request bodies get their own components, so non-blank text is marked (minLength 1).
     "COMPONENT_SPLIT_REQUEST": True,
     # One enum for every kind's channel in the notification settings (not one per kind).
-    "ENUM_NAME_OVERRIDES": {"NotificationChannelEnum": "games.notification_kinds.CHANNEL_CHOICES"},
+    "ENUM_NAME_OVERRIDES": {
+        "NotificationChannelEnum": "games.notification_kinds.CHANNEL_CHOICES",
+        "CoHostKindEnum": "games.models.CoHostKind",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.api.docs.postprocess",

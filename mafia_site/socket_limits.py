@@ -86,7 +86,7 @@ class SocketsPerPerson:
 def holder(scope: dict) -> tuple[tuple[str, Any], int]:
     """Whom a socket counts toward, and their cap."""
     user = scope.get("user")
-    if getattr(user, "is_authenticated", False):
+    if user is not None and getattr(user, "is_authenticated", False):
         return ("person", user.pk), settings.LIVE_SOCKETS_PER_PERSON
     client = (scope.get("client") or ("unknown",))[0]
     return ("address", client), settings.LIVE_SOCKETS_PER_ADDRESS_ANONYMOUS

@@ -4,9 +4,10 @@ Bots and agents (the client library's live stream) open the same sockets as the 
 with the token they use for the API. A browser cannot put a header on a websocket, so a
 socket carrying one is not a page's: the origin check (``mafia_site.origin``) lets it
 through, and the user is the token's alone, never the cookie's. A bad or revoked key is
-refused before the socket opens (close code 4401), as the API answers 401. An agent's
-token's id goes in the scope (``scope["token_id"]``): the socket is closed with 4401 when
-that token is revoked or deleted (``games.live.tokens``).
+refused before the socket opens (close code 4401), as the API answers 401. The token's id
+goes in the scope (an agent's as ``scope["token_id"]``, a person's as
+``scope["person_token_id"]``): the socket is closed with 4401 when that token is revoked or
+deleted (``games.live.tokens``).
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ class TokenSocketAuth:
                 await receive()  # the websocket.connect message
                 await send({"type": "websocket.close", "code": REFUSED})
                 return None
-            user, token_id = found
-            scope = {**scope, "user": user, "token_auth": True, "token_id": token_id}
+            scope = {
+                **scope,
+                "user": found.user,
+                "token_auth": True,
+                "token_id": found.token_id,
+                "person_token_id": found.person_token_id,
+            }
         return await self.application(scope, receive, send)

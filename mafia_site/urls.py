@@ -8,7 +8,8 @@ from django.urls import include, path, re_path
 from django.views.decorators.cache import cache_control
 
 from games.api.django_errors import not_found
-from games.views.accounts import RateLimitedLoginView, RateLimitedSignupView
+from games.views import open_data, person_tokens
+from games.views.accounts import RateLimitedLoginView, RateLimitedSignupView, unlock
 from games.views.health import healthz
 
 # A database or Redis outage outside a view still answers 503 with a message; any other
@@ -24,7 +25,9 @@ handler429 = "games.views.accounts.too_many_account_requests"
 @cache_control(max_age=86400, public=True)
 def favicon(request: HttpRequest) -> FileResponse:
     """Browsers ask for /favicon.ico whatever the page links: answer it, not a 404."""
-    return FileResponse(open(finders.find("img/favicon.ico"), "rb"), content_type="image/x-icon")
+    found = finders.find("img/favicon.ico")
+    assert isinstance(found, str)  # static/img/favicon.ico ships with the site
+    return FileResponse(open(found, "rb"), content_type="image/x-icon")
 
 
 urlpatterns = [
@@ -35,7 +38,18 @@ urlpatterns = [
     # rate limits. The short names are the ones the templates and tests use.
     path("accounts/signup/", RateLimitedSignupView.as_view(), name="signup"),
     path("accounts/login/", RateLimitedLoginView.as_view(), name="login"),
+    path("accounts/unlock/<str:key>/", unlock, name="login_unlock"),
     path("accounts/logout/", account_views.logout, name="logout"),
+    # A person's API tokens (games.views.person_tokens).
+    path("accounts/tokens/", person_tokens.tokens_page, name="person_tokens"),
+    # Whether the open data names this person (games.views.open_data).
+    path("accounts/open-data/", open_data.open_data, name="open_data"),
+    path("accounts/tokens/new/", person_tokens.token_new, name="person_token_new"),
+    path(
+        "accounts/tokens/<int:token_id>/revoke/",
+        person_tokens.token_revoke,
+        name="person_token_revoke",
+    ),
     path("accounts/", include("allauth.urls")),
     path("api/v1/", include("games.api.urls")),
     # Anything else under /api/ (a game id that is not a number, another version...) is the

@@ -31,7 +31,7 @@ PLAYER_FIELDS = {"name", "role", "alignment", "modifiers", "sanity", "immune", "
 
 
 def new_game(
-    ruleset: str,
+    ruleset: object,  # a CLI scenario's field as sent: get_ruleset checks it
     players: Any,
     method: Any = None,
     flags: Any = None,
@@ -193,8 +193,9 @@ def remove_player(state: GameState, name: str) -> GameState:
 
 def scenario_seed(data: Mapping[str, Any]) -> int:
     """A seed from the scenario itself, so replaying it gives the same random choices."""
-    if isinstance(data.get("seed"), int):
-        return data["seed"]
+    seed = data.get("seed")
+    if isinstance(seed, int):
+        return seed
     canonical = json.dumps(
         {k: data.get(k) for k in ("ruleset", "method", "flags", "players", "phases")},
         sort_keys=True,

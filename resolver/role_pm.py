@@ -53,8 +53,10 @@ def role_pm(
     alignment_title = rules.alignment_titles.get(alignment, alignment.replace("_", " ").title())
     role_title = spec.title or spec.slug.replace("_", " ").title()
     shown = [alignment_title, *(m["title"] for m in listed), role_title]
-    # A third party's title is its role ("Serial Killer"), not "Serial Killer Serial Killer".
-    if alignment_title == role_title:
+    # A role whose name already says its faction is not named twice: a third party's
+    # title is its role ("Serial Killer", not "Serial Killer Serial Killer") and the mafia's
+    # roleblocker is a "Mafia Roleblocker", not a "Mafia Mafia Roleblocker" (issue 33).
+    if role_title == alignment_title or role_title.startswith(alignment_title + " "):
         shown = shown[1:]
     return {
         "role": role,

@@ -31,6 +31,19 @@ if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
         echo "nginx is missing and cannot be installed here (needs root and apt-get): the proxy test will fail." >&2
     fi
 fi
+# The TypeScript check of the API document (tests/site/test_generated_clients.py: its own
+# packages from tests/typescript's lockfile by npm ci) needs Node.js and npm: Debian's when
+# missing, the same way (the test skips, saying why, without them).
+if ! command -v npm >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        export DEBIAN_FRONTEND=noninteractive
+        echo "Installing Node.js for the TypeScript check (apt-get install -y nodejs npm)..."
+        apt-get install -y nodejs npm >/dev/null || { apt-get update >/dev/null && apt-get install -y nodejs npm >/dev/null; } \
+            || echo "Could not install Node.js: the TypeScript check will be skipped." >&2
+    else
+        echo "Node.js and npm are missing and cannot be installed here (needs root and apt-get): the TypeScript check will be skipped." >&2
+    fi
+fi
 # In parallel: TEST_WORKERS processes (pytest-xdist; TEST_WORKERS=0 runs in this process).
 # Most tests wait on servers, sockets and browsers rather than compute, so more workers
 # than cores pays. Each worker has its own test database (test_mafia_gw0, ...), Celery

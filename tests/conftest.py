@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -145,6 +146,64 @@ def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
             reporter.write_line(f"Redis keys left behind by the tests: {left}", red=True)
 
 
+def _other_sessions_busy() -> int:
+    """Sessions on this test database, other than ours, in a query or a transaction."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+            " AND state IN ('active', 'idle in transaction')"
+        )
+        return int(cursor.fetchone()[0])
+
+
+def _flush_after_the_workers(handle: Callable[..., Any]) -> Callable[..., Any]:
+    """A transactional test's flush (TRUNCATE of every table) first waits, a few seconds at
+    most, for the Celery workers and servers the test started to finish what they were
+    doing on the database, and is tried once more if it still failed: a task holding row
+    locks while it waits for another table deadlocks with the TRUNCATE, and PostgreSQL then
+    cancels the flush ("couldn't be flushed", once in a whole run)."""
+    import time
+
+    from django.core.management.base import CommandError
+    from django.db import connection
+
+    def wait_quiet() -> None:
+        if connection.vendor != "postgresql":
+            return
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                if not _other_sessions_busy():
+                    return
+            except Exception:  # our own session was cut (the outage tests): a new one
+                connection.close()
+            time.sleep(0.1)
+
+    def flush(*args: Any, **options: Any) -> Any:
+        wait_quiet()
+        try:
+            return handle(*args, **options)
+        except CommandError:
+            connection.close()
+            wait_quiet()
+            return handle(*args, **options)
+
+    return flush
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _flush_waits_for_the_workers() -> Any:
+    from django.core.management.commands import flush
+
+    handle = flush.Command.handle
+    flush.Command.handle = _flush_after_the_workers(handle)  # type: ignore[method-assign]
+    yield
+    flush.Command.handle = handle  # type: ignore[method-assign]
+
+
 @pytest.fixture(autouse=True)
 def _fast_passwords(settings: Any) -> None:
     # The default PBKDF2 hasher costs ~0.3 s a user; tests make hundreds of users.
@@ -154,8 +213,10 @@ def _fast_passwords(settings: Any) -> None:
 @pytest.fixture(autouse=True)
 def _no_rate_limits(settings: Any) -> None:
     # Tests post, vote and log in far faster than people; tests/site/test_rate_limits.py
-    # turns the limits on (each test under a namespace of its own).
+    # turns the limits on. Each test counts under a namespace of its own: a test that
+    # turns them on never meets the counts of an earlier one (same user id or address).
     settings.RATE_LIMITS_ENABLED = False
+    settings.RATE_LIMIT_NAMESPACE = uuid.uuid4().hex
 
 
 @pytest.fixture(autouse=True)

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import timedelta
+from typing import Any
 
 import factory
 from django.contrib.auth import get_user_model
 
-from games.models import Game
+from games.api_tokens import PERSON_KEY_PREFIX, hash_key
+from games.models import Game, PersonToken
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -19,6 +22,18 @@ class UserFactory(factory.django.DjangoModelFactory):
     username = factory.Sequence(lambda n: f"player{n}")
     email = factory.LazyAttribute(lambda u: f"{u.username}@example.com")
     password = factory.django.Password("pw")
+
+
+def person_key(user: Any) -> str:
+    """A key of ``user``'s own API token (a ``PersonToken``), the same one each call in a
+    test: derived from the account, so a test that asks per request makes one token, and a
+    new test database (the same id, another account) gets another key."""
+    seed = f"{user.pk}:{user.username}:{user.date_joined.isoformat()}"
+    key = PERSON_KEY_PREFIX + hashlib.sha256(seed.encode()).hexdigest()[:40]
+    PersonToken.objects.get_or_create(
+        key_hash=hash_key(key), defaults={"user_id": user.pk, "prefix": key[:10], "name": "test"}
+    )
+    return key
 
 
 class GameFactory(factory.django.DjangoModelFactory):

@@ -89,13 +89,13 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "games",
             "games.api_tokens",
-            "games.apps",
             "games.bold_votes",
             "games.confusables",
             "games.display",
             "games.errors",
             "games.event_kinds",
             "games.game_settings",
+            "games.inactivity",
             "games.json_answers",
             "games.layer_config",
             "games.league",
@@ -135,7 +135,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "games.services",
             "games.deadlines",
-            "games.inactivity",
             "games.demo",
             "games.notifications",
         ),
@@ -145,6 +144,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "games.admin",
             "games.api",
+            # The app's start-up: it connects handlers of every layer (the services' too:
+            # a password change revokes the person's API tokens).
+            "games.apps",
             "games.forms",
             "games.management",
             "games.tasks",

@@ -72,7 +72,9 @@ def sessions_and_tokens(users: list[Any]) -> dict[int, tuple[str, str]]:
     from django.contrib.sessions.models import Session
     from django.utils import timezone
     from django.utils.crypto import get_random_string
-    from rest_framework.authtoken.models import Token
+
+    from games.api_tokens import hash_key, new_person_key
+    from games.models import PersonToken
 
     store = SessionStore()
     expire = timezone.now() + timedelta(seconds=settings.SESSION_COOKIE_AGE)
@@ -89,11 +91,11 @@ def sessions_and_tokens(users: list[Any]) -> dict[int, tuple[str, str]]:
             }
         )
         sessions.append(Session(session_key=key, session_data=data, expire_date=expire))
-        token = Token(user=user, key=Token.generate_key())
-        tokens.append(token)
-        out[user.pk] = (key, token.key)
+        token_key = new_person_key()  # only its hash is stored, as the site's own
+        tokens.append(PersonToken(user=user, key_hash=hash_key(token_key), prefix=token_key[:10]))
+        out[user.pk] = (key, token_key)
     Session.objects.bulk_create(sessions, batch_size=1000)
-    Token.objects.bulk_create(tokens, batch_size=1000)
+    PersonToken.objects.bulk_create(tokens, batch_size=1000)
     return out
 
 

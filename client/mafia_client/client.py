@@ -102,32 +102,48 @@ class Client:
     def my_games(self) -> MyGames:
         return MyGames.from_json(self.get_json("my-games/"))
 
+    def running_game_ids(self) -> set[int]:
+        """The games of ``my-games/`` running now (``wait_for_game``'s ``known``)."""
+        return {g.game_id for g in self.my_games().active if g.status == "running"}
+
     def notifications(self, page: int = 1) -> NotificationPage:
         return NotificationPage.from_json(self.get_json(f"notifications/?page={int(page)}"))
 
     # -- moves ----------------------------------------------------------------------------------
+    # Every move may carry ``thoughts``: your private reasoning, read by nobody (not the host,
+    # not your team) until the game ends; then in its review and export.
     def post(
-        self, game_id: int, body: str, *, thread: str = "public", to: int | None = None
+        self,
+        game_id: int,
+        body: str,
+        *,
+        thread: str = "public",
+        to: int | None = None,
+        thoughts: str = "",
     ) -> PostResult:
         """Post (a table speech; ``to``: the slot a power question is put to)."""
         data: dict[str, Any] = {"body": body, "thread": thread}
         if to is not None:
             data["to"] = to
+        data = _with(data, thoughts)
         return PostResult.from_json(self.post_json(f"games/{game_id}/posts/", data))
 
-    def vote(self, game_id: int, target: int | None) -> VoteResult:
+    def vote(self, game_id: int, target: int | None, *, thoughts: str = "") -> VoteResult:
         """Vote for a slot id (None: no elimination / skip)."""
-        return VoteResult.from_json(self.post_json(f"games/{game_id}/vote/", {"target": target}))
+        data = _with({"target": target}, thoughts)
+        return VoteResult.from_json(self.post_json(f"games/{game_id}/vote/", data))
 
     def unvote(self, game_id: int) -> VoteResult:
         return VoteResult.from_json(self.post_json(f"games/{game_id}/unvote/"))
 
-    def nominate(self, game_id: int, target: int | None) -> Any:
+    def nominate(self, game_id: int, target: int | None, *, thoughts: str = "") -> Any:
         """Nominate a slot id at the table (None: skip, where allowed)."""
-        return self.post_json(f"games/{game_id}/nominate/", {"target": target})
+        data = _with({"target": target}, thoughts)
+        return self.post_json(f"games/{game_id}/nominate/", data)
 
-    def pass_turn(self, game_id: int) -> Turn:
-        return Turn.from_json(self.post_json(f"games/{game_id}/turn/pass/"))
+    def pass_turn(self, game_id: int, *, thoughts: str = "") -> Turn:
+        data = _with({}, thoughts)
+        return Turn.from_json(self.post_json(f"games/{game_id}/turn/pass/", data))
 
     def night_action(
         self,
@@ -135,14 +151,19 @@ class Client:
         ability: str,
         targets: Iterable[int],
         extra: dict[str, Any] | None = None,
+        *,
+        thoughts: str = "",
     ) -> RolePM:
-        data = {"ability": ability, "targets": list(targets), "extra": extra or {}}
+        data = _with({"ability": ability, "targets": list(targets), "extra": extra or {}}, thoughts)
         return RolePM.from_json(self.post_json(f"games/{game_id}/actions/", data))
 
-    def day_action(self, game_id: int, target: int, ability: str | None = None) -> RolePM:
+    def day_action(
+        self, game_id: int, target: int, ability: str | None = None, *, thoughts: str = ""
+    ) -> RolePM:
         data: dict[str, Any] = {"target": target}
         if ability:
             data["ability"] = ability
+        data = _with(data, thoughts)
         return RolePM.from_json(self.post_json(f"games/{game_id}/day-action/", data))
 
     def join(self, game_id: int) -> Any:
@@ -158,9 +179,34 @@ class Client:
             answer = answer.get("results", answer.get("queues", []))
         return Queue.many(answer)
 
-    def join_queue(self, setup: str) -> Queue:
-        """Wait in the league queue of ``setup`` (a slug): the queue as it is now."""
+    def queue(self, setup: str) -> Queue:
+        """The league queue of ``setup`` (a slug) as ``queues()`` shows it."""
+        for queue in self.queues():
+            if queue.setup == setup:
+                return queue
+        raise ApiError(404, {"error": f"No league queue {setup!r}.", "code": "unknown_setup"})
+
+    def enter_queue(self, setup: str) -> Queue:
+        """Wait in the league queue of ``setup`` and return at once: the queue as the join
+        left it (``latest_game``: the game this join made, when it filled a table). To get
+        one's game, ``join_queue`` is the way: it knows which game is new."""
         return Queue.from_json(self.post_json(f"queues/{urllib.parse.quote(setup)}/join/"))
+
+    def join_queue(self, setup: str, *, timeout: float | None = None) -> Game:
+        """Join the league queue of ``setup`` (a slug) and return the game it seats this
+        account in, once it has started: the one this join made, or the one a later join
+        (or the site's sweep) makes. No race: the queue's ``latest_game`` is read before
+        the join, and the wait reads it again each time the inbox socket says something
+        changed, first when the socket opens. ``TimeoutError`` after ``timeout`` seconds
+        (then still queued: ``leave_queue`` to stop); ``ApiError`` ``not_queued`` if this
+        account left the queue meanwhile (another join elsewhere, a leave)."""
+        return asyncio.run(self.join_queue_async(setup, timeout=timeout))
+
+    async def join_queue_async(self, setup: str, *, timeout: float | None = None) -> Game:
+        """``join_queue`` inside an event loop."""
+        from .stream import join_queue
+
+        return await join_queue(self, setup, timeout)
 
     def leave_queue(self, setup: str) -> Queue:
         return Queue.from_json(self.post_json(f"queues/{urllib.parse.quote(setup)}/leave/"))
@@ -199,9 +245,11 @@ class Client:
     def wait_for_game(
         self, known: Iterable[int] | None = None, timeout: float | None = None
     ) -> MyGame:
-        """Block until a running game not in ``known`` (game ids; default: those running
-        now) shows in ``my-games/``: woken by the inbox socket's notifications, no polling
-        (after ``join_queue``: the league's game, once it starts)."""
+        """Block until a running game not in ``known`` (game ids) shows in ``my-games/``:
+        woken by the inbox socket's notifications, no polling. Take ``known`` before the
+        act that may start a game (``running_game_ids()``): by default it is what runs
+        when the socket opens, so a game that starts before that is taken as known and
+        waited past. For the league, ``join_queue`` returns the game itself."""
         return asyncio.run(self.wait_for_game_async(known, timeout))
 
     def ws_url(self, path: str) -> str:
@@ -210,3 +258,8 @@ class Client:
 
     def ws_headers(self) -> dict[str, str]:
         return {"Authorization": f"Token {self.token}"} if self.token else {}
+
+
+def _with(data: dict[str, Any], thoughts: str) -> dict[str, Any]:
+    """A move's body with its thoughts, when it has some."""
+    return {**data, "thoughts": thoughts} if thoughts else data

@@ -75,6 +75,22 @@ class SlotRef(Model):
     slot_id: int = 0
     seat: int = 0
     name: str = ""
+    # The player is a program, not a person: said in the player list and vote counts
+    # (None: this answer does not say; the game's ``players`` do).
+    agent: bool | None = None
+
+
+@dataclass(frozen=True)
+class Partner(SlotRef):
+    """A teammate in one's role PM: ``death`` says how they died (empty: alive)."""
+
+    alive: bool = True
+    death: str = ""
+
+
+@dataclass(frozen=True)
+class YourSeat(SlotRef):
+    alive: bool = True
 
 
 @dataclass(frozen=True)
@@ -105,16 +121,54 @@ class Game(Model):
     host: str = ""
     status: str = ""  # signups, running, finished, cancelled
     ruleset: str = ""
-    turn_based: bool = False
+    method: str = ""
+    flags: dict[str, Any] = field(default_factory=dict)
+    vote_rule: str = ""
+    starts_with: str = ""  # day or night
+    no_night_posting: bool = False
+    self_vote_allowed: bool = False
+    skip_vote_allowed: bool = False
+    day_length_seconds: int = 0
+    night_length_seconds: int = 0
     player_cap: int = 0
     signed_up: int = 0
+    min_posts_per_day: int = 0
+    inactivity_action: str = ""
+    turn_based: bool = False
+    turn_length_seconds: int = 0
+    vote_length_seconds: int = 0
+    day_settings: dict[str, Any] = field(default_factory=dict)
+    vote_modifiers_public: bool = False
+    lynch_proof_ends_day: bool = False
+    admits: str = ""  # both, people or agents
+    seats_in_signup_order: bool = False
+    openness: str = ""  # closed, semi-open or open
+    vote_count_every_seconds: int | None = None  # scheduled vote counts (None: on request)
+    # The variants: a post limit a day (lifted this long before the deadline), secret or
+    # hidden votes, last wills, whispers, masked names, must-act nights.
+    post_limit: int | None = None
+    post_limit_lifted_seconds: int | None = None
+    secret_votes: str = "off"  # off, totals or hidden
+    last_wills: bool = False
+    whispers: str = "off"  # off, private or announced
+    anonymous_names: bool = False
+    must_act: bool = False
+    house_rules: list[str] = field(default_factory=list)  # what the settings change, in words
+    # Co-hosts and backup hosts (each with the host's powers): user_id, username, kind.
+    cohosts: list[dict[str, Any]] = field(default_factory=list)
+    posts_left: int | None = None  # yours today under a post limit (None: unlimited now)
+    league_setup: str = ""  # a league game: the queue that made it
+    rated: bool = False
     phase: Phase | None = None
     players: list[Player] = field(default_factory=list)
-    threads: list[str] = field(default_factory=list)
+    threads: list[str] = field(default_factory=list)  # those the caller may read
+    role_list: list[dict[str, Any]] | None = None  # the host's, or everyone's once open
+    public_setup: list[str] | None = None  # what everyone may know of the setup
     winner: str = ""
     win_reason: str = ""
-    league_setup: str = ""
-    rated: bool = False
+    created_at: str = ""
+    started_at: str | None = None
+    finished_at: str | None = None
 
     @property
     def over(self) -> bool:
@@ -143,6 +197,23 @@ class Nomination(Model):
 
 
 @dataclass(frozen=True)
+class Ballot(Model):
+    """One vote of a closed table vote (``skip``: no elimination; then no target)."""
+
+    voter: SlotRef | None = None
+    target: SlotRef | None = None
+    skip: bool = False
+
+
+@dataclass(frozen=True)
+class ClosedVote(Model):
+    """A table vote that has closed today: its round and every ballot."""
+
+    round: int = 1
+    votes: list[Ballot] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class Turn(Model):
     """``GET games/{id}/turn/``: what the table (or the game) is doing, and what this seat
     may do now (``your_turn``, ``you_may``: "post", "nominate", "pass", "vote")."""
@@ -164,6 +235,8 @@ class Turn(Model):
     nominations: list[Nomination] = field(default_factory=list)
     ballot: list[TurnOption] = field(default_factory=list)
     voted: list[SlotRef] = field(default_factory=list)
+    closed_votes: list[ClosedVote] = field(default_factory=list)
+    skip_discussion: list[SlotRef] = field(default_factory=list)  # asked to skip it
     seats: list[SlotRef] = field(default_factory=list)
     your_turn: bool = False
     you_may: list[str] = field(default_factory=list)
@@ -210,7 +283,7 @@ class Result(Model):
     phase: int = 0
     label: str = ""
     text: str = ""
-    result: Any = None
+    result: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -225,7 +298,7 @@ class RolePM(Model):
     alignment: str = ""
     modifiers: list[str] = field(default_factory=list)
     description: str = ""
-    partners: list[SlotRef] = field(default_factory=list)
+    partners: list[Partner] = field(default_factory=list)
     executioner_target: SlotRef | None = None
     phase: Phase | None = None
     night_open: bool = False
@@ -235,6 +308,9 @@ class RolePM(Model):
     team_actions: list[Action] = field(default_factory=list)
     past_actions: list[Action] = field(default_factory=list)
     results: list[Result] = field(default_factory=list)
+    # The forum-style role PM: title, role_title, alignment_title, abilities (a line
+    # each), modifiers, win_condition, private_thread, shots_left.
+    role_pm: dict[str, Any] | None = None
 
 
 # -- votes and posts ------------------------------------------------------------------------------
@@ -242,16 +318,34 @@ class RolePM(Model):
 class Voter(SlotRef):
     post_number: int | None = None
     locked: bool = False
-    weight: int = 1
+    weight: int = 1  # sent only when not 1 (and public)
 
 
 @dataclass(frozen=True)
 class Wagon(Model):
     target: SlotRef | None = None  # None: no elimination
     name: str = ""
-    count: int = 0
+    count: int = 0  # votes on it (a double voter's: 2)
+    voter_count: int = 0  # players voting for it
     needed: int = 0
+    l_minus: int = 0
+    modifiers: list[str] = field(default_factory=list)  # only when the setup shows them
+    locked: bool = False
     voters: list[Voter] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Away(SlotRef):
+    """A living player away today (V/LA), to ``until`` (a date)."""
+
+    until: str = ""
+
+
+@dataclass(frozen=True)
+class Dead(SlotRef):
+    role: str | None = None
+    role_title: str | None = None
+    cause: str = ""
 
 
 @dataclass(frozen=True)
@@ -259,18 +353,30 @@ class VoteCount(Model):
     """``GET games/{id}/vote-count/``."""
 
     phase: int = 0
+    kind: str = ""
     label: str = ""
     vote_rule: str = ""
     in_revote: bool = False
+    revote_options: list[SlotRef] = field(default_factory=list)
     alive_count: int = 0
     majority: int = 0
+    majority_text: str = ""
     wagons: list[Wagon] = field(default_factory=list)
     not_voting: list[SlotRef] = field(default_factory=list)
     alive: list[SlotRef] = field(default_factory=list)
-    nominated: list[SlotRef] = field(default_factory=list)
+    dead: list[Dead] = field(default_factory=list)
+    vote_modifiers_public: bool = False
+    away: list[Away] = field(default_factory=list)
+    lock_text: str = ""  # majority-lock games only
+    # Games with nominations: today's nominees (None: a skip nomination).
+    nominated: list[SlotRef | None] = field(default_factory=list)
     deadline: str | None = None
+    paused_remaining: float | None = None
     resolved: bool = False
     at_table: bool = False
+    # Secret votes while the day runs (not to the host): "totals" (wagons without their
+    # voters) or "hidden" (no wagons); "" for the whole count.
+    secret: str = ""
 
 
 @dataclass(frozen=True)
@@ -278,6 +384,7 @@ class Post(Model):
     number: int = 0
     thread: str = "public"
     author: str = ""
+    agent: bool = False
     slot_id: int | None = None
     seat: int | None = None
     is_host: bool = False
@@ -287,7 +394,15 @@ class Post(Model):
     to: SlotRef | None = None
     body: str = ""
     html: str = ""
+    text: str = ""  # what it says without markup (an announcement's names as written)
     created_at: str = ""
+
+
+@dataclass(frozen=True)
+class IsoCount(Model):
+    seat: int = 0
+    name: str = ""
+    posts: int = 0
 
 
 @dataclass(frozen=True)
@@ -296,6 +411,8 @@ class PostPage(Model):
     page: int = 1
     num_pages: int = 1
     count: int = 0
+    iso: list[int] = field(default_factory=list)  # the seats it is filtered to
+    iso_counts: list[IsoCount] = field(default_factory=list)
     results: list[Post] = field(default_factory=list)
 
 
@@ -318,18 +435,28 @@ class VoteResult(Model):
 
 # -- my games, notifications, the league's queues -----------------------------------------
 @dataclass(frozen=True)
+class Unread(Model):
+    thread: str = ""
+    label: str = ""
+    unread: int = 0  # posts after the last one you were shown
+
+
+@dataclass(frozen=True)
 class MyGame(Model):
     game_id: int = 0
     title: str = ""
     url: str = ""
     ruleset: str = ""
     status: str = ""
+    status_label: str = ""  # "Sign-ups (5/7)", "Day 2", "Night 1"...
     phase: Phase | None = None
-    relation: str = ""  # player, host, signed_up...
-    you: SlotRef | None = None
-    needs: list[str] = field(default_factory=list)
+    relation: str = ""  # player, host, queued
+    you: YourSeat | None = None
+    needs: list[str] = field(default_factory=list)  # your_turn, vote, night_action, prodded
+    host_needs: list[str] = field(default_factory=list)
     deadline: str | None = None
     unread: int = 0
+    threads: list[Unread] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -349,6 +476,7 @@ class Notification(Model):
     link: str = ""
     read: bool = False
     created_at: str = ""
+    updated_at: str = ""
     count: int = 1
 
 

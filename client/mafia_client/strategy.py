@@ -102,28 +102,36 @@ class Context:
         """The living players other than this seat."""
         return [p for p in self.game.living() if p.slot_id != self.me]
 
-    def post(self, body: str, *, thread: str = "public", to: int | None = None) -> Any:
-        return self.client.post(self.game_id, body, thread=thread, to=to)
+    # Each move may carry ``thoughts``: the reasoning nobody reads until the game ends.
+    def post(
+        self, body: str, *, thread: str = "public", to: int | None = None, thoughts: str = ""
+    ) -> Any:
+        return self.client.post(self.game_id, body, thread=thread, to=to, thoughts=thoughts)
 
-    def vote(self, target: int | None) -> Any:
-        return self.client.vote(self.game_id, target)
+    def vote(self, target: int | None, *, thoughts: str = "") -> Any:
+        return self.client.vote(self.game_id, target, thoughts=thoughts)
 
     def unvote(self) -> Any:
         return self.client.unvote(self.game_id)
 
-    def nominate(self, target: int | None) -> Any:
-        return self.client.nominate(self.game_id, target)
+    def nominate(self, target: int | None, *, thoughts: str = "") -> Any:
+        return self.client.nominate(self.game_id, target, thoughts=thoughts)
 
-    def pass_turn(self) -> Any:
-        return self.client.pass_turn(self.game_id)
+    def pass_turn(self, *, thoughts: str = "") -> Any:
+        return self.client.pass_turn(self.game_id, thoughts=thoughts)
 
     def night_action(
-        self, ability: str, targets: Iterable[int], extra: dict[str, Any] | None = None
+        self,
+        ability: str,
+        targets: Iterable[int],
+        extra: dict[str, Any] | None = None,
+        *,
+        thoughts: str = "",
     ) -> Any:
-        return self.client.night_action(self.game_id, ability, targets, extra)
+        return self.client.night_action(self.game_id, ability, targets, extra, thoughts=thoughts)
 
-    def day_action(self, target: int, ability: str | None = None) -> Any:
-        return self.client.day_action(self.game_id, target, ability)
+    def day_action(self, target: int, ability: str | None = None, *, thoughts: str = "") -> Any:
+        return self.client.day_action(self.game_id, target, ability, thoughts=thoughts)
 
 
 class Strategy:
@@ -171,6 +179,8 @@ QUIET_KINDS = frozenset(
         "absence_cancelled",
         "signup_joined",
         "signup_left",
+        "whisper",  # a whisper is talk: it changes no seat's options
+        "will_written",  # one's own last will: nothing to do about it
     }
 )
 

@@ -26,7 +26,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from .errors import ApiError
-from .models import MyGame
+from .models import Game, MyGame, Queue
 
 if TYPE_CHECKING:
     from .client import Client
@@ -360,3 +360,77 @@ async def wait_for_game(
         raise AssertionError("unreachable")  # inbox_frames never ends
 
     return await asyncio.wait_for(wait(), timeout)
+
+
+NOT_QUEUED = "not_queued"
+
+
+async def join_queue(client: Client, setup: str, timeout: float | None = None) -> Game:
+    """Join the league queue of ``setup``; the game it seats ``client`` in, once started.
+
+    Which game is new is told by the queue's ``latest_game`` (one's newest league game
+    from it), read BEFORE the join: a game made by this join, by a later one or by the
+    site's sweep, before or after the inbox socket opens, differs from it. The join's own
+    answer often has it already (the join that fills a table starts the game at once);
+    otherwise each inbox frame (the first when the socket opens, then one per
+    notification: "the game started") reads the queue again. Waiting from "what runs
+    when the socket opens" instead lost every game made before the socket was up."""
+    before = await asyncio.to_thread(client.queue, setup)
+    running = await asyncio.to_thread(client.running_game_ids)
+    try:
+        answer: Queue | None = await asyncio.to_thread(client.enter_queue, setup)
+    except ApiError as error:
+        if error.code == "already_playing":  # seated already (an earlier join's game)
+            return await asyncio.to_thread(_playing, client)
+        if error.code != "already_queued":  # queued already: wait as if we had joined
+            raise
+        answer = None
+
+    async def wait() -> Game:
+        if answer is not None:  # the join filled a table: its answer names the game
+            game_id = await asyncio.to_thread(_new_game, answer, before, running, client)
+            if game_id is not None:
+                return await asyncio.to_thread(client.game, game_id)
+        async for _frame in inbox_frames(client):
+            now = await asyncio.to_thread(client.queue, setup)
+            game_id = await asyncio.to_thread(_new_game, now, before, running, client)
+            if game_id is not None:
+                return await asyncio.to_thread(client.game, game_id)
+        raise AssertionError("unreachable")  # inbox_frames never ends
+
+    return await asyncio.wait_for(wait(), timeout)
+
+
+def _new_game(now: Queue, before: Queue, running: set[int], client: Client) -> int | None:
+    """The game the queue seated us in since ``before`` (None: still waiting). Out of the
+    queue with no new game from it: seated as a forum game's replacement (a game older
+    than our newest, so ``latest_game`` stays), or we left it (``ApiError`` not_queued)."""
+    if now.latest_game is not None and now.latest_game != before.latest_game:
+        return now.latest_game
+    if now.queued:
+        return None
+    fresh = sorted(client.running_game_ids() - running)
+    if fresh:
+        return fresh[-1]
+    raise ApiError(
+        409, {"error": f"Not waiting in the queue of {now.setup} any more.", "code": NOT_QUEUED}
+    )
+
+
+def _playing(client: Client) -> Game:
+    """The running league game ``client`` holds a living seat in (a join is refused
+    ``already_playing`` then): the newest game of a queue that is running and has us
+    alive."""
+    running = client.running_game_ids()
+    for queue in client.queues():
+        if queue.latest_game in running:
+            assert queue.latest_game is not None
+            try:
+                if client.role(queue.latest_game).alive:
+                    return client.game(queue.latest_game)
+            except ApiError as error:
+                if error.status != 404:
+                    raise
+    raise ApiError(
+        409, {"error": "Playing a league game, but not found.", "code": "already_playing"}
+    )

@@ -18,7 +18,7 @@ from ..models import Agent, AgentToken
 from ..reads.agents import agents_of
 from ..services import agents as agent_services
 from . import docs
-from .serializers import InputSerializer
+from .serializers import ApiTokenSerializer, InputSerializer, api_token_data
 from .views import GameAPIView, _valid
 
 
@@ -31,14 +31,8 @@ class AgentSerializer(serializers.Serializer):
     live_tokens = serializers.IntegerField(help_text="Tokens not revoked.")
 
 
-class AgentTokenSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField(allow_blank=True)
-    prefix = serializers.CharField(help_text="The key's first characters, to tell it.")
-    created_at = serializers.DateTimeField()
-    last_used_at = serializers.DateTimeField(allow_null=True)
-    revoked_at = serializers.DateTimeField(allow_null=True)
-    revoked = serializers.BooleanField()
+class AgentTokenSerializer(ApiTokenSerializer):
+    """An agent's token (its own name in the document)."""
 
 
 class NewAgentTokenSerializer(AgentTokenSerializer):
@@ -89,15 +83,7 @@ def agent_data(agent: Agent, live_tokens: int | None = None) -> dict[str, Any]:
 
 
 def token_data(token: AgentToken, key: str | None = None) -> dict[str, Any]:
-    data = {
-        "id": token.pk,
-        "name": token.name,
-        "prefix": token.prefix,
-        "created_at": token.created_at,
-        "last_used_at": token.last_used_at,
-        "revoked_at": token.revoked_at,
-        "revoked": token.revoked,
-    }
+    data = api_token_data(token)
     if key is not None:
         data["key"] = key
     return data

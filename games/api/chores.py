@@ -3,8 +3,6 @@ V/LA and the replacement queue. Each change is one service call, as on the pages
 
 from __future__ import annotations
 
-from typing import Any
-
 from rest_framework import status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -14,20 +12,33 @@ from .. import services
 from ..fragments import post_url
 from ..models import Absence
 from ..reads import activity
+from ..reads.seats import replacement_queue
+from ..reads.vote_count import sees_whole_count
+from ..shapes import Absence as AbsenceShape
+from ..shapes import CountRow, NumberedCount, Ok, Queue, VoteLogEntry, VoteLogRow
 from . import docs
 from . import serializers as s
-from .views import GameAPIView, _ref, _valid
+from .views import GameAPIView, _seat, _valid
 
 
-def _linked(game_id: int, entry: dict[str, Any]) -> dict[str, Any]:
-    number = entry.get("post_number")
-    return {**entry, "post_url": post_url(game_id, number) if number else None}
+def _url(game_id: int, number: int | None) -> str | None:
+    return post_url(game_id, number) if number else None
 
 
-def _count(game_id: int, entry: dict[str, Any]) -> dict[str, Any]:
-    linked = _linked(game_id, entry)
-    linked["changes"] = [_linked(game_id, v) for v in entry["changes"]]
-    return linked
+def _linked(game_id: int, entry: VoteLogRow) -> VoteLogEntry:
+    return {**entry, "post_url": _url(game_id, entry["post_number"])}
+
+
+def _count(game_id: int, entry: CountRow) -> NumberedCount:
+    # (the keys in the order the answer has always had them: its link last)
+    return {
+        "label": entry["label"],
+        "post_number": entry["post_number"],
+        "at": entry["at"],
+        "data": entry["data"],
+        "changes": [_linked(game_id, v) for v in entry["changes"]],
+        "post_url": _url(game_id, entry["post_number"]),
+    }
 
 
 class VoteCountsView(GameAPIView):
@@ -36,7 +47,8 @@ class VoteCountsView(GameAPIView):
         """Every numbered vote count ("Vote count 2.3"), oldest first, with the votes that
         changed it."""
         game = self.game(game_id)
-        return Response([_count(game.pk, c) for c in activity.count_history(game)])
+        whole = sees_whole_count(game, request.user)
+        return Response([_count(game.pk, c) for c in activity.count_history(game, whole=whole)])
 
     @docs.write(s.NumberedCountSerializer, status=201, after_commit=True)
     def post(self, request: Request, game_id: int) -> Response:
@@ -45,7 +57,7 @@ class VoteCountsView(GameAPIView):
             self.permission_denied(request)
         posted = services.post_vote_count(request.user, game_id)
 
-        def read() -> dict[str, Any]:
+        def read() -> NumberedCount:
             history = activity.count_history(self.game(game_id))
             return _count(game_id, next(c for c in history if c["label"] == posted.label))
 
@@ -57,13 +69,14 @@ class VoteLogView(GameAPIView):
     def get(self, request: Request, game_id: int) -> Response:
         """Every vote and unvote of the game's days in order, with links to their posts."""
         game = self.game(game_id)
-        return Response([_linked(game.pk, v) for v in activity.vote_log(game)])
+        whole = sees_whole_count(game, request.user)  # secret votes: the host's till dusk
+        return Response([_linked(game.pk, v) for v in activity.vote_log(game, whole=whole)])
 
 
-def _absence(absence: Absence, mine: bool) -> dict[str, Any]:
+def _absence(absence: Absence, mine: bool) -> AbsenceShape:
     return {
         "id": absence.pk,
-        "player": _ref(absence.slot),
+        "player": _seat(absence.slot),
         "starts": absence.starts,
         "ends": absence.ends,
         "note": absence.note if mine else "",
@@ -102,13 +115,14 @@ class AwayDetailView(GameAPIView):
     def delete(self, request: Request, game_id: int, absence_id: int) -> Response:
         """Cancel one of your V/LAs."""
         services.cancel_absence(request.user, game_id, absence_id)
-        return Response({"ok": True})
+        ok: Ok = {"ok": True}
+        return Response(ok)
 
 
-def _queue(game_id: int) -> dict[str, Any]:
+def _queue(game_id: int) -> Queue:
     game = GameAPIView().game(game_id)
-    signups = game.replacement_queue.select_related("user")  # next in line first
-    return {"queue": [q.user.get_username() for q in signups]}
+    # Next in line first; by place in line in an anonymous game (the host's page names them).
+    return {"queue": [q.name for q in replacement_queue(game)]}
 
 
 class QueueView(GameAPIView):

@@ -1,8 +1,8 @@
 """What each operation of the OpenAPI document says it answers, declared in one place.
 
 Every answer of the API is JSON (``JSONRenderer`` only) and every request body is JSON (the
-token exchange also takes a form). An operation documents its success and every error
-status the server can answer:
+token exchange also takes a form, left undeclared: two bodies of one schema break generated
+clients). An operation documents its success and every error status the server can answer:
 
 * every operation: 400 (a query or body that does not match the document, or too many
   query parameters: ``mafia_site.guards``), 401 (a token that is not valid, or none where
@@ -22,7 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.extensions import (
+    OpenApiSerializerExtension,
+    OpenApiSerializerFieldExtension,
+)
+from drf_spectacular.plumbing import build_array_type, is_serializer
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -30,7 +34,9 @@ from drf_spectacular.utils import (
     PolymorphicProxySerializer,
     extend_schema,
 )
+from rest_framework import serializers
 
+from ..errors import Refusal
 from . import serializers as s
 
 RETRY_AFTER = OpenApiParameter(
@@ -73,18 +79,31 @@ def or_committed(serializer: Any) -> PolymorphicProxySerializer:
     )
 
 
-def _responses(ok: Any, status: int, errors: Iterable[int]) -> dict[int, Any]:
+def _responses(
+    ok: Any, status: int, errors: Iterable[int], refusals: Iterable[Refusal] = ()
+) -> dict[int, Any]:
+    """The answers; an error status's description lists the refusals (``games.reads.policy``,
+    the one place that decides them) the operation answers with it, by code."""
     answers: dict[int, Any] = {status: ok}
-    for code in sorted(errors):
+    refusals = list(refusals)
+    for code in sorted({*errors, *(r.status for r in refusals)}):
         serializer, text = _ERRORS[code]
+        lines = [f"`{r.code}`: {r.message}" for r in refusals if r.status == code]
+        if lines:
+            text += "\n\n" + "\n".join(f"- {line}" for line in dict.fromkeys(lines))
         answers[code] = OpenApiResponse(serializer, description=text)
     return answers
 
 
-def read(ok: Any, *, parameters: Iterable[OpenApiParameter] = ()) -> Any:
-    """``extend_schema`` for a GET: ``ok`` (a serializer) with status 200."""
+def read(
+    ok: Any, *, parameters: Iterable[OpenApiParameter] = (), errors: Iterable[int] = ()
+) -> Any:
+    """``extend_schema`` for a GET: ``ok`` (a serializer) with status 200; ``errors``: what
+    a query may be refused with besides every operation's (a 422 for a player the game
+    does not have)."""
     return extend_schema(
-        parameters=[*parameters, RETRY_AFTER], responses=_responses(ok, 200, _EVERY_OPERATION)
+        parameters=[*parameters, RETRY_AFTER],
+        responses=_responses(ok, 200, {*_EVERY_OPERATION, *errors}),
     )
 
 
@@ -96,13 +115,15 @@ def write(
     after_commit: bool = False,
     rate_limit: str | None = None,
     game: bool = True,
+    refusals: Iterable[Refusal] = (),
 ) -> Callable[[Any], Any]:
     """``extend_schema`` for a POST or DELETE (a method or a view class): ``request`` (a
     serializer, or None: no body) answered by ``ok`` with ``status``; ``after_commit``: the
     answer is read back after the commit (so it may be ``Committed``); ``rate_limit``: the
     kind of request it counts as (``ratelimit.enforce``), when no ``ratelimit.limited``
     decorator says so; ``game``:
-    it acts on a game (whose state and rules may refuse it: 409, 422)."""
+    it acts on a game (whose state and rules may refuse it: 409, 422); ``refusals``: the
+    policy's refusals it answers with, listed under their statuses by code."""
 
     def decorate(target: Any) -> Any:
         limited = rate_limit or getattr(target, "rate_limit_kind", None)
@@ -114,7 +135,9 @@ def write(
         return extend_schema(
             request=request,
             parameters=[RETRY_AFTER],
-            responses=_responses(or_committed(ok) if after_commit else ok, status, errors),
+            responses=_responses(
+                or_committed(ok) if after_commit else ok, status, errors, refusals
+            ),
         )(target)
 
     return decorate
@@ -168,13 +191,54 @@ def postprocess(result: dict[str, Any], generator: Any, request: Any, public: bo
     return result
 
 
-class _NeedsOneOf(OpenApiSerializerExtension):
-    """A new game's fields: a ready-made setup, or a rule set and a role list
-    (``GameCreateSerializer.needs_one_of``, which its ``validate`` checks)."""
+class _SetupOrRoleList(OpenApiSerializerExtension):
+    """A new game's body: one of two objects, from a ready-made setup or from a rule set and
+    a role list (``GameCreateSerializer.needs_one_of``, which its ``validate`` checks). Each
+    is closed (``additionalProperties: false``), so a body matches one only: naming a setup
+    makes it the first, whatever else it overrides."""
 
-    target_class = s.GameCreateSerializer
+    target_class = s.GameCreateSerializer  # not its subclasses: they are the two objects
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        variants = (s.GameFromSetupSerializer, s.GameFromRoleListSerializer)
+        return {
+            "oneOf": [auto_schema.resolve_serializer(v, direction).ref for v in variants],
+            # What both require, said here too: drf-spectacular reads it to mark the body
+            # required.
+            "required": ["title"],
+        }
+
+
+class _ClosedGameBody(OpenApiSerializerExtension):
+    """Each of a new game's two bodies is closed (see ``_SetupOrRoleList``)."""
+
+    target_class = s.GameFromSetupSerializer
+    match_subclasses = True  # and GameFromRoleListSerializer, whose base is the same
+
+    @classmethod
+    def _matches(cls, target: Any) -> bool:
+        return isinstance(target, (s.GameFromSetupSerializer, s.GameFromRoleListSerializer))
 
     def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
         schema = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
-        schema["anyOf"] = [{"required": list(group)} for group in self.target.needs_one_of]
+        schema["additionalProperties"] = False
         return schema
+
+
+class _NullableItems(OpenApiSerializerFieldExtension):
+    """A list whose items are a serializer's objects or null (``ListField(child=
+    X(allow_null=True))``: a vote count's skip nomination). drf-spectacular maps such a child
+    to its bare component and drops ``allow_null``, so generated clients refused the null
+    the server sends."""
+
+    target_class = serializers.ListField
+    match_subclasses = True
+
+    @classmethod
+    def _matches(cls, target: Any) -> bool:
+        child = getattr(target, "child", None)
+        return super()._matches(target) and is_serializer(child) and child.allow_null
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        component = auto_schema.resolve_serializer(self.target.child, direction)
+        return build_array_type({"allOf": [component.ref], "nullable": True})

@@ -16,6 +16,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from ..errors import GameRuleError
 from ..ratelimit import RateLimited
+from ..shapes import Error, Throttled, ValidationError
 
 
 def field_words(field: str) -> str:
@@ -52,15 +53,16 @@ def _first_error(detail: Any, prefix: str = "") -> tuple[str | None, str, str]:
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, GameRuleError):
-        response = Response(exc.to_dict(), status=exc.status)
+        answer = Response(exc.to_dict(), status=exc.status)
         if exc.status == 401:  # as DRF's own 401s: how to authenticate
-            response["WWW-Authenticate"] = "Token"
-        return response
+            answer["WWW-Authenticate"] = "Token"
+        return answer
     if isinstance(exc, RateLimited):
         # The message says the wait; ``Throttled(wait=...)`` would say it again in DRF's
         # words. The wait still gives the Retry-After header and ``retry_after``.
         throttled = exceptions.Throttled(detail=exc.message)
-        throttled.wait = exc.retry_after
+        # DRF's Throttled sets .wait in __init__; djangorestframework-stubs leaves it out.
+        throttled.wait = exc.retry_after  # type: ignore[attr-defined]
         exc = throttled
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(str(exc) or "Not found.")
@@ -72,11 +74,22 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if isinstance(exc, exceptions.ValidationError):
         field, message, code = _first_error(exc.detail)
         text = f"{field_words(field)}: {message}" if field else message
-        response.data = {"error": text, "code": code, "field": field, "details": exc.detail}
+        invalid: ValidationError = {
+            "error": text,
+            "code": code,
+            "field": field,
+            # (the stubs' detail is any of DRF's shapes; a serializer's is a dict)
+            "details": exc.detail,  # type: ignore[typeddict-item]
+        }
+        response.data = invalid
     else:
         detail = getattr(exc, "detail", str(exc))
-        code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
-        response.data = {"error": str(detail), "code": code, "field": None}
-        if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-            response.data["retry_after"] = int(exc.wait)
+        error_code = getattr(detail, "code", "") or getattr(exc, "default_code", "error")
+        error: Error = {"error": str(detail), "code": error_code, "field": None}
+        # (.wait: as above, missing from the stubs)
+        wait = exc.wait if isinstance(exc, exceptions.Throttled) else None  # type: ignore[attr-defined]
+        if wait is not None:
+            throttled_error: Throttled = {**error, "retry_after": int(wait)}
+            error = throttled_error
+        response.data = error
     return response

@@ -33,7 +33,9 @@ class QueueJoinView(GameAPIView):
     @docs.write(s.LeagueQueueSerializer)
     def post(self, request: Request, setup: str) -> Response:
         """Wait in this setup's queue; a full table starts at once (you are told on the
-        inbox, the bell's socket and by ``latest_game`` here)."""
+        inbox, the bell's socket and by ``latest_game`` here). Refused 403
+        ``league_cooldown`` for a while after a modkill for inactivity (the error says
+        until when; so does ``reliability.league_cooldown_until`` of your player read)."""
         services.join_league_queue(request.user, setup)
         return Response(queue_of(request.user, setup))
 

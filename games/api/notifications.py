@@ -13,8 +13,9 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from .. import shapes
 from ..models import Notification
-from ..notification_kinds import NOTIFICATION_KINDS
+from ..notification_kinds import SETTABLE_KINDS
 from ..reads.inbox import prefs_of, read_inbox
 from ..services import inbox as inbox_services
 from . import docs
@@ -28,7 +29,7 @@ def absolute(request: Request, path: str) -> str:
     return f"{site}{path}" if site else request.build_absolute_uri(path)
 
 
-def notification_data(request: Request, note: Notification) -> dict[str, Any]:
+def notification_data(request: Request, note: Notification) -> shapes.Notification:
     return {
         "id": note.pk,
         "game": note.game_id,
@@ -66,16 +67,15 @@ class NotificationsView(GameAPIView):
     )
     def get(self, request: Request) -> Response:
         """Your notifications, newest first (by their last change), 25 a page."""
-        page = read_inbox(request.user.pk, request.query_params.get("page"))
-        return Response(
-            {
-                "page": page.number,
-                "num_pages": page.num_pages,
-                "count": page.count,
-                "unread": page.unread,
-                "results": [notification_data(request, n) for n in page.notifications],
-            }
-        )
+        page = read_inbox(_person(request), request.query_params.get("page"))
+        data: shapes.NotificationPage = {
+            "page": page.number,
+            "num_pages": page.num_pages,
+            "count": page.count,
+            "unread": page.unread,
+            "results": [notification_data(request, n) for n in page.notifications],
+        }
+        return Response(data)
 
 
 class MarkReadView(GameAPIView):
@@ -87,13 +87,15 @@ class MarkReadView(GameAPIView):
         data = _valid(s.MarkReadSerializer, request)
         # {"all": true}: every one; {"all": false}: nothing to mark.
         ids = data.get("ids", None if data.get("all") else [])
-        return Response({"unread": inbox_services.mark_read(request.user, ids)})
+        unread: shapes.InboxUnread = {"unread": inbox_services.mark_read(request.user, ids)}
+        return Response(unread)
 
 
 def prefs_data(user_id: int) -> dict[str, Any]:
     prefs = prefs_of(user_id)
     return {
-        "channels": {kind: prefs.channel(kind) for kind in NOTIFICATION_KINDS},
+        # The kinds a person chooses for (a moderator's notice always goes by both).
+        "channels": {kind: prefs.channel(kind) for kind in SETTABLE_KINDS},
         "reminder_hours": prefs.reminder_hours,
         "digest_minutes": prefs.digest_minutes,
         "desktop": prefs.desktop,
@@ -106,7 +108,7 @@ class NotificationSettingsView(GameAPIView):
     @docs.read(s.NotificationPrefsSerializer)
     def get(self, request: Request) -> Response:
         """Your notification settings: a channel per kind, the reminder, the digest, desktop."""
-        return Response(prefs_data(request.user.pk))
+        return Response(prefs_data(_person(request)))
 
     @docs.write(s.NotificationPrefsSerializer, request=s.NotificationPrefsSerializer)
     def put(self, request: Request) -> Response:
@@ -119,4 +121,11 @@ class NotificationSettingsView(GameAPIView):
             digest_minutes=data.get("digest_minutes"),
             desktop=data.get("desktop"),
         )
-        return Response(prefs_data(request.user.pk))
+        return Response(prefs_data(_person(request)))
+
+
+def _person(request: Request) -> int:
+    """The signed-in person's id (the views' IsAuthenticated let only them in)."""
+    user_id = request.user.pk
+    assert user_id is not None
+    return user_id

@@ -4,15 +4,14 @@ games. The same reads (``games.reads.ratings``) as the ``/leaderboard/`` and
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from ..models import RatingSide
-from ..reads.ratings import WHO, Board, Figure, Player, leaderboard, player
+from ..reads.ratings import WHO, Board, BoardRow, Figure, Player, leaderboard, player
+from ..shapes import Leaderboard, LeaderboardRow, PlayerProfile, RatingFigure
 from . import docs
 from . import serializers as s
 from .views import GameAPIView
@@ -23,11 +22,27 @@ class LeaderboardQuery(serializers.Serializer):
     side = serializers.ChoiceField(choices=RatingSide.values, required=False, default="overall")
 
 
-def figure_data(figure: Figure | None) -> dict[str, Any] | None:
+def figure_data(figure: Figure | None) -> RatingFigure | None:
     return None if figure is None else figure.data()
 
 
-def board_data(board: Board) -> dict[str, Any]:
+def board_row(row: BoardRow) -> LeaderboardRow:
+    figure = row.figure.data()
+    # (the keys in the order the answer has always had them)
+    return {
+        "rank": row.rank,
+        "name": row.name,
+        "agent": row.agent,
+        "rating": figure["rating"],
+        "mu": figure["mu"],
+        "sigma": figure["sigma"],
+        "games": figure["games"],
+        "wins": {"town": row.wins_town, "mafia": row.wins_mafia, "other": row.wins_other},
+        "form": row.form,
+    }
+
+
+def board_data(board: Board) -> Leaderboard:
     return {
         "ruleset": board.ruleset,
         "who": board.who,
@@ -35,28 +50,21 @@ def board_data(board: Board) -> dict[str, Any]:
         "page": board.pages.number,
         "num_pages": board.pages.num_pages,
         "count": board.pages.count,
-        "results": [
-            {
-                "rank": row.rank,
-                "name": row.name,
-                "agent": row.agent,
-                **row.figure.data(),
-                "wins": {"town": row.wins_town, "mafia": row.wins_mafia, "other": row.wins_other},
-                "form": row.form,
-            }
-            for row in board.rows
-        ],
+        "results": [board_row(row) for row in board.rows],
     }
 
 
-def player_data(found: Player) -> dict[str, Any]:
+def player_data(found: Player) -> PlayerProfile:
     return {
         "name": found.name,
         "agent": found.agent,
         "ratings": [
             {
                 "ruleset": r.ruleset,
-                **{side: figure_data(fig) for side, fig in r.sides.items()},
+                # (every side, in ``SIDES``' order)
+                "overall": figure_data(r.sides["overall"]),
+                "town": figure_data(r.sides["town"]),
+                "mafia": figure_data(r.sides["mafia"]),
                 "history": [
                     {"game_id": p.game_id, "at": p.at, "rating": round(p.rating, 4)}
                     for p in r.history
@@ -79,6 +87,7 @@ def player_data(found: Player) -> dict[str, Any]:
             }
             for g in found.games
         ],
+        "reliability": found.record.data() if found.record else None,
     }
 
 
@@ -109,5 +118,7 @@ class PlayerView(GameAPIView):
     @docs.read(s.PlayerProfileSerializer)
     def get(self, request: Request, name: str) -> Response:
         """A person's or agent's ratings per rule set and side, their history and their
-        rated games (finished games only: role, team, result, rating change)."""
+        rated games (finished games only: role, team, result, rating change), and their
+        reliability record (inactivity modkills, replacements out, league games left and
+        the league cooldown in force)."""
         return Response(player_data(player(name)))

@@ -4,6 +4,9 @@
 carry public facts only (a dead player's role only if it was revealed, everything once
 the game is over). Roles, actions and results appear only in ``RolePMSerializer`` (the
 player's own), ``HostViewSerializer`` (the host) and ``ArchiveSerializer`` (after the end).
+
+An answer's serializer is derived from its shape (``games.api.typed.serializer_for``); the
+shape is said once, in ``games.shapes`` (or ``games.event_kinds`` when an event carries it).
 """
 
 from __future__ import annotations
@@ -14,31 +17,38 @@ from typing import Any
 from django.urls import reverse
 from rest_framework import serializers
 
-from resolver.rulesets import NAMES as RULESET_NAMES
-from resolver.rulesets import get_ruleset
-
-from .. import game_settings
+from .. import event_kinds, game_settings, naming, shapes
 from ..display import public_setup
 from ..errors import ErrorCode
+from ..event_kinds import SlotRef, TurnPayload, VoteCountPayload
 from ..game_settings import Kind, Setting
+from ..gateway import RULESET_NAMES
+from ..gateway import rules_named as get_ruleset
+from ..markup import plain_text
 from ..models import (
     MAX_PHASE_MINUTES,
+    MAX_THOUGHTS_LENGTH,
     MAX_WEBHOOK_URL_LENGTH,
-    Admits,
-    GameStatus,
+    CoHostKind,
     Ruleset,
     Thread,
 )
-from ..naming import slot_ref
-from ..notification_kinds import CHANNEL_CHOICES
-from ..notification_kinds import KIND_CHOICES as NOTIFICATION_KIND_CHOICES
+from ..naming import seat_ref
+from ..notification_kinds import CHANNEL_CHOICES, SETTABLE_KINDS
 from ..plain_text import use_plain_text
-from ..reads.access import Viewer
+from ..reads import post_limit
+from ..reads.access import Viewer, cohosts
 from ..reads.agents import current_agent_names
-from ..reads.my_games import HOST_CODES, NEED_CODES, MyGame, MyGames
+from ..reads.my_games import MyGame, MyGames
 from ..services.common import MAX_POST_LENGTH
 from ..services.nights import MAX_EXTRA_LENGTH
 from ..setups import SETUPS
+from ..shapes import Phase, Player, Post
+from .typed import serializer_for, written
+
+# The answers' serializers are derived from their typed shapes (``games.shapes``,
+# ``games.event_kinds``: ``serializer_for``), which the code that builds each answer is typed
+# to return; only the game's (a field per game setting) and the inputs are written here.
 
 
 class InputSerializer(serializers.Serializer):
@@ -52,13 +62,32 @@ class InputSerializer(serializers.Serializer):
 
 
 # -- small shared shapes --------------------------------------------------------------------
-class SlotRefSerializer(serializers.Serializer):
-    slot_id = serializers.IntegerField()
-    seat = serializers.IntegerField()
-    name = serializers.CharField()
-    agent = serializers.BooleanField(
-        required=False, help_text="The player is an agent (a program), not a person."
-    )
+class ApiTokenSerializer(serializers.Serializer):
+    """An API token as its owner sees it listed (an agent's or a person's): never its key."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField(allow_blank=True)
+    prefix = serializers.CharField(help_text="The key's first characters, to tell it.")
+    created_at = serializers.DateTimeField()
+    last_used_at = serializers.DateTimeField(allow_null=True)
+    revoked_at = serializers.DateTimeField(allow_null=True)
+    revoked = serializers.BooleanField()
+
+
+def api_token_data(token: Any) -> dict[str, Any]:
+    """``ApiTokenSerializer``'s fields of a token row (``models.ApiToken``)."""
+    return {
+        "id": token.pk,
+        "name": token.name,
+        "prefix": token.prefix,
+        "created_at": token.created_at,
+        "last_used_at": token.last_used_at,
+        "revoked_at": token.revoked_at,
+        "revoked": token.revoked,
+    }
+
+
+SlotRefSerializer = serializer_for(SlotRef)
 
 
 def mark_agents(value: Any, agents: frozenset[str] | None = None) -> Any:
@@ -76,17 +105,10 @@ def mark_agents(value: Any, agents: frozenset[str] | None = None) -> Any:
     return value
 
 
-class PhaseSerializer(serializers.Serializer):
-    number = serializers.IntegerField()
-    kind = serializers.CharField()
-    label = serializers.CharField()
-    deadline = serializers.DateTimeField(allow_null=True)
-    paused = serializers.BooleanField()
-    in_revote = serializers.BooleanField()
-    resolved = serializers.BooleanField()
+PhaseSerializer = serializer_for(Phase)
 
 
-def phase_data(phase: Any) -> dict[str, Any] | None:
+def phase_data(phase: Any) -> Phase | None:
     if phase is None:
         return None
     return {
@@ -100,28 +122,17 @@ def phase_data(phase: Any) -> dict[str, Any] | None:
     }
 
 
-class PlayerSerializer(serializers.Serializer):
-    """A seat as everyone sees it."""
-
-    slot_id = serializers.IntegerField()
-    seat = serializers.IntegerField()
-    name = serializers.CharField()
-    alive = serializers.BooleanField()
-    death_cause = serializers.CharField(allow_blank=True)
-    role = serializers.CharField(
-        allow_blank=True, help_text="Only when revealed at death, or after the game ends."
-    )
-    alignment = serializers.CharField(allow_blank=True, help_text="Only after the game ends.")
-    agent = serializers.BooleanField(help_text="The player is an agent (a program), not a person.")
+PlayerSerializer = serializer_for(Player)
 
 
-def player_data(slot: Any, viewer: Viewer, agents: frozenset[str] | None = None) -> dict[str, Any]:
+def player_data(slot: Any, viewer: Viewer, agents: frozenset[str] | None = None) -> Player:
     agents = current_agent_names() if agents is None else agents
     return {
         "slot_id": slot.pk,
         "seat": slot.seat,
         "name": slot.display_name,
-        "agent": slot.display_name in agents,
+        # Never beside a mask (it would narrow down whose it is); the account's own after.
+        "agent": slot.real_name in agents and not naming.masked(slot),
         "alive": slot.alive,
         "death_cause": slot.death_cause if not slot.alive else "",
         "role": viewer.public_role(slot) if viewer.game.is_finished or not slot.alive else "",
@@ -130,39 +141,64 @@ def player_data(slot: Any, viewer: Viewer, agents: frozenset[str] | None = None)
 
 
 # -- games ------------------------------------------------------------------------------
-class GameSerializer(serializers.Serializer):
-    """A game's public facts."""
+def _setting_output_field(setting: Setting) -> serializers.Field:
+    """A game setting's field in a game the API shows (``game_settings.output``)."""
+    help_text = setting.api_help or setting.help or None
+    nullable = setting.optional or setting.default is None
+    if setting.kind is Kind.BOOL:
+        return serializers.BooleanField(help_text=help_text)
+    if setting.kind is Kind.CHOICE:
+        return serializers.ChoiceField(choices=list(setting.choices), help_text=help_text)
+    if setting.kind is Kind.DAY_SETTINGS:
+        return serializers.DictField(allow_null=nullable, help_text=help_text)
+    if setting.kind is Kind.DURATION:
+        return serializers.IntegerField(allow_null=nullable, help_text=help_text or "Seconds.")
+    return serializers.IntegerField(allow_null=nullable, help_text=help_text)
+
+
+# Every setting's output field, in the spec's order: GameSerializer's base.
+_GameSettingFields = serializers.SerializerMetaclass(
+    "_GameSettingFields",
+    (serializers.Serializer,),
+    {game_settings.output_name(s): _setting_output_field(s) for s in game_settings.SETTINGS},
+)
+
+
+class CoHostSerializer(serializers.Serializer):
+    user_id = serializers.IntegerField(help_text="To remove them: DELETE cohosts/{user_id}/.")
+    username = serializers.CharField()
+    kind = serializers.ChoiceField(
+        choices=CoHostKind.choices,
+        help_text='"cohost" or "backup" (a backup host: the one who takes over if the host '
+        "leaves; the same powers).",
+    )
+
+
+# Built at import from SETTINGS: mypy cannot type a class made by a call.
+class GameSerializer(_GameSettingFields):  # type: ignore[misc, valid-type]
+    """A game's public facts; its settings are ``game_settings.SETTINGS``' (one field
+    each, ``game_settings.output``)."""
 
     id = serializers.IntegerField()
     title = serializers.CharField()
     host = serializers.CharField()
+    cohosts = CoHostSerializer(
+        many=True,
+        help_text="Its co-hosts and backup hosts: each has the host's powers in the game.",
+    )
     status = serializers.CharField()
     ruleset = serializers.CharField()
     method = serializers.CharField(allow_blank=True)
     flags = serializers.DictField()
-    vote_rule = serializers.CharField()
-    starts_with = serializers.CharField()
-    no_night_posting = serializers.BooleanField()
-    self_vote_allowed = serializers.BooleanField()
-    skip_vote_allowed = serializers.BooleanField()
-    day_length_seconds = serializers.IntegerField()
-    night_length_seconds = serializers.IntegerField()
-    player_cap = serializers.IntegerField()
     signed_up = serializers.IntegerField()
-    min_posts_per_day = serializers.IntegerField()
-    inactivity_action = serializers.CharField()
-    turn_based = serializers.BooleanField()
-    turn_length_seconds = serializers.IntegerField()
-    vote_length_seconds = serializers.IntegerField()
-    day_settings = serializers.DictField()
-    vote_modifiers_public = serializers.BooleanField()
-    lynch_proof_ends_day = serializers.BooleanField()
-    admits = serializers.ChoiceField(
-        choices=list(Admits.choices), help_text="Who may take a seat: both, people or agents."
+    house_rules = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="What the game's settings change from the usual game, a sentence each.",
     )
-    seats_in_signup_order = serializers.BooleanField(
-        help_text="Seats follow the sign-up order (otherwise dealt at random at the start)."
+    league_setup = serializers.CharField(
+        allow_blank=True, help_text="A league game: the setup whose queue made it (else empty)."
     )
+    rated = serializers.BooleanField(help_text="Its end changes the players' ratings.")
     phase = PhaseSerializer(allow_null=True)
     players = PlayerSerializer(many=True)
     threads = serializers.ListField(
@@ -173,17 +209,27 @@ class GameSerializer(serializers.Serializer):
         allow_null=True,
         help_text="The setup: only for the host, and for everyone after the game ends.",
     )
-    openness = serializers.CharField(help_text="closed, semi-open or open.")
     public_setup = serializers.ListField(
         child=serializers.CharField(),
         allow_null=True,
         help_text="What everyone may know of the setup (null: closed).",
+    )
+    posts_left = serializers.IntegerField(
+        allow_null=True,
+        help_text="Your posts left today in the game thread under the game's post limit "
+        "(null: unlimited now: no limit, not a day, the limit lifted, or you are not a "
+        "living player). A post past it is refused with 409, code post_limit_reached; a "
+        "vote is not a post.",
     )
     winner = serializers.CharField(allow_blank=True)
     win_reason = serializers.CharField(allow_blank=True)
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
+
+
+# The shapes that carry a game's facts name it (``shapes.GameFacts``).
+written(GameSerializer)
 
 
 def game_data(
@@ -209,41 +255,38 @@ def game_data(
         "id": game.pk,
         "title": game.title,
         "host": game.host.get_username(),
+        "cohosts": [
+            {"user_id": c.user_id, "username": c.name, "kind": c.kind} for c in cohosts(game)
+        ],
         "status": game.status,
         "ruleset": game.ruleset,
         "method": game.method,
         "flags": game.flags,
-        "vote_rule": game.vote_rule,
-        "starts_with": game.starts_with,
-        "no_night_posting": game.no_night_posting,
-        "self_vote_allowed": game.self_vote_allowed,
-        "skip_vote_allowed": game.skip_vote_allowed,
-        "day_length_seconds": int(game.day_length.total_seconds()),
-        "night_length_seconds": int(game.night_length.total_seconds()),
-        "player_cap": game.player_cap,
+        **game_settings.output(game),
         "signed_up": signed_up,
-        "min_posts_per_day": game.min_posts_per_day,
-        "inactivity_action": game.inactivity_action,
-        "turn_based": game.turn_based,
-        "turn_length_seconds": int(game.turn_length.total_seconds()),
-        "vote_length_seconds": int(game.vote_length.total_seconds()),
-        "day_settings": game.day_settings,
-        "vote_modifiers_public": game.vote_modifiers_public,
-        "lynch_proof_ends_day": game.lynch_proof_ends_day,
-        "admits": game.admits,
-        "seats_in_signup_order": game.seats_in_signup_order,
+        "house_rules": game_settings.house_rules(game),
+        "league_setup": game.league_setup,
+        "rated": game.rated,
         "phase": phase_data(phase),
         "players": [player_data(s, viewer, agents) for s in slots],
         "threads": [t for t, _ in viewer.readable_threads()],
         "role_list": game.role_list if viewer.sees_everything or game.openness == "open" else None,
-        "openness": game.openness,
         "public_setup": public_setup(game),
+        "posts_left": _posts_left(viewer, phase),
         "winner": game.winner,
         "win_reason": game.win_reason,
         "created_at": game.created_at,
         "started_at": game.started_at,
         "finished_at": game.finished_at,
     }
+
+
+def _posts_left(viewer: Viewer, phase: Any) -> int | None:
+    """The caller's posts left today (``reads.post_limit``; null: no limit applies)."""
+    if viewer.game.post_limit is None or phase is None:
+        return None
+    allowance = post_limit.of_viewer(viewer, Thread.PUBLIC, phase)
+    return allowance.posts_left if allowance is not None else None
 
 
 class RoleEntrySerializer(InputSerializer):
@@ -274,7 +317,8 @@ def _setting_field(setting: Setting) -> serializers.Field:
 class GameCreateSerializer(InputSerializer):
     """A new game. The setup is checked against the rule set by the resolver."""
 
-    # A game needs one of these groups of fields (the OpenAPI document: ``anyOf``).
+    # A game needs one of these groups of fields. The OpenAPI document declares the body as
+    # one of two objects, ``GameFromSetupSerializer`` or ``GameFromRoleListSerializer``.
     needs_one_of = (("setup",), ("ruleset", "role_list"))
 
     title = serializers.CharField(max_length=200)
@@ -303,36 +347,35 @@ GameCreateSerializer._declared_fields.update(
 )
 
 
+# A new game's body as the OpenAPI document gives it (``games.api.docs``): a choice of two
+# objects, so that generated clients type it (an ``anyOf`` of ``required`` lists was ``Any``
+# to them). The view reads both with ``GameCreateSerializer``. Declared after the settings'
+# fields, which they inherit.
+class GameFromSetupSerializer(GameCreateSerializer):
+    """A new game from a ready-made setup; the fields given override its settings (a rule
+    set and a role list: its roles)."""
+
+    setup = serializers.ChoiceField(
+        choices=sorted(SETUPS), help_text="Start from a ready-made setup."
+    )
+
+
+class GameFromRoleListSerializer(GameCreateSerializer):
+    """A new game from a rule set and a role list (no ready-made setup)."""
+
+    # DRF: the field is not inherited (None in a subclass takes a declared field away)
+    setup = None  # type: ignore[assignment]
+    ruleset = serializers.ChoiceField(choices=Ruleset.choices)
+    role_list = serializers.ListField(child=RoleEntrySerializer(), min_length=1)
+
+
 # -- posts --------------------------------------------------------------------------------
-class PostSerializer(serializers.Serializer):
-    # No site-wide id: its gaps would count the private posts in between. A post is its
-    # thread and its number there.
-    number = serializers.IntegerField()
-    thread = serializers.CharField()
-    author = serializers.CharField()
-    agent = serializers.BooleanField(help_text="The author is an agent (a program), not a person.")
-    slot_id = serializers.IntegerField(allow_null=True)
-    seat = serializers.IntegerField(allow_null=True)
-    is_host = serializers.BooleanField()
-    is_auto = serializers.BooleanField(
-        help_text="An announcement the site posted for the host (elimination, night, end...)."
-    )
-    vote_note = serializers.CharField(
-        allow_blank=True, help_text="Why the post's bold vote counted for nothing, if it did."
-    )
-    phase = serializers.IntegerField(allow_null=True)
-    to = SlotRefSerializer(
-        allow_null=True,
-        help_text="A power question's addressee (their name when asked); null otherwise.",
-    )
-    body = serializers.CharField(help_text="The source text (Markdown/BBCode).")
-    html = serializers.CharField(help_text="The rendered, sanitised HTML.")
-    created_at = serializers.DateTimeField()
+PostSerializer = serializer_for(Post)
 
 
 def post_data(
     post: Any, seats: Mapping[int, int] | None = None, agents: frozenset[str] | None = None
-) -> dict[str, Any]:
+) -> Post:
     """A post as the API gives it. A page of posts passes ``seats`` (slot id -> seat) and
     reads each post with a ``phase_number`` annotation, so no slot or phase row is loaded;
     and ``agents`` (``current_agent_names``), read once for the page."""
@@ -347,8 +390,8 @@ def post_data(
     return {
         "number": post.number,
         "thread": post.thread,
-        "author": post.author.get_username(),
-        "agent": post.author.get_username() in agents,
+        "author": post.author_name,
+        "agent": post.author_name in agents,
         "slot_id": post.slot_id,
         "seat": seat,
         "is_host": post.is_host,
@@ -358,31 +401,20 @@ def post_data(
         "to": _addressee(post, seats),
         "body": post.body,
         "html": post.html,
+        "text": plain_text(post.html),
         "created_at": post.created_at,
     }
 
 
-def _addressee(post: Any, seats: Mapping[int, int] | None) -> dict[str, Any] | None:
+def _addressee(post: Any, seats: Mapping[int, int] | None) -> SlotRef | None:
     if not post.to_id:
         return None
     seat = seats[post.to_id] if seats is not None else post.to.seat
     return {"slot_id": post.to_id, "seat": seat, "name": post.to_name}
 
 
-class IsoCountSerializer(serializers.Serializer):
-    seat = serializers.IntegerField()
-    name = serializers.CharField()
-    posts = serializers.IntegerField()
-
-
-class PostPageSerializer(serializers.Serializer):
-    thread = serializers.CharField()
-    page = serializers.IntegerField()
-    num_pages = serializers.IntegerField()
-    count = serializers.IntegerField()
-    iso = serializers.ListField(child=serializers.IntegerField())
-    iso_counts = IsoCountSerializer(many=True)
-    results = PostSerializer(many=True)
+IsoCountSerializer = serializer_for(shapes.IsoCount)
+PostPageSerializer = serializer_for(shapes.PostPage)
 
 
 class HostPostSerializer(InputSerializer):
@@ -390,7 +422,27 @@ class HostPostSerializer(InputSerializer):
     thread = serializers.ChoiceField(choices=Thread.choices, default=Thread.PUBLIC)
 
 
+def thoughts_field() -> serializers.CharField:
+    """An act's private ``thoughts`` (``games.services.thoughts``), said once."""
+    return serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=MAX_THOUGHTS_LENGTH,
+        help_text=(
+            "Your private reasoning for this act: read by nobody, not the host nor your "
+            "team, until the game ends; then by everyone, in the review and the export."
+        ),
+    )
+
+
+class ThoughtsSerializer(InputSerializer):
+    """An act with no other input: only its optional thoughts."""
+
+    thoughts = thoughts_field()
+
+
 class PostCreateSerializer(HostPostSerializer):
+    thoughts = thoughts_field()
     to = serializers.IntegerField(
         required=False,
         allow_null=True,
@@ -398,20 +450,7 @@ class PostCreateSerializer(HostPostSerializer):
     )
 
 
-class PostResultSerializer(serializers.Serializer):
-    post = PostSerializer(
-        allow_null=True,
-        help_text="null (status 200): only skip-discussion lines, nothing posted.",
-    )
-    vote_message = serializers.CharField(
-        allow_blank=True, help_text="Why a vote in the post counted for nothing, if it did."
-    )
-    day_ended = serializers.BooleanField()
-    table_note = serializers.CharField(
-        allow_blank=True,
-        help_text="What the post's skip-discussion line did (counted, taken back, the vote "
-        "begins), if it had one.",
-    )
+PostResultSerializer = serializer_for(shapes.PostResult)
 
 
 # -- votes --------------------------------------------------------------------------------
@@ -419,112 +458,19 @@ class TargetSerializer(InputSerializer):
     target = serializers.IntegerField(
         allow_null=True, help_text='A slot id, or null for "no elimination" (skip).'
     )
+    thoughts = thoughts_field()
 
 
-class VoterSerializer(SlotRefSerializer):
-    post_number = serializers.IntegerField(allow_null=True)
-    locked = serializers.BooleanField()
-    weight = serializers.IntegerField(
-        required=False, help_text="Votes this ballot counts, when not 1 and public."
-    )
-
-
-class WagonSerializer(serializers.Serializer):
-    target = SlotRefSerializer(allow_null=True)
-    name = serializers.CharField()
-    count = serializers.IntegerField(help_text="Votes on the wagon (a double voter's: 2).")
-    voter_count = serializers.IntegerField(help_text="Players voting for it.")
-    needed = serializers.IntegerField(help_text="Votes that eliminate (as far as public).")
-    l_minus = serializers.IntegerField()
-    modifiers = serializers.ListField(
-        child=serializers.CharField(),
-        required=False,
-        help_text="loved / hated / lynch-proof: only when the setup makes them public.",
-    )
-    locked = serializers.BooleanField()
-    voters = VoterSerializer(many=True)
-
-
-class AwayRefSerializer(SlotRefSerializer):
-    until = serializers.DateField(help_text="The last day of the V/LA.")
-
-
-class DeadSerializer(SlotRefSerializer):
-    role = serializers.CharField(allow_null=True)
-    role_title = serializers.CharField(allow_null=True)
-    cause = serializers.CharField(allow_blank=True)
-
-
-class VoteCountSerializer(serializers.Serializer):
-    phase = serializers.IntegerField()
-    kind = serializers.CharField()
-    label = serializers.CharField()
-    vote_rule = serializers.CharField()
-    in_revote = serializers.BooleanField()
-    revote_options = SlotRefSerializer(many=True)
-    alive_count = serializers.IntegerField()
-    majority = serializers.IntegerField()
-    majority_text = serializers.CharField()
-    wagons = WagonSerializer(many=True)
-    not_voting = SlotRefSerializer(many=True)
-    alive = SlotRefSerializer(many=True)
-    dead = DeadSerializer(many=True)
-    vote_modifiers_public = serializers.BooleanField()
-    away = AwayRefSerializer(many=True, help_text="Living players away today (V/LA).")
-    lock_text = serializers.CharField(required=False, help_text="Majority-lock games only.")
-    nominated = serializers.ListField(
-        child=SlotRefSerializer(allow_null=True),
-        required=False,
-        help_text="Games with nominations: today's nominees (null: a skip nomination).",
-    )
-    deadline = serializers.DateTimeField(allow_null=True)
-    paused_remaining = serializers.FloatField(allow_null=True)
-    resolved = serializers.BooleanField()
-    at_table = serializers.BooleanField(
-        required=False,
-        help_text="A table day: its ballots are the table's (`turn/`), shown when its vote "
-        "closes; wagons stay empty.",
-    )
-
-
-class VoteResultSerializer(serializers.Serializer):
-    post = PostSerializer(allow_null=True, help_text="null at a table: ballots are not posts.")
-    day_ended = serializers.BooleanField()
-    vote_count = VoteCountSerializer(allow_null=True)
+# The vote count's shapes are said once, in games.event_kinds (the ``vote_count`` event's).
+VoteCountSerializer = serializer_for(VoteCountPayload)
+VoteResultSerializer = serializer_for(event_kinds.VoteResult)
 
 
 # -- role PM and night actions --------------------------------------------------------------
-class AbilitySerializer(serializers.Serializer):
-    ability = serializers.CharField()
-    targets = serializers.IntegerField(help_text="How many targets the ability takes.")
-    factional = serializers.BooleanField(help_text="The team's shared kill.")
-    extra = serializers.ListField(child=serializers.CharField())
-    choices = SlotRefSerializer(many=True, help_text="The legal targets tonight.")
-
-
-class ActionSerializer(serializers.Serializer):
-    ability = serializers.CharField()
-    actor = SlotRefSerializer()
-    targets = SlotRefSerializer(many=True)
-    extra = serializers.DictField()
-    phase = serializers.IntegerField()
-
-
-class ResultSerializer(serializers.Serializer):
-    phase = serializers.IntegerField()
-    label = serializers.CharField()
-    text = serializers.CharField()
-    result = serializers.DictField()
-
-
-class DayOptionSerializer(serializers.Serializer):
-    ability = serializers.CharField()
-    description = serializers.CharField(allow_blank=True)
-    choices = SlotRefSerializer(many=True, help_text="The legal targets now.")
-    unavailable = serializers.CharField(
-        allow_blank=True, help_text="Why it cannot be used now (spent, used today)."
-    )
-    shots_left = serializers.IntegerField(allow_null=True)
+AbilitySerializer = serializer_for(shapes.Ability)
+ActionSerializer = serializer_for(shapes.Action)
+ResultSerializer = serializer_for(shapes.Result)
+DayOptionSerializer = serializer_for(shapes.DayOption)
 
 
 class DayActionSerializer(InputSerializer):
@@ -532,35 +478,11 @@ class DayActionSerializer(InputSerializer):
         required=False, allow_null=True, help_text="day_kill or day_investigate (optional)."
     )
     target = serializers.IntegerField(help_text="A slot id.")
+    thoughts = thoughts_field()
 
 
-class RolePMSerializer(serializers.Serializer):
-    """The caller's own role PM."""
-
-    slot_id = serializers.IntegerField()
-    seat = serializers.IntegerField()
-    name = serializers.CharField()
-    alive = serializers.BooleanField()
-    role = serializers.CharField()
-    alignment = serializers.CharField()
-    modifiers = serializers.ListField(child=serializers.CharField())
-    description = serializers.CharField(allow_blank=True)
-    partners = SlotRefSerializer(many=True)
-    executioner_target = SlotRefSerializer(required=False, allow_null=True)
-    phase = PhaseSerializer(allow_null=True)
-    night_open = serializers.BooleanField()
-    abilities = AbilitySerializer(many=True)
-    my_actions = ActionSerializer(many=True, help_text="Tonight's actions, changeable.")
-    team_actions = ActionSerializer(many=True, help_text="Mafia: tonight's kill orders.")
-    past_actions = ActionSerializer(many=True)
-    results = ResultSerializer(many=True)
-    role_pm = serializers.DictField(
-        allow_null=True,
-        help_text="The forum-style role PM: title, role_title, alignment_title, abilities "
-        "(one line each), modifiers (slug, title, description), win_condition, "
-        "private_thread, shots_left.",
-    )
-    day_actions = DayOptionSerializer(many=True, help_text="Day actions usable now.")
+PartnerSerializer = serializer_for(shapes.Partner)
+RolePMSerializer = serializer_for(shapes.RolePM)
 
 
 # The most targets any ability of any rule set takes.
@@ -582,49 +504,16 @@ class NightActionSerializer(InputSerializer):
         required=False,
         help_text="Only the fields the ability declares (the forger's role).",
     )
+    thoughts = thoughts_field()
 
 
 # -- host and archive ---------------------------------------------------------------------
-class SlotRolesSerializer(PlayerSerializer):
-    modifiers = serializers.ListField(child=serializers.CharField())
-    sanity = serializers.CharField()
-    prods = serializers.IntegerField()
-
-
-class PhaseRecordSerializer(serializers.Serializer):
-    number = serializers.IntegerField()
-    kind = serializers.CharField()
-    label = serializers.CharField()
-    resolved = serializers.BooleanField()
-    actions = ActionSerializer(many=True)
-    results = serializers.ListField(child=serializers.DictField())
-    explanation = serializers.ListField(child=serializers.CharField())
-    notes = serializers.ListField(child=serializers.CharField())
-
-
-class WebhookStatusSerializer(serializers.Serializer):
-    url_masked = serializers.CharField(help_text="Only the site: the URL itself is secret.")
-    failure = serializers.CharField(
-        allow_null=True, help_text="Why the last delivery failed for good (null: no failure)."
-    )
-    failed_at = serializers.DateTimeField(allow_null=True)
-    failed_posts = serializers.IntegerField(help_text="Posts not sent: POST host/webhook/retry/.")
-    pending_posts = serializers.IntegerField()
-
-
-class HostViewSerializer(serializers.Serializer):
-    game = GameSerializer()
-    slots = SlotRolesSerializer(many=True)
-    phases = PhaseRecordSerializer(many=True)
-    needs_replacement = SlotRefSerializer(many=True, help_text="Inactive: replace them.")
-    webhook = WebhookStatusSerializer(allow_null=True, help_text="The chat webhook; null: none.")
-
-
-class ArchiveSerializer(serializers.Serializer):
-    game = GameSerializer()
-    slots = SlotRolesSerializer(many=True)
-    phases = PhaseRecordSerializer(many=True)
-    co_winners = SlotRefSerializer(many=True)
+SlotRolesSerializer = serializer_for(shapes.SlotRoles)
+PhaseRecordSerializer = serializer_for(shapes.PhaseRecord)
+WebhookStatusSerializer = serializer_for(shapes.WebhookStatus)
+HostViewSerializer = serializer_for(shapes.HostView)
+ArchiveSerializer = serializer_for(shapes.Archive)
+GameReviewSerializer = serializer_for(shapes.GameReview)
 
 
 class ExtendSerializer(InputSerializer):
@@ -661,14 +550,26 @@ class ReplaceSerializer(SlotIdSerializer):
     username = serializers.CharField(max_length=150)
 
 
+class AddCoHostSerializer(InputSerializer):
+    username = serializers.CharField(max_length=150)
+    kind = serializers.ChoiceField(
+        choices=CoHostKind.choices,
+        default=CoHostKind.COHOST,
+        help_text='"cohost" (default) or "backup": a backup host takes over if the host '
+        "leaves; both have the host's powers.",
+    )
+
+
+class HandOverSerializer(InputSerializer):
+    username = serializers.CharField(
+        max_length=150, help_text="The new host: not a player of the game, not an agent."
+    )
+
+
 class TokenRequestSerializer(InputSerializer):
     username = serializers.CharField()
     # As typed: a password's spaces are part of it.
     password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
-
-
-class TokenSerializer(serializers.Serializer):
-    token = serializers.CharField()
 
 
 # What a write answers when it committed but its usual answer could not be read back (the
@@ -679,195 +580,32 @@ COMMITTED_DETAIL = (
 )
 
 
-class CommittedSerializer(serializers.Serializer):
-    ok = serializers.BooleanField()
-    committed = serializers.BooleanField(help_text="Always true: the change was saved.")
-    game_id = serializers.IntegerField()
-    detail = serializers.CharField()
-
-
-class OkSerializer(serializers.Serializer):
-    ok = serializers.BooleanField()
-
-
-class GameChangedSerializer(OkSerializer):
-    """A change of the game: ok, and the game's fresh facts."""
-
-    game = GameSerializer()
+CommittedSerializer = serializer_for(shapes.Committed)
+OkSerializer = serializer_for(shapes.Ok)
+GameChangedSerializer = serializer_for(shapes.GameChanged)
 
 
 # -- reference data -----------------------------------------------------------------------
-class AbilityTextSerializer(serializers.Serializer):
-    slug = serializers.CharField()
-    phase = serializers.CharField()
-    description = serializers.CharField(allow_blank=True)
+AbilityTextSerializer = serializer_for(shapes.AbilityText)
+RoleReferenceSerializer = serializer_for(shapes.RoleReference)
+ModifierReferenceSerializer = serializer_for(shapes.ModifierReference)
+AlignmentReferenceSerializer = serializer_for(shapes.AlignmentReference)
+FlagReferenceSerializer = serializer_for(shapes.FlagReference)
+RulesetSerializer = serializer_for(shapes.Ruleset)
+SetupSerializer = serializer_for(shapes.Setup)
 
 
-class RoleReferenceSerializer(serializers.Serializer):
-    slug = serializers.CharField()
-    title = serializers.CharField()
-    alignment = serializers.CharField()
-    alignment_title = serializers.CharField()
-    description = serializers.CharField(allow_blank=True)
-    abilities = serializers.ListField(child=serializers.CharField())
-    ability_texts = AbilityTextSerializer(many=True)
-    private_thread = serializers.CharField(allow_blank=True, allow_null=True)
-
-
-class ModifierReferenceSerializer(serializers.Serializer):
-    slug = serializers.CharField()
-    form = serializers.CharField(help_text='How a role list names it ("slug" or "slug:N").')
-    title = serializers.CharField()
-    description = serializers.CharField(allow_blank=True)
-    param = serializers.CharField(allow_blank=True, allow_null=True)
-    least = serializers.IntegerField(allow_null=True)
-    kind = serializers.CharField()
-
-
-class AlignmentReferenceSerializer(serializers.Serializer):
-    slug = serializers.CharField()
-    title = serializers.CharField()
-    win_condition = serializers.CharField(allow_blank=True)
-
-
-class FlagReferenceSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    title = serializers.CharField()
-    default = serializers.JSONField()
-    choices = serializers.ListField(child=serializers.JSONField())
-    help = serializers.CharField(allow_blank=True)
-
-
-class RulesetSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    methods = serializers.ListField(child=serializers.CharField())
-    roles = RoleReferenceSerializer(many=True)
-    modifiers = serializers.DictField(child=serializers.CharField(), help_text="slug -> one line.")
-    modifier_list = ModifierReferenceSerializer(many=True)
-    alignments = AlignmentReferenceSerializer(many=True)
-    sanities = serializers.ListField(child=serializers.CharField())
-    flags = FlagReferenceSerializer(many=True)
-    nominations = serializers.BooleanField()
-
-
-class SetupSerializer(serializers.Serializer):
-    slug = serializers.CharField()
-    name = serializers.CharField()
-    description = serializers.CharField(allow_blank=True)
-    ruleset = serializers.CharField()
-    method = serializers.CharField(allow_blank=True)
-    players = serializers.IntegerField()
-    role_list = serializers.ListField(child=serializers.DictField())
-    vote_rule = serializers.CharField()
-
-
-class TurnOptionSerializer(serializers.Serializer):
-    slot_id = serializers.IntegerField(required=False)
-    seat = serializers.IntegerField(required=False)
-    name = serializers.CharField(required=False)
-    skip = serializers.BooleanField(required=False, help_text="true: skip (no elimination).")
-
-
-class NominationSerializer(serializers.Serializer):
-    nominator = SlotRefSerializer()
-    target = SlotRefSerializer(allow_null=True)
-    skip = serializers.BooleanField()
-
-
-class BallotSerializer(serializers.Serializer):
-    voter = SlotRefSerializer()
-    target = SlotRefSerializer(allow_null=True)
-    skip = serializers.BooleanField()
-
-
-class ClosedVoteSerializer(serializers.Serializer):
-    round = serializers.IntegerField()
-    votes = BallotSerializer(many=True)
-
-
-class TurnSerializer(serializers.Serializer):
-    """Where a table day is: whose turn, what comes next, and what you may do now."""
-
-    step = serializers.CharField(
-        help_text="speech, defense, last_words, question, discussion, statement, vote, done; "
-        "night; thread (a forum day: no turns); not_started; over."
-    )
-    day = serializers.IntegerField(allow_null=True)
-    round = serializers.IntegerField(allow_null=True, help_text="2 in a revote; discussion lap.")
-    speaker = SlotRefSerializer(allow_null=True)
-    next = SlotRefSerializer(allow_null=True)
-    order = SlotRefSerializer(many=True, help_text="This step's turns, in order.")
-    turn = serializers.IntegerField(allow_null=True, help_text="The speaker's index in order.")
-    deadline = serializers.DateTimeField(allow_null=True, help_text="This turn's (or vote's).")
-    paused = serializers.BooleanField()
-    turn_seq = serializers.IntegerField(help_text="Counts the day's turns.")
-    ends_on_post = serializers.BooleanField(help_text="true: your first post ends your turn.")
-    word_limit = serializers.IntegerField(allow_null=True)
-    messages_left = serializers.IntegerField(allow_null=True, help_text="Power's discussion.")
-    options = TurnOptionSerializer(
-        many=True, help_text="Legal targets now: a nomination or a question's addressee."
-    )
-    nominations = NominationSerializer(many=True)
-    ballot = TurnOptionSerializer(many=True, help_text="What the open vote may name.")
-    voted = SlotRefSerializer(many=True, help_text="Who has voted (not for whom).")
-    closed_votes = ClosedVoteSerializer(many=True)
-    skip_discussion = SlotRefSerializer(many=True)
-    seats = SlotRefSerializer(
-        many=True, help_text="Everyone by seat, as dealt at the start (empty before)."
-    )
-    your_turn = serializers.BooleanField()
-    you_may = serializers.ListField(
-        child=serializers.CharField(),
-        help_text="post, pass, nominate, vote, vote_skip_discussion, unvote_skip_discussion.",
-    )
-
-
-class ErrorSerializer(serializers.Serializer):
-    error = serializers.CharField()
-    code = serializers.CharField()
-    field = serializers.CharField(allow_null=True, help_text="The request field it is about.")
-
-
-class ValidationErrorSerializer(ErrorSerializer):
-    details = serializers.DictField(
-        required=False, help_text="A malformed body: every field's messages (DRF's shape)."
-    )
-
-
-class ThrottledSerializer(ErrorSerializer):
-    retry_after = serializers.IntegerField(help_text="Seconds until the limit resets.")
+# The table's shapes are said once, in games.event_kinds (the ``turn`` event's payload).
+TurnSerializer = serializer_for(TurnPayload)
+ErrorSerializer = serializer_for(shapes.Error)
+ValidationErrorSerializer = serializer_for(shapes.ValidationError)
+ThrottledSerializer = serializer_for(shapes.Throttled)
 
 
 # -- the host's chores ------------------------------------------------------------------------
-class VoteLogEntrySerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    phase = serializers.IntegerField()
-    label = serializers.CharField()
-    kind = serializers.CharField(help_text="vote or unvote.")
-    voter = serializers.CharField()
-    target = serializers.CharField(allow_null=True)
-    skip = serializers.BooleanField(help_text='A vote for "no elimination".')
-    post_number = serializers.IntegerField(allow_null=True)
-    post_url = serializers.CharField(allow_null=True, help_text="The post that cast it.")
-    revote = serializers.BooleanField()
-    at = serializers.DateTimeField()
-
-
-class NumberedCountSerializer(serializers.Serializer):
-    label = serializers.CharField(help_text='"Vote count 2.3": day 2, its third count.')
-    post_number = serializers.IntegerField(allow_null=True)
-    post_url = serializers.CharField(allow_null=True)
-    at = serializers.DateTimeField()
-    data = serializers.DictField(help_text="The vote count as posted (the vote-count shape).")
-    changes = VoteLogEntrySerializer(many=True, help_text="The votes since the count before.")
-
-
-class AbsenceSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    player = SlotRefSerializer()
-    starts = serializers.DateField()
-    ends = serializers.DateField()
-    note = serializers.CharField(allow_blank=True, help_text="Only shown to the player.")
+VoteLogEntrySerializer = serializer_for(shapes.VoteLogEntry)
+NumberedCountSerializer = serializer_for(shapes.NumberedCount)
+AbsenceSerializer = serializer_for(shapes.Absence)
 
 
 class AbsenceCreateSerializer(InputSerializer):
@@ -876,83 +614,15 @@ class AbsenceCreateSerializer(InputSerializer):
     note = serializers.CharField(required=False, allow_blank=True, max_length=200)
 
 
-class QueueSerializer(serializers.Serializer):
-    queue = serializers.ListField(
-        child=serializers.CharField(), help_text="Usernames, next in line first."
-    )
+QueueSerializer = serializer_for(shapes.Queue)
+LeagueQueueSerializer = serializer_for(shapes.LeagueQueue)
+UnreadSerializer = serializer_for(shapes.Unread)
+YourSeatSerializer = serializer_for(shapes.YourSeat)
+MyGameSerializer = serializer_for(shapes.MyGame)
+MyGamesSerializer = serializer_for(shapes.MyGames)
 
 
-class LeagueQueueSerializer(serializers.Serializer):
-    """One standing league queue, as the caller sees it (``games.reads.league``)."""
-
-    setup = serializers.CharField(help_text="The setup's slug (the queue's name in URLs).")
-    name = serializers.CharField()
-    ruleset = serializers.CharField(allow_blank=True, help_text="Blank: the setup is gone.")
-    players = serializers.IntegerField(
-        allow_null=True, help_text="Seats a game of it needs (null: the setup is gone)."
-    )
-    waiting = serializers.IntegerField(help_text="People and agents waiting now.")
-    queued = serializers.BooleanField(help_text="Whether you wait in it.")
-    queued_since = serializers.DateTimeField(allow_null=True)
-    problem = serializers.CharField(
-        allow_blank=True, help_text="Why no game was made yet (blank: nothing wrong)."
-    )
-    silent_seat = serializers.CharField(
-        allow_blank=True,
-        help_text='A seat silent for a whole day: "replace" (from this queue) or "modkill".',
-    )
-    exists = serializers.BooleanField(help_text="False: the setup no longer exists.")
-    latest_game = serializers.IntegerField(
-        allow_null=True, help_text="Your latest league game from this queue, if any."
-    )
-
-
-class UnreadSerializer(serializers.Serializer):
-    thread = serializers.ChoiceField(choices=Thread.choices)
-    label = serializers.CharField()
-    unread = serializers.IntegerField(help_text="Posts after the last one you were shown.")
-
-
-class YourSeatSerializer(SlotRefSerializer):
-    alive = serializers.BooleanField()
-
-
-class MyGameSerializer(serializers.Serializer):
-    """One of your games, from your point of view: never anyone's role or action."""
-
-    game_id = serializers.IntegerField()
-    title = serializers.CharField()
-    url = serializers.CharField(help_text="The game's page (its thread).")
-    ruleset = serializers.ChoiceField(choices=Ruleset.choices)
-    status = serializers.ChoiceField(choices=GameStatus.choices)
-    status_label = serializers.CharField(help_text='"Sign-ups (5/7)", "Day 2", "Night 1"...')
-    phase = PhaseSerializer(allow_null=True)
-    relation = serializers.ChoiceField(
-        choices=["player", "host", "queued"],
-        help_text="You hold a slot, host it, or wait in its replacement queue.",
-    )
-    you = YourSeatSerializer(allow_null=True, help_text="Your seat (players only).")
-    needs = serializers.ListField(
-        child=serializers.ChoiceField(choices=list(NEED_CODES)),
-        help_text="What the game waits for from you now, in this order: your_turn (a "
-        "table day), vote (an open day, no vote of yours), night_action (an ability "
-        "tonight not used yet), prodded (an inactivity prod this phase).",
-    )
-    host_needs = serializers.ListField(
-        child=serializers.ChoiceField(choices=list(HOST_CODES)),
-        help_text="Hosts: start (the sign-ups are full), replace (a player is due a replacement).",
-    )
-    deadline = serializers.DateTimeField(allow_null=True, help_text="The next deadline.")
-    unread = serializers.IntegerField(help_text="Unread posts, all your threads together.")
-    threads = UnreadSerializer(many=True)
-
-
-class MyGamesSerializer(serializers.Serializer):
-    active = MyGameSerializer(many=True, help_text="Those that need you first, then by deadline.")
-    finished = MyGameSerializer(many=True, help_text="Finished lately, newest first.")
-
-
-def my_game_data(item: MyGame) -> dict[str, Any]:
+def my_game_data(item: MyGame) -> shapes.MyGame:
     game, slot = item.game, item.slot
     return {
         "game_id": game.pk,
@@ -963,7 +633,7 @@ def my_game_data(item: MyGame) -> dict[str, Any]:
         "status_label": item.status_label,
         "phase": phase_data(item.phase),
         "relation": item.relation,
-        "you": {**slot_ref(slot), "alive": slot.alive} if slot is not None else None,
+        "you": {**seat_ref(slot), "alive": slot.alive} if slot is not None else None,
         "needs": list(item.needs),
         "host_needs": list(item.host_needs),
         "deadline": item.deadline,
@@ -974,7 +644,7 @@ def my_game_data(item: MyGame) -> dict[str, Any]:
     }
 
 
-def my_games_data(games: MyGames) -> dict[str, Any]:
+def my_games_data(games: MyGames) -> shapes.MyGames:
     return {
         "active": [my_game_data(g) for g in games.active],
         "finished": [my_game_data(g) for g in games.finished],
@@ -982,24 +652,8 @@ def my_games_data(games: MyGames) -> dict[str, Any]:
 
 
 # -- notifications ---------------------------------------------------------------------------
-class NotificationSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    game = serializers.IntegerField(allow_null=True, help_text="The game's id (null: none).")
-    kind = serializers.ChoiceField(choices=NOTIFICATION_KIND_CHOICES)
-    text = serializers.CharField()
-    link = serializers.URLField(help_text="What it is about (absolute).")
-    read = serializers.BooleanField()
-    created_at = serializers.DateTimeField()
-    updated_at = serializers.DateTimeField(help_text="Its last change (a batched one grows).")
-    count = serializers.IntegerField(help_text="How many things it gathers (batched kinds).")
-
-
-class NotificationPageSerializer(serializers.Serializer):
-    page = serializers.IntegerField()
-    num_pages = serializers.IntegerField()
-    count = serializers.IntegerField()
-    unread = serializers.IntegerField()
-    results = NotificationSerializer(many=True)
+NotificationSerializer = serializer_for(shapes.Notification)
+NotificationPageSerializer = serializer_for(shapes.NotificationPage)
 
 
 class MarkReadIdsSerializer(InputSerializer):
@@ -1033,8 +687,7 @@ class MarkReadSerializer(InputSerializer):
         return attrs
 
 
-class InboxUnreadSerializer(serializers.Serializer):
-    unread = serializers.IntegerField(help_text="How many of your notifications are unread.")
+InboxUnreadSerializer = serializer_for(shapes.InboxUnread)
 
 
 # One optional channel per kind of the registry (other keys are ignored, as elsewhere).
@@ -1043,7 +696,7 @@ NotificationChannelsSerializer = type(
     (serializers.Serializer,),
     {
         kind: serializers.ChoiceField(choices=CHANNEL_CHOICES, required=False, help_text=label)
-        for kind, label in NOTIFICATION_KIND_CHOICES
+        for kind, label in ((k.name, k.label) for k in SETTABLE_KINDS.values())
     },
 )
 
@@ -1061,70 +714,16 @@ class NotificationPrefsSerializer(InputSerializer):
 
 
 # -- ratings (games.api.ratings) -------------------------------------------------------------
-class RatingFigureSerializer(serializers.Serializer):
-    rating = serializers.FloatField(help_text="The shown figure: mu - 3 sigma (ordinal).")
-    mu = serializers.FloatField()
-    sigma = serializers.FloatField(help_text="The uncertainty.")
-    games = serializers.IntegerField()
-    wins = serializers.IntegerField()
+RatingFigureSerializer = serializer_for(shapes.RatingFigure)
+WinsBySideSerializer = serializer_for(shapes.WinsBySide)
+LeaderboardRowSerializer = serializer_for(shapes.LeaderboardRow)
+LeaderboardSerializer = serializer_for(shapes.Leaderboard)
+RatingPointSerializer = serializer_for(shapes.RatingPoint)
+PlayerRulesetSerializer = serializer_for(shapes.PlayerRuleset)
+RatedGameRowSerializer = serializer_for(shapes.RatedGameRow)
+ReliabilityMarkSerializer = serializer_for(shapes.ReliabilityMark)
+ReliabilitySerializer = serializer_for(shapes.Reliability)
+PlayerProfileSerializer = serializer_for(shapes.PlayerProfile)
 
 
-class WinsBySideSerializer(serializers.Serializer):
-    town = serializers.IntegerField()
-    mafia = serializers.IntegerField()
-    other = serializers.IntegerField(help_text="As a third party.")
-
-
-class LeaderboardRowSerializer(RatingFigureSerializer):
-    rank = serializers.IntegerField()
-    name = serializers.CharField()
-    agent = serializers.BooleanField(help_text="An agent (a program), not a person.")
-    wins = WinsBySideSerializer()  # type: ignore[assignment]
-    form = serializers.ListField(
-        child=serializers.ChoiceField(choices=["W", "L"]),
-        help_text="The latest results on this side, newest first (at most 5).",
-    )
-
-
-class LeaderboardSerializer(serializers.Serializer):
-    ruleset = serializers.CharField()
-    who = serializers.ChoiceField(choices=["both", "people", "agents"])
-    side = serializers.ChoiceField(choices=["overall", "town", "mafia"])
-    page = serializers.IntegerField()
-    num_pages = serializers.IntegerField()
-    count = serializers.IntegerField()
-    results = LeaderboardRowSerializer(many=True)
-
-
-class RatingPointSerializer(serializers.Serializer):
-    game_id = serializers.IntegerField()
-    at = serializers.DateTimeField()
-    rating = serializers.FloatField(help_text="The overall rating after that game.")
-
-
-class PlayerRulesetSerializer(serializers.Serializer):
-    ruleset = serializers.CharField()
-    overall = RatingFigureSerializer(allow_null=True)
-    town = RatingFigureSerializer(allow_null=True, help_text="Null: no game on this side yet.")
-    mafia = RatingFigureSerializer(allow_null=True, help_text="Null: no game on this side yet.")
-    history = RatingPointSerializer(many=True)
-
-
-class RatedGameRowSerializer(serializers.Serializer):
-    game_id = serializers.IntegerField()
-    title = serializers.CharField()
-    ruleset = serializers.CharField()
-    finished_at = serializers.DateTimeField(allow_null=True)
-    role = serializers.CharField()
-    alignment = serializers.CharField(help_text="The team: town, mafia or a third party.")
-    won = serializers.BooleanField()
-    modkilled = serializers.BooleanField()
-    share = serializers.FloatField(help_text="The share of the game's phases they held it.")
-    rating_change = serializers.FloatField(help_text="Of the overall rating (mu - 3 sigma).")
-
-
-class PlayerProfileSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    agent = serializers.BooleanField()
-    ratings = PlayerRulesetSerializer(many=True)
-    games = RatedGameRowSerializer(many=True, help_text="Rated games, newest first.")
+GameExportSerializer = serializer_for(shapes.GameExport)

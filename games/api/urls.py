@@ -3,13 +3,35 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerSplitView
 
-from . import agents, chores, league, notifications, ratings, views
+from . import (
+    agents,
+    bookmarks,
+    chores,
+    export,
+    league,
+    moderation,
+    notifications,
+    ratings,
+    review,
+    tokens,
+    views,
+    whispers,
+    wills,
+)
 
 urlpatterns = [
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="api-schema"),
     # The split view serves its start-up script as a file: no inline script for the CSP.
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
-    path("auth/token/", views.TokenView.as_view(), name="api-token"),
+    path("auth/token/", tokens.TokenView.as_view(), name="api-token"),
+    path("auth/tokens/", tokens.PersonTokensView.as_view(), name="api-person-tokens"),
+    path(
+        "auth/tokens/<int:token_id>/revoke/",
+        tokens.RevokePersonTokenView.as_view(),
+        name="api-person-token-revoke",
+    ),
+    path("bookmarks/", bookmarks.BookmarksView.as_view(), name="api-bookmarks"),
+    path("bookmarks/<int:bookmark_id>/", bookmarks.BookmarkView.as_view(), name="api-bookmark"),
     path("notifications/", notifications.NotificationsView.as_view(), name="api-notifications"),
     path(
         "notifications/read/", notifications.MarkReadView.as_view(), name="api-notifications-read"
@@ -26,6 +48,7 @@ urlpatterns = [
         agents.RevokeTokenView.as_view(),
         name="api-agent-token-revoke",
     ),
+    path("reports/", moderation.ReportsView.as_view(), name="api-reports"),
     path("rulesets/", views.RulesetsView.as_view(), name="api-rulesets"),
     path("leaderboard/<str:ruleset>/", ratings.LeaderboardView.as_view(), name="api-leaderboard"),
     path("players/<str:name>/", ratings.PlayerView.as_view(), name="api-player"),
@@ -49,6 +72,7 @@ urlpatterns = [
     path("games/<int:game_id>/turn/", views.TurnView.as_view(), name="api-turn"),
     path("games/<int:game_id>/turn/pass/", views.PassTurnView.as_view(), name="api-turn-pass"),
     path("games/<int:game_id>/role/", views.RoleView.as_view(), name="api-role"),
+    path("games/<int:game_id>/will/", wills.WillView.as_view(), name="api-will"),
     path("games/<int:game_id>/actions/", views.ActionsView.as_view(), name="api-actions"),
     path("games/<int:game_id>/day-action/", views.DayActionView.as_view(), name="api-day-action"),
     path(
@@ -72,6 +96,13 @@ urlpatterns = [
     path("games/<int:game_id>/host/post/", views.HostPostView.as_view(), name="api-host-post"),
     path("games/<int:game_id>/host/cancel/", views.CancelView.as_view(), name="api-cancel"),
     path("games/<int:game_id>/host/webhook/", views.WebhookView.as_view(), name="api-webhook"),
+    path("games/<int:game_id>/cohosts/", views.CoHostsView.as_view(), name="api-cohosts"),
+    path(
+        "games/<int:game_id>/cohosts/<int:user_id>/",
+        views.CoHostDetailView.as_view(),
+        name="api-cohost",
+    ),
+    path("games/<int:game_id>/hand-over/", views.HandOverView.as_view(), name="api-hand-over"),
     path(
         "games/<int:game_id>/host/webhook/retry/",
         views.WebhookRetryView.as_view(),
@@ -96,4 +127,7 @@ urlpatterns = [
         name="api-replace-next",
     ),
     path("games/<int:game_id>/archive/", views.ArchiveView.as_view(), name="api-archive"),
+    path("games/<int:game_id>/review/", review.ReviewView.as_view(), name="api-review"),
+    path("games/<int:game_id>/export/", export.ExportView.as_view(), name="api-export"),
+    path("games/<int:game_id>/whispers/", whispers.WhispersView.as_view(), name="api-whispers"),
 ]

@@ -12,27 +12,24 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, ClassVar
 
-from django.contrib.auth import authenticate, get_user_model
 from django.db.models import F
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers, status
-from rest_framework.authtoken.models import Token
-from rest_framework.exceptions import NotFound, PermissionDenied
-from rest_framework.parsers import FormParser
+from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from resolver.rulesets import NAMES as RULESET_NAMES
-
-from .. import display, game_settings, naming, ratelimit, services, webhooks
-from ..errors import BadCredentials, ErrorCode, InvalidInput
+from .. import display, game_settings, naming, ratelimit, services, shapes, webhooks
+from ..errors import ErrorCode, InvalidInput, Refusal
+from ..event_kinds import VoteCountPayload, VoteResult
+from ..gateway import RULESET_NAMES
 from ..inactivity import slots_needing_replacement
 from ..models import Game, GameStatus, NightAction, Phase, Slot, Thread
 from ..outage import answer_after_commit
-from ..reads import snapshot
-from ..reads.access import Viewer, get_game
+from ..reads import policy, snapshot
+from ..reads.access import Viewer, get_game, read_cohosts
 from ..reads.agents import current_agent_names
 from ..reads.my_games import my_games
 from ..reads.people import user_called
@@ -40,16 +37,21 @@ from ..reads.phase_history import phase_records
 from ..reads.role_pm import RolePM
 from ..reads.seats import replaced_out, seat_history
 from ..reads.table import turn_view
-from ..reads.thread_page import parse_iso, read_thread_page
-from ..reads.vote_count import counted_phase
+from ..reads.thread_page import (
+    parse_iso,
+    read_thread_page,
+    unknown_iso_line,
+    unknown_names,
+    unknown_seats,
+)
+from ..reads.vote_count import count_for, counted_phase, sees_whole_count
 from ..setups import SETUPS
 from . import docs
 from . import serializers as s
 from .errors import api_exception_handler
-from .parsers import JSONParser
 
 
-def committed(game_id: int) -> dict[str, Any]:
+def committed(game_id: int) -> shapes.Committed:
     """The answer to a write that committed when its usual answer could not be read."""
     return {"ok": True, "committed": True, "game_id": game_id, "detail": s.COMMITTED_DETAIL}
 
@@ -79,7 +81,7 @@ class GameAPIView(APIView):
         body = answer_after_commit(read, known or (lambda: committed(game_id)))
         return Response(body, status=status)
 
-    def ok_with_game(self, game_id: int) -> dict[str, Any]:
+    def ok_with_game(self, game_id: int) -> shapes.GameChanged:
         """The usual answer to a change of the game: ok, and the game's fresh facts."""
         game = self.game(game_id)
         return {"ok": True, "game": s.game_data(game, self.viewer(game))}
@@ -91,26 +93,29 @@ def _valid(serializer_class: type, request: Request) -> dict[str, Any]:
     return serializer.validated_data
 
 
-def _ref(slot: Slot | None) -> dict[str, Any] | None:
-    if slot is None:
-        return None
-    return {"slot_id": slot.pk, "seat": slot.seat, "name": slot.display_name}
+def _seat(slot: Slot) -> shapes.SlotRef:
+    return naming.seat_ref(slot)
+
+
+def _ref(slot: Slot | None) -> shapes.SlotRef | None:
+    return None if slot is None else _seat(slot)
 
 
 def _action(
     action: NightAction, by_id: dict[int, Slot], history: naming.SeatHistory | None = None
-) -> dict[str, Any]:
+) -> shapes.Action:
     """An action; with ``history``, a past one: each slot named by its holder then."""
 
-    def ref(slot: Slot | None) -> dict[str, Any] | None:
-        data = _ref(slot)
-        if data is not None and history is not None:
+    def ref(slot: Slot) -> shapes.SlotRef:
+        data = _seat(slot)
+        if history is not None:
             data["name"] = history.holder(slot.pk, at=action.updated_at)
         return data
 
+    actor = by_id.get(action.actor_id)
     return {
         "ability": action.ability,
-        "actor": ref(by_id.get(action.actor_id)),
+        "actor": None if actor is None else ref(actor),
         "targets": [ref(by_id[t]) for t in action.targets if t in by_id],
         "extra": action.extra,
         "phase": action.phase.number,
@@ -119,32 +124,6 @@ def _action(
 
 def _slots(game: Game) -> list[Slot]:
     return list(game.slots.select_related("user").order_by("seat"))
-
-
-# -- auth ---------------------------------------------------------------------------------
-class TokenView(GameAPIView):
-    """Exchange a username and password for an API token (send it as
-    ``Authorization: Token <token>``)."""
-
-    authentication_classes: list = []
-    permission_classes = [AllowAny]
-    # JSON, or a form as ``curl -d username=... -d password=...`` sends it.
-    parser_classes = [JSONParser, FormParser]
-
-    @docs.write(s.TokenSerializer, request=s.TokenRequestSerializer, game=False, rate_limit="login")
-    def post(self, request: Request) -> Response:
-        data = _valid(s.TokenRequestSerializer, request)
-        # Read as the login form reads it (NFKC: full-width letters are the ASCII ones).
-        username = get_user_model().normalize_username(data["username"])
-        ratelimit.check_login(request, username)
-        user = authenticate(request, username=username, password=data["password"])
-        if user is None:
-            ratelimit.login_failed(request, username)
-            raise BadCredentials(
-                "Wrong username or password.", ErrorCode.BAD_CREDENTIALS, "password"
-            )
-        token, _ = Token.objects.get_or_create(user=user)
-        return Response({"token": token.key})
 
 
 # -- reference data -------------------------------------------------------------------------
@@ -166,21 +145,20 @@ class SetupsView(GameAPIView):
 
     @docs.read(s.SetupSerializer(many=True))
     def get(self, request: Request) -> Response:
-        return Response(
-            [
-                {
-                    "slug": setup.slug,
-                    "name": setup.name,
-                    "description": setup.description,
-                    "ruleset": setup.ruleset,
-                    "method": setup.method,
-                    "players": setup.player_count,
-                    "role_list": list(setup.role_list),
-                    "vote_rule": setup.vote_rule,
-                }
-                for setup in SETUPS.values()
-            ]
-        )
+        data: list[shapes.Setup] = [
+            {
+                "slug": setup.slug,
+                "name": setup.name,
+                "description": setup.description,
+                "ruleset": setup.ruleset,
+                "method": setup.method,
+                "players": setup.player_count,
+                "role_list": list(setup.role_list),
+                "vote_rule": setup.vote_rule,
+            }
+            for setup in SETUPS.values()
+        ]
+        return Response(data)
 
 
 # -- games ----------------------------------------------------------------------------------
@@ -191,14 +169,15 @@ class GameListView(GameAPIView):
     )
     def get(self, request: Request) -> Response:
         """Every game (newest first), optionally by status."""
-        games = Game.objects.select_related("host").order_by("-created_at")
+        query = Game.objects.select_related("host").order_by("-created_at")
         wanted = request.query_params.get("status")
         if wanted is not None:
             if wanted not in GameStatus.values:
                 message = f"Use one of {', '.join(GameStatus.values)}."
                 raise serializers.ValidationError({"status": [message]}, "invalid")
-            games = games.filter(status=wanted)
-        games = list(games[:100])
+            query = query.filter(status=wanted)
+        games = list(query[:100])
+        read_cohosts(games)  # who may act as each one's host, in one query
         # The games' slots and current phases in two queries (not three or more a game).
         slots: dict[int, list[Slot]] = {g.pk: [] for g in games}
         for slot in Slot.objects.filter(game__in=games).order_by("seat"):
@@ -299,6 +278,7 @@ class StartView(_GameOp):
 class PostsView(GameAPIView):
     @docs.read(
         s.PostPageSerializer,
+        errors=(422,),  # an ISO of a player the game does not have
         parameters=[
             OpenApiParameter("thread", str, enum=list(Thread.values), required=False),
             OpenApiParameter(
@@ -310,10 +290,11 @@ class PostsView(GameAPIView):
             ),
             OpenApiParameter(
                 "iso",
-                int,
+                str,
                 many=True,
                 required=False,
-                description="Seats to filter to (values that are not numbers are ignored).",
+                description="The players to filter to (ISO), by seat number or by name; "
+                "a seat or a name no player of the game has is a 422 (code no_player).",
             ),
         ],
     )
@@ -324,7 +305,11 @@ class PostsView(GameAPIView):
         slots = snapshot.slots(game)
         if not Viewer.of(game, request.user, slots).can_read(thread):
             raise NotFound("There is no such thread.")
-        iso = parse_iso(request.query_params.getlist("iso"), slots)
+        asked = request.query_params.getlist("iso")
+        iso = parse_iso(asked, slots)
+        # Not the whole thread as if nothing was asked: say whom the game does not have.
+        if nobody := unknown_iso_line(unknown_seats(iso, slots), unknown_names(asked, slots)):
+            raise InvalidInput(nobody, ErrorCode.NO_PLAYER, "iso")
         page, iso_rows = read_thread_page(
             game,
             thread,
@@ -337,47 +322,71 @@ class PostsView(GameAPIView):
         )
         seats = {slot.pk: slot.seat for slot in slots}
         agents = current_agent_names()
-        counts = [{"seat": c["seat"], "name": c["name"], "posts": c["posts"]} for c in iso_rows]
-        return Response(
-            {
-                "thread": thread,
-                "page": page.number,
-                "num_pages": page.num_pages,
-                "count": page.count,
-                "iso": iso,
-                "iso_counts": counts,
-                "results": [s.post_data(p, seats, agents) for p in page.posts],
-            }
-        )
+        counts: list[shapes.IsoCount] = [
+            {"seat": c["seat"], "name": c["name"], "posts": c["posts"]} for c in iso_rows
+        ]
+        data: shapes.PostPage = {
+            "thread": thread,
+            "page": page.number,
+            "num_pages": page.num_pages,
+            "count": page.count,
+            "iso": iso,
+            "iso_counts": counts,
+            "results": [s.post_data(p, seats, agents) for p in page.posts],
+        }
+        return Response(data)
 
-    @docs.write(s.PostResultSerializer, request=s.PostCreateSerializer, status=201)
+    @docs.write(
+        s.PostResultSerializer,
+        request=s.PostCreateSerializer,
+        status=201,
+        refusals=policy.POSTING,
+    )
     @ratelimit.limited("post")
     def post(self, request: Request, game_id: int) -> Response:
-        """Post in a thread. A bold **Vote: Name** in a public day post votes."""
+        """Post in a thread. A bold **Vote: Name** in a public day post votes (with secret
+        votes, ``secret_votes``, the post shows **(voted)** in its place).
+
+        Under the game's post limit (``post_limit``) a living player's game-thread posts
+        are counted by day; past it a post is refused with 409, code
+        ``post_limit_reached`` ("You have used your 5 posts today."), until the next day or
+        the limit's lift (``post_limit_lifted`` before the deadline). The game's
+        ``posts_left`` says what is left. The vote and unvote buttons, and a post that is
+        only their vote line, are votes: never counted, never refused."""
         data = _valid(s.PostCreateSerializer, request)
         game = self.game(game_id)
         if not self.viewer(game).can_read(data["thread"]):
             raise NotFound("There is no such thread.")
         result = services.submit_post(
-            request.user, game_id, body=data["body"], thread=data["thread"], to=data.get("to")
+            request.user,
+            game_id,
+            body=data["body"],
+            thread=data["thread"],
+            to=data.get("to"),
+            thoughts=data.get("thoughts", ""),
         )
         # 201 only when a post was created; a post of skip-discussion lines alone posts
         # nothing, and ``table_note`` says what it did.
+        answer: shapes.PostResult = {
+            "post": s.post_data(result.post) if result.post else None,
+            "vote_message": result.vote_message,
+            "day_ended": result.day_ended,
+            "table_note": result.table_note,
+        }
         return Response(
-            {
-                "post": s.post_data(result.post) if result.post else None,
-                "vote_message": result.vote_message,
-                "day_ended": result.day_ended,
-                "table_note": result.table_note,
-            },
-            status=status.HTTP_201_CREATED if result.post else status.HTTP_200_OK,
+            answer, status=status.HTTP_201_CREATED if result.post else status.HTTP_200_OK
         )
 
 
 # -- votes ----------------------------------------------------------------------------------
-def _vote_count(game: Game) -> dict[str, Any] | None:
+def _vote_count(game: Game, user: Any) -> VoteCountPayload | None:
+    """The count as ``user`` may see it (secret votes: only the host sees it whole until
+    the day ends)."""
     phase = counted_phase(game)
-    return s.mark_agents(services.day_count(phase)) if phase is not None else None
+    if phase is None:
+        return None
+    count = count_for(game, services.day_count(phase), sees_whole_count(game, user))
+    return s.mark_agents(count)
 
 
 class VoteCountView(GameAPIView):
@@ -385,7 +394,7 @@ class VoteCountView(GameAPIView):
     def get(self, request: Request, game_id: int) -> Response:
         """Today's vote count (by night: the last day's final count)."""
         game = self.game(game_id)
-        vc = _vote_count(game)
+        vc = _vote_count(game, request.user)
         if vc is None:
             raise NotFound("No day has started yet.")
         return Response(vc)
@@ -395,7 +404,7 @@ def _vote_answer(view: GameAPIView, game_id: int, post: Any, day_ended: bool) ->
     """The vote's post (from the write) and the fresh count (null if it cannot be read
     just now: the live count follows)."""
 
-    def body(count: Callable[[], Any]) -> dict[str, Any]:
+    def body(count: Callable[[], VoteCountPayload | None]) -> VoteResult:
         return {
             "post": s.post_data(post) if post else None,
             "day_ended": day_ended,
@@ -404,7 +413,7 @@ def _vote_answer(view: GameAPIView, game_id: int, post: Any, day_ended: bool) ->
 
     return view.answer(
         game_id,
-        lambda: body(lambda: _vote_count(view.game(game_id))),
+        lambda: body(lambda: _vote_count(view.game(game_id), view.request.user)),
         lambda: body(lambda: None),
     )
 
@@ -415,9 +424,12 @@ class VoteView(GameAPIView):
     @docs.write(s.VoteResultSerializer, request=s.TargetSerializer)
     @ratelimit.limited("vote")
     def post(self, request: Request, game_id: int) -> Response:
-        """Vote for a player (slot id), or null for "no elimination"."""
+        """Vote for a player (slot id), or null for "no elimination". With secret votes
+        (``secret_votes``) nothing is posted and the answer's count is as you may see it."""
         data = _valid(s.TargetSerializer, request)
-        result = services.cast_vote(request.user, game_id, data["target"])
+        result = services.cast_vote(
+            request.user, game_id, data["target"], thoughts=data.get("thoughts", "")
+        )
         return _vote_answer(self, game_id, result.post, result.day_ended)
 
 
@@ -441,8 +453,8 @@ class NominateView(GameAPIView):
         """Classic: nominate a player (or null: skip, day 1 only). At a table: during your
         own speech, before or after its post; the nomination ends the speech."""
         data = _valid(s.TargetSerializer, request)
-        services.nominate(request.user, game_id, data["target"])
-        return self.answer(game_id, lambda: _vote_count(self.game(game_id)))
+        services.nominate(request.user, game_id, data["target"], thoughts=data.get("thoughts", ""))
+        return self.answer(game_id, lambda: _vote_count(self.game(game_id), request.user))
 
 
 # -- turns (table days) ------------------------------------------------------------------------
@@ -463,15 +475,17 @@ class TurnView(GameAPIView):
 class PassTurnView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
-    @docs.write(s.TurnSerializer, after_commit=True)
+    @docs.write(s.TurnSerializer, request=s.ThoughtsSerializer, after_commit=True)
     def post(self, request: Request, game_id: int) -> Response:
-        """End your turn without a post (the rules' default applies where there is one)."""
-        services.pass_turn(request.user, game_id)
+        """End your turn without a post (the rules' default applies where there is one).
+        The body is optional: only your ``thoughts``."""
+        data = _valid(s.ThoughtsSerializer, request)
+        services.pass_turn(request.user, game_id, thoughts=data.get("thoughts", ""))
         return self.answer(game_id, lambda: turn_data(self.game(game_id), request.user))
 
 
 # -- role PM and night actions ----------------------------------------------------------------
-def role_pm_data(game: Game, slot: Slot) -> dict[str, Any]:
+def role_pm_data(game: Game, slot: Slot) -> shapes.RolePM:
     """The role PM as JSON, from the ``RolePM`` read model (the page shows the same)."""
     read = RolePM.of(game, slot)
     by_id = read.by_id
@@ -487,7 +501,13 @@ def role_pm_data(game: Game, slot: Slot) -> dict[str, Any]:
         "description": read.description,
         "role_pm": read.pm["card"],
         "day_actions": [
-            {**o, "choices": [_ref(by_id[c]) for c in o["choices"] if c in by_id]}
+            {
+                "ability": o["ability"],
+                "description": o["description"],
+                "choices": [_seat(by_id[c]) for c in o["choices"] if c in by_id],
+                "unavailable": o["unavailable"],
+                "shots_left": o["shots_left"],
+            }
             for o in read.day_options
         ],
         "partners": read.pm["partners"],
@@ -495,7 +515,13 @@ def role_pm_data(game: Game, slot: Slot) -> dict[str, Any]:
         "phase": s.phase_data(game.current_phase() if game.is_running else None),
         "night_open": night_open,
         "abilities": [
-            {**o, "choices": [_ref(by_id[c]) for c in o["choices"] if c in by_id]}
+            {
+                "ability": o["ability"],
+                "targets": o["targets"],
+                "factional": o["factional"],
+                "extra": o["extra"],
+                "choices": [_seat(by_id[c]) for c in o["choices"] if c in by_id],
+            }
             for o in read.night_options
         ],
         "my_actions": [_action(a, by_id) for a in read.tonight],
@@ -515,7 +541,7 @@ def role_pm_data(game: Game, slot: Slot) -> dict[str, Any]:
 
 def _player_slot(game: Game, user: Any) -> Slot:
     viewer = Viewer.of(game, user)
-    if not viewer.has_role:
+    if not viewer.has_role or viewer.slot is None:  # (has_role: a slot; the test narrows)
         replaced = replaced_out(game, user)
         if replaced is not None:
             when = f" on {replaced['when']}" if replaced["when"] else ""
@@ -540,7 +566,7 @@ class RoleView(GameAPIView):
 def _role_pm_answer(view: GameAPIView, game_id: int) -> Response:
     """The answer to a night or day action: the fresh role PM."""
 
-    def read() -> dict[str, Any]:
+    def read() -> shapes.RolePM:
         game = view.game(game_id)
         return role_pm_data(game, _player_slot(game, view.request.user))
 
@@ -560,6 +586,7 @@ class ActionsView(GameAPIView):
             ability=data["ability"],
             targets=list(data["targets"]),
             extra=data.get("extra") or {},
+            thoughts=data.get("thoughts", ""),
         )
         return _role_pm_answer(self, game_id)
 
@@ -573,7 +600,11 @@ class DayActionView(GameAPIView):
         resolves at once; refused at night, twice a day or with no shots left."""
         data = _valid(s.DayActionSerializer, request)
         services.use_day_action(
-            request.user, game_id, target=data["target"], ability=data.get("ability") or None
+            request.user,
+            game_id,
+            target=data["target"],
+            ability=data.get("ability") or None,
+            thoughts=data.get("thoughts", ""),
         )
         return _role_pm_answer(self, game_id)
 
@@ -589,7 +620,7 @@ class ActionDetailView(GameAPIView):
 
 
 # -- host -------------------------------------------------------------------------------------
-def phases_data(game: Game, slots: list[Slot], *, include_open: bool) -> list[dict[str, Any]]:
+def phases_data(game: Game, slots: list[Slot], *, include_open: bool) -> list[shapes.PhaseRecord]:
     by_id = {x.pk: x for x in slots}
     history = seat_history(game, slots)
     actions: dict[int, list[NightAction]] = {}
@@ -610,12 +641,14 @@ def phases_data(game: Game, slots: list[Slot], *, include_open: bool) -> list[di
     ]
 
 
-def slot_roles(slot: Slot, agents: frozenset[str]) -> dict[str, Any]:
+def slot_roles(slot: Slot, agents: frozenset[str]) -> shapes.SlotRoles:
     return {
         "slot_id": slot.pk,
         "seat": slot.seat,
         "name": slot.display_name,
-        "agent": slot.display_name in agents,
+        # The host's and the archive's: the account behind a masked name (anonymous games).
+        "real_name": slot.real_name,
+        "agent": slot.real_name in agents,
         "alive": slot.alive,
         "death_cause": slot.death_cause,
         "role": slot.role,
@@ -632,7 +665,7 @@ class _HostOnly(GameAPIView):
     def host_game(self, game_id: int) -> Game:
         game = self.game(game_id)
         if not self.viewer(game).is_host:
-            raise PermissionDenied("Only the host can do that.")
+            raise policy.NOT_HOST.error()  # the services' refusal, code and all
         return game
 
 
@@ -642,15 +675,14 @@ class HostView(_HostOnly):
         """Host only: every role, every night action as it comes in, every explanation."""
         game = self.host_game(game_id)
         slots, agents = _slots(game), current_agent_names()
-        return Response(
-            {
-                "game": s.game_data(game, self.viewer(game)),
-                "slots": [slot_roles(x, agents) for x in slots],
-                "phases": phases_data(game, slots, include_open=True),
-                "needs_replacement": [_ref(x) for x in slots_needing_replacement(game)],
-                "webhook": webhooks.status(game),  # masked: the URL is never sent back
-            }
-        )
+        data: shapes.HostView = {
+            "game": s.game_data(game, self.viewer(game)),
+            "slots": [slot_roles(x, agents) for x in slots],
+            "phases": phases_data(game, slots, include_open=True),
+            "needs_replacement": [_seat(x) for x in slots_needing_replacement(game)],
+            "webhook": webhooks.status(game),  # masked: the URL is never sent back
+        }
+        return Response(data)
 
 
 class _HostOp(_HostOnly):
@@ -660,11 +692,19 @@ class _HostOp(_HostOnly):
 
     body: ClassVar[type[serializers.Serializer] | None] = None
     rate_limit: ClassVar[str | None] = None  # the kind of request it counts as (ratelimit)
+    # The policy's name of the control (``policy.HOST_CONTROLS``): its refusals are listed
+    control: ClassVar[str | None] = None
+    refusals: ClassVar[tuple[Refusal, ...]] = ()  # or these, when it is no such control
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        refusals = policy.host_control_refusals(cls.control) if cls.control else cls.refusals
         docs.write(
-            s.GameChangedSerializer, request=cls.body, after_commit=True, rate_limit=cls.rate_limit
+            s.GameChangedSerializer,
+            request=cls.body,
+            after_commit=True,
+            rate_limit=cls.rate_limit,
+            refusals=refusals,
         )(cls)
 
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
@@ -682,6 +722,7 @@ class ExtendView(_HostOp):
     """Push the current deadline back."""
 
     body = s.ExtendSerializer
+    control = "extend"
 
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
         return services.extend_deadline(
@@ -692,12 +733,16 @@ class ExtendView(_HostOp):
 class SkipTurnView(_HostOp):
     """Table day: end the current turn (or close the vote); the default applies."""
 
+    control = "skip_turn"
+
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
         return services.skip_speaker(request.user, game_id)
 
 
 class CutView(_HostOp):
     """End the current phase now."""
+
+    control = "cut"
 
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
         return services.cut_deadline_now(request.user, game_id)
@@ -706,12 +751,16 @@ class CutView(_HostOp):
 class PauseView(_HostOp):
     """Stop the clock."""
 
+    control = "pause"
+
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
         return services.pause_game(request.user, game_id)
 
 
 class ResumeView(_HostOp):
     """Restart the clock."""
+
+    control = "resume"
 
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
         return services.resume_game(request.user, game_id)
@@ -721,6 +770,7 @@ class ModkillView(_HostOp):
     """Remove a player from the game."""
 
     body = s.ModkillSerializer
+    control = "modkill"
 
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
         return services.modkill(
@@ -732,6 +782,7 @@ class ReplaceView(_HostOp):
     """A new person takes over a slot."""
 
     body = s.ReplaceSerializer
+    control = "replace"
 
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
         new_user = user_called(data["username"])
@@ -748,6 +799,7 @@ class CancelView(_HostOp):
     (``signups_closed``) and for anyone but the host (``not_host``)."""
 
     body = s.CancelSerializer
+    control = "cancel"
 
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
         return services.cancel_game(request.user, game_id, reason=data.get("reason", ""))
@@ -767,9 +819,58 @@ class HostPostView(_HostOp):
 
     body = s.HostPostSerializer
     rate_limit = "post"
+    refusals = (policy.NOT_HOST, policy.MUTED, policy.NO_THREAD)
 
     def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
         return services.host_post(request.user, game_id, body=data["body"], thread=data["thread"])
+
+
+class CoHostsView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    @docs.write(
+        s.GameChangedSerializer,
+        request=s.AddCoHostSerializer,
+        after_commit=True,
+        refusals=policy.host_control_refusals("cohosts"),
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        """The host makes someone a co-host ("cohost") or a backup host ("backup"): either
+        has the host's powers in this game (sees every role, uses every host control). Only
+        the game's host may (``not_the_host``); a player of the game (``in_game``), the host
+        itself (``host``) or an agent (``agent_host``) cannot be one."""
+        data = _valid(s.AddCoHostSerializer, request)
+        services.add_cohost(request.user, game_id, data["username"], data["kind"])
+        return self.answer(game_id, lambda: self.ok_with_game(game_id))
+
+
+class CoHostDetailView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    @docs.write(s.GameChangedSerializer, after_commit=True)
+    def delete(self, request: Request, game_id: int, user_id: int) -> Response:
+        """The host removes a co-host or backup host (a co-host may remove themself: step
+        down). They see only what a spectator sees from then on."""
+        services.remove_cohost(request.user, game_id, user_id)
+        return self.answer(game_id, lambda: self.ok_with_game(game_id))
+
+
+class HandOverView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    @docs.write(
+        s.GameChangedSerializer,
+        request=s.HandOverSerializer,
+        after_commit=True,
+        refusals=policy.host_control_refusals("cohosts"),
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        """The host hands the game to another user: they become its host, and the old host
+        one of its co-hosts. Refused for a player of the game (``in_game``) or an agent
+        (``agent_host``); only the game's host may (``not_the_host``)."""
+        data = _valid(s.HandOverSerializer, request)
+        services.hand_over(request.user, game_id, data["username"])
+        return self.answer(game_id, lambda: self.ok_with_game(game_id))
 
 
 class WebhookView(_HostOp):
@@ -800,11 +901,10 @@ class ArchiveView(GameAPIView):
             raise NotFound("The archive opens when the game ends.")
         slots, agents = _slots(game), current_agent_names()
         co = set(game.co_winners or [])
-        return Response(
-            {
-                "game": s.game_data(game, self.viewer(game)),
-                "slots": [slot_roles(x, agents) for x in slots],
-                "phases": phases_data(game, slots, include_open=False),
-                "co_winners": [_ref(x) for x in slots if x.pk in co],
-            }
-        )
+        data: shapes.Archive = {
+            "game": s.game_data(game, self.viewer(game)),
+            "slots": [slot_roles(x, agents) for x in slots],
+            "phases": phases_data(game, slots, include_open=False),
+            "co_winners": [_seat(x) for x in slots if x.pk in co],
+        }
+        return Response(data)

@@ -74,4 +74,10 @@ def access_meta(event: GameEvent) -> dict[str, Any] | None:
         meta["dead"] = [payload.get("slot_id")]
     elif event.kind == "replaced":
         meta["replaced"] = {"slot_id": payload.get("slot_id"), "old": payload.get("old_user_id")}
+    elif event.kind == "hosts_changed":
+        # Whoever gained or lost the host's powers: their sockets are re-checked, and one
+        # who lost them is taken off the host's audiences at once (``hub._apply_access``).
+        meta["hosts"] = [int(u) for u in payload.get("user_ids", [])]
+        if payload.get("change") == "removed":
+            meta["unhosted"] = meta["hosts"]
     return meta

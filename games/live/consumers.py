@@ -71,7 +71,8 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         user = self.scope.get("user")
-        self.user_id = user.pk if getattr(user, "is_authenticated", False) else None
+        signed_in = user is not None and getattr(user, "is_authenticated", False)
+        self.user_id = user.pk if user is not None and signed_in else None  # (narrows user)
         access = await socket_db(viewer_access)(self.game_id, user)
         if access is None:
             await self.close(code=4404)
@@ -171,6 +172,7 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
         elif message.get("type") == "ping":
             if time.monotonic() - self.seen_at >= presence.REFRESH_SECONDS:
                 await self._seen(open=True)  # the heartbeat: the page is still open
+            assert self.hub is not None  # receive() handles messages only while attached
             audiences = self.hub.audiences(self)
             newest = await socket_db(heads)(self.game_id, audiences)
             self.outbox.control({"type": "pong", "server_time": server_time(), "heads": newest})
@@ -209,12 +211,13 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
         self._replaying = True
         self.outbox.hold()
         try:
+            assert self.hub is not None  # replays are asked for only while attached
             audiences = self.hub.audiences(self)
             result = await socket_db(replay)(self.game_id, audiences, since, positions)
         finally:
             self._replaying = False
         if result.reload:
-            head = {"type": "reload", "reason": "too far behind"}
+            head: dict[str, Any] = {"type": "reload", "reason": "too far behind"}
             replayed: list[tuple[int | None, str]] = [(None, dumps(head))]
         else:
             # The items follow; afterwards the client holds ``positions``.
@@ -233,6 +236,7 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
             kind in ("game_started", "game_finished")
             or self.slot_id in (meta.get("dead") or ())
             or (kind == "replaced" and self.user_id is not None)
+            or (kind == "hosts_changed" and self.user_id in (meta.get("hosts") or ()))
         )
         if not concerns_me:
             return

@@ -57,7 +57,9 @@ class Hub:
     def __init__(self) -> None:
         from channels.layers import get_channel_layer
 
-        self.layer = get_channel_layer()
+        layer = get_channel_layer()
+        assert layer is not None  # the settings always configure one
+        self.layer = layer
         self.channel: str | None = None
         self.rooms: dict[int, Room] = {}
         self._task: asyncio.Task | None = None
@@ -159,6 +161,14 @@ class Hub:
             room.sockets[member] = audiences
             asyncio.get_running_loop().create_task(self._sync_groups(room))
 
+    @property
+    def _channel(self) -> str:
+        """``channel``, made by ``start`` before any room syncs or the loop runs (read inside
+        their try blocks, so a missing one is handled as a failing layer is)."""
+        if self.channel is None:
+            raise RuntimeError("The live hub has no channel yet (start() makes it).")
+        return self.channel
+
     async def _sync_groups(self, room: Room) -> None:
         """Subscribe to the groups the room's sockets need. With Redis away it fails: the
         sockets are told (``_watch``) and it is done again when Redis is back."""
@@ -166,10 +176,10 @@ class Hub:
             wanted = {group_name(room.game_id, a) for auds in room.sockets.values() for a in auds}
             try:
                 for group in sorted(wanted - room.groups):
-                    await self.layer.group_add(group, self.channel)
+                    await self.layer.group_add(group, self._channel)
                     room.groups.add(group)
                 for group in sorted(room.groups - wanted):
-                    await self.layer.group_discard(group, self.channel)
+                    await self.layer.group_discard(group, self._channel)
                     room.groups.discard(group)
             except Exception as exc:
                 log.warning("Live hub: subscribing game %s failed: %r", room.game_id, exc)
@@ -178,7 +188,7 @@ class Hub:
     async def _run(self) -> None:
         while True:
             try:
-                message = await self.layer.receive(self.channel)
+                message = await self.layer.receive(self._channel)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -216,8 +226,12 @@ class Hub:
     def _apply_access(self, room: Room, seq: int, meta: dict[str, Any]) -> None:
         dead = set(meta.get("dead") or ())
         replaced = meta.get("replaced")
+        unhosted = set(meta.get("unhosted") or ())
         for member, audiences in list(room.sockets.items()):
             new = audiences
+            if member.user_id is not None and member.user_id in unhosted:
+                # A co-host removed: nothing more of the host's (a co-host never plays).
+                new = frozenset({"public"})
             if member.slot_id in dead:
                 new = audiences - TEAM_AUDIENCES
             if (

@@ -36,18 +36,20 @@ import threading
 import time
 from collections.abc import Iterable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db import transaction
 from django.urls import reverse
+
+from mafia_site.token_sockets import REFUSED
 
 from ..reads.inbox import desktop_on, is_desktop_kind, newest, unread_count
 from ..socket_db import socket_db
 from . import publisher
 from .hub import get_hub
 from .page_render import league_parts, render_page
-from .tokens import REVOKED, TokenWatch, token_group
+from .tokens import REVOKED, TokenWatch, person_token_group, token_group
 from .wire import dumps, server_time
 
 log = logging.getLogger(__name__)
@@ -56,6 +58,8 @@ RETRY_FIRST, RETRY_MAX = 0.5, 5.0  # seconds between retries of a failed push
 
 
 LEAGUE = "league"  # the league page's group
+# Sent to a person's inbox group: every socket of theirs closes (a suspension or a ban).
+ACCOUNT_CLOSED = "account.closed"
 # What a push carries: user ids (their bells) and (group, message type) signals.
 Key = int | tuple[str, str]
 
@@ -103,6 +107,20 @@ def close_token_sockets_on_commit(token_ids: Iterable[int]) -> None:
     tokens (``tokens.TokenWatch``). A socket the push misses closes on its own re-check."""
     for token_id in set(token_ids):
         signal_on_commit(token_group(token_id), REVOKED)
+
+
+def close_person_token_sockets_on_commit(token_ids: Iterable[int]) -> None:
+    """As ``close_token_sockets_on_commit``, for people's tokens (``PersonToken``)."""
+    for token_id in set(token_ids):
+        signal_on_commit(person_token_group(token_id), REVOKED)
+
+
+def close_account_sockets_on_commit(user_ids: Iterable[int]) -> None:
+    """Once the current transaction commits: close every socket of these people (a
+    suspension or a ban). Each follows its person's inbox group (``InboxFollower``); a page
+    that reconnects is signed out by then (the account is inactive)."""
+    for user_id in set(user_ids):
+        signal_on_commit(group_of(user_id), ACCOUNT_CLOSED)
 
 
 def signal_on_commit(group: str, message_type: str) -> None:
@@ -255,6 +273,16 @@ class InboxFollower:
 
     The consumer provides ``channel_layer``, ``channel_name`` and ``send_inbox(frame)``."""
 
+    if TYPE_CHECKING:  # what the consumer it is mixed into has (types-channels' types)
+        from channels.layers import BaseChannelLayer
+
+        channel_layer: BaseChannelLayer
+        channel_name: str
+
+        async def close(
+            self, code: int | bool | None = None, reason: str | None = None
+        ) -> None: ...
+
     inbox_user_id: int | None = None
     inbox_group: str | None = None
 
@@ -291,6 +319,12 @@ class InboxFollower:
         """A channel-layer message ``inbox.changed`` (only ever from our own group)."""
         if self.inbox_group is not None:
             await self.send_inbox(event["frame"])
+
+    async def account_closed(self, event: dict[str, Any]) -> None:
+        """The channel-layer message ``account.closed`` (a suspension or a ban)."""
+        if self.inbox_group is not None:
+            with contextlib.suppress(Exception):  # the socket may be gone already
+                await self.close(code=REFUSED)
 
     async def send_inbox(self, frame: dict[str, Any]) -> None:
         raise NotImplementedError

@@ -97,7 +97,7 @@ def build_messages(
     # Commits that piled up while a push ran: only the newest vote count of the pile goes.
     newest_state = {(e.audience, e.kind): e.seq for e in events if e.kind in STATE_KINDS}
     run: list[dict[str, Any]] = []
-    run_audience = None
+    run_audience = ""  # none yet (no audience is named "")
     for event in events:
         audience = event.audience
         key = counter_key(audience, event.kind)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from .wire import dumps, setting
@@ -67,7 +67,7 @@ class Outbox:
     def hold(self) -> None:
         self.held = True
 
-    def release(self, floor: int, replayed: list[tuple[int | None, str]] = ()) -> None:
+    def release(self, floor: int, replayed: Sequence[tuple[int | None, str]] = ()) -> None:
         """Resume sending: ``replayed`` (everything visible up to ``floor``) goes first,
         then what arrived live meanwhile, minus what the replay already covered."""
         self.floor = max(self.floor, floor)

@@ -34,7 +34,7 @@ import asyncio
 import logging
 import re
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,7 +75,7 @@ class OwnPage:
 
     game_id: int
     user: Any
-    scope: dict[str, Any] = field(repr=False)
+    scope: Mapping[str, Any] = field(repr=False)
     path: str | None
     elements: dict[str, frozenset[str]]  # element id -> its parts (``data-live-part``)
 
@@ -93,7 +93,9 @@ class OwnPage:
         return parts
 
     @classmethod
-    def of(cls, game_id: int, scope: dict[str, Any], own: str | None, page: str | None) -> OwnPage:
+    def of(
+        cls, game_id: int, scope: Mapping[str, Any], own: str | None, page: str | None
+    ) -> OwnPage:
         """The socket's page from its query (``own``: ``id:part+part,...``, a bare part
         name for an element of that id; ``page``: its path and query). A socket signed in
         with an agent's token has no page (its cookies, if any, may be another person's)."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.handlers.base import BaseHandler
 from django.core.handlers.wsgi import WSGIRequest
+from django.http import HttpResponse
 from django.urls import Resolver404, resolve
 
 from ..event_kinds import PARTS
@@ -42,6 +43,7 @@ LIVE_PAGES = frozenset(
         "games:host",
         "games:activity",
         "games:multi_iso",
+        "games:whispers",
     }
 )
 
@@ -81,7 +83,7 @@ def _get_handler() -> BaseHandler:
     return _handler
 
 
-def _environ(scope: dict[str, Any], path: str, *, signed_in: bool) -> dict[str, Any]:
+def _environ(scope: Mapping[str, Any], path: str, *, signed_in: bool) -> dict[str, Any]:
     split = urlsplit(path)
     server = scope.get("server") or ("localhost", 80)
     client = scope.get("client") or ("127.0.0.1", 0)
@@ -133,7 +135,7 @@ _TOKEN = re.compile(r'(name="csrfmiddlewaretoken" value=")[^"]*(")')
 
 
 def render_page(
-    scope: dict[str, Any],
+    scope: Mapping[str, Any],
     path: str,
     *,
     signed_in: bool,
@@ -146,6 +148,7 @@ def render_page(
     response = _get_handler().get_response(request)
     if response.status_code != 200 or getattr(response, "streaming", False):
         return Rendered(response.status_code, {})
+    assert isinstance(response, HttpResponse)  # not streaming: it has its content
     html = _TOKEN.sub(r"\g<1>" + _CSRF_SLOT + r"\g<2>", response.content.decode())
     return Rendered(200, (cut or live_parts)(html))
 

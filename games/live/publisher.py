@@ -126,7 +126,8 @@ class RedisStore:
         # from the database (see ``_publish``).
         pipe.set(self._key(game_id, "cursor"), cursor, ex=7 * 86400)
         if heads:
-            pipe.hset(self._key(game_id, "counts"), mapping=heads)
+            # redis-py's mapping type is invariant in its key: a dict[str, int] is one.
+            pipe.hset(self._key(game_id, "counts"), mapping=heads)  # type: ignore[arg-type]
             pipe.expire(self._key(game_id, "counts"), 7 * 86400)
         pipe.execute()
 
@@ -400,6 +401,7 @@ def _send(messages: list[tuple[str, dict[str, Any]]]) -> None:
     if not messages:
         return
     layer = get_channel_layer()
+    assert layer is not None  # the settings always configure one
 
     async def send_all() -> None:
         # In order: the hubs see a game's frames in seq order (one shard, one connection).

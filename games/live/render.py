@@ -17,11 +17,13 @@ from django.template.loader import render_to_string
 from django.utils.functional import SimpleLazyObject
 from django.utils.html import format_html
 
-from .. import fragments
+from .. import display, fragments, naming
+from ..event_kinds import PARTS
 from ..lru import ProcessLRU
 from ..models import Game, GameEvent, Post, Thread
 from ..reads import snapshot
 from ..reads.thread import page_of
+from ..reads.vote_count import public_count
 from .kinds import BANNER_KINDS, CARRIED
 
 # (the game's state and the date, what) -> what the spectators see now: a pushed part's
@@ -79,6 +81,10 @@ class Renderer:
             )
         else:
             item["data"] = without_site_ids(payload)
+            started = self.game.started_at
+            if naming.masks_hide(self.game) and started and event.created_at < started:
+                # A sign-up's event of an anonymous game: no name or seat of the sign-ups.
+                item["data"] = without_seats(item["data"])
         if event.kind == "prod" and event.audience.startswith("slot:"):
             # Only the prodded player's own copy says "you"; the host's says nothing.
             item["notice"] = prod_notice(payload)
@@ -98,18 +104,14 @@ class Renderer:
         return value
 
     def part_html(self, part: str) -> str:
-        """A pushed part (``event_kinds.PARTS``) as the spectators see it now."""
-        if part == "phase-banner":
-            return str(self.clock()["banner"])
-        if part == "iso-bar":  # changes with each public post, not with the game's state
-            last = snapshot.last_number(self.game, Thread.PUBLIC)
-            return str(self._now((part, last), lambda: fragments.render_iso_bar(self.game)))
-        make = {
-            "vote-count": lambda: fragments.render_vote_count(self.game),
-            "players": lambda: fragments.render_players(self.game),
-            "turn-panel": lambda: fragments.render_turn(self.game) if self.game.turn_based else "",
-        }[part]
-        return str(self._now(part, make))
+        """A pushed part (``event_kinds.PARTS``) as the spectators see it now, drawn by the
+        renderer its declaration names, once per state of the game (or per public post)."""
+        spec = PARTS[part]
+        render = getattr(fragments, str(spec.render))
+        key: Hashable = part
+        if spec.per_post:
+            key = (part, snapshot.last_number(self.game, Thread.PUBLIC))
+        return str(self._now(key, lambda: render(self.game)))
 
     # -- partials: the same templates the pages render, for an anonymous viewer ----------
     def post_html(self, payload: dict[str, Any]) -> str:
@@ -130,7 +132,14 @@ class Renderer:
     def vote_count_html(self, count: dict[str, Any]) -> str:
         # The count as of this event (not as of now): a newer one follows if it changed.
         game = self.game
-        phase = SimpleLazyObject(lambda: game.phases.filter(number=count.get("phase")).first())
+        # (a count without its phase finds none: number=None matches no row, which
+        # django-stubs' lookup types do not allow)
+        phase = SimpleLazyObject(
+            lambda: game.phases.filter(number=count.get("phase")).first()  # type: ignore[misc]
+        )
+        # (stored as everyone but the host sees it, ``services.ballots.emit_vote_count``;
+        # counted again here so no older item can show more)
+        count = public_count(game, count)
         return render_to_string(
             "games/_vote_count.html", {"count": count, "game": game, "phase": phase}
         )
@@ -142,7 +151,7 @@ class Renderer:
             game = self.game
             phase = game.current_phase()
             return {
-                "banner": fragments.render_phase_banner(game),
+                "banner": self.part_html("phase-banner"),
                 "deadline": phase.deadline.isoformat() if phase and phase.deadline else None,
                 "paused": bool(phase and phase.is_paused),
                 "status": game.status,
@@ -154,12 +163,7 @@ class Renderer:
 def prod_notice(payload: dict[str, Any]) -> str:
     """What the prodded player's open pages say. Every prod is the site's own, at the end
     of a day (``services.phases.check_inactivity``), never the host's: so no "the host"."""
-    posts, required = payload.get("posts", 0), payload.get("required", 0)
-    return (
-        f"You were prodded for inactivity: {posts} of the {required} "
-        f"post{'' if required == 1 else 's'} a day this game asks for. "
-        "Post more to stay in the game."
-    )
+    return display.prod_line(payload.get("posts", 0), payload.get("required", 0))
 
 
 def _post_key(payload: dict[str, Any]) -> tuple[str, int]:
@@ -169,8 +173,20 @@ def _post_key(payload: dict[str, Any]) -> tuple[str, int]:
 # Site-wide ids no client gets: post ids (events stored before posts were referred to by
 # number carry them; their gaps would count other audiences' posts) and the user id a
 # ``replaced`` event keeps for the server (``access_meta``: the hub takes the old player's
-# sockets off the slot).
-SITE_ID_KEYS = frozenset({"id", "post_id", "old_user_id"})
+# sockets off the slot), as the user ids of a ``hosts_changed`` event are.
+SITE_ID_KEYS = frozenset({"id", "post_id", "old_user_id", "user_ids"})
+
+
+SEAT_KEYS = frozenset({"name", "slot_id", "seat", "joined", "left"})
+
+
+def without_seats(value: Any) -> Any:
+    """``value`` minus who and where (``SEAT_KEYS``)."""
+    if isinstance(value, dict):
+        return {k: without_seats(v) for k, v in value.items() if k not in SEAT_KEYS}
+    if isinstance(value, list):
+        return [without_seats(v) for v in value]
+    return value
 
 
 def without_site_ids(value: Any) -> Any:

@@ -90,8 +90,11 @@ def replay(
     # State events: only the newest of each kind matters, if newer than the client's.
     if "public" in audiences:
         for kind in STATE_KINDS:
-            latest = GameEvent.objects.filter(game_id=game_id, kind=kind, seq__lte=floor)
-            latest = latest.order_by("-seq").first()
+            latest = (
+                GameEvent.objects.filter(game_id=game_id, kind=kind, seq__lte=floor)
+                .order_by("-seq")
+                .first()
+            )
             if latest is None:
                 continue
             number = db_count(game_id, f"~{kind}", latest.seq) + 1

@@ -1,12 +1,16 @@
-"""Sockets signed in with an agent's token are closed (4401) once that token stops signing in.
+"""Sockets signed in with a token are closed (4401) once that token stops signing in.
 
-``mafia_site.token_sockets`` checks a key only when a socket opens, and puts the agent
-token's id in the scope (``scope["token_id"]``). Every consumer that takes such a socket
-mixes in ``TokenWatch``, which ends it two ways:
+``mafia_site.token_sockets`` checks a key only when a socket opens, and puts the token's
+id in the scope: an agent token's as ``scope["token_id"]``, a person's as
+``scope["person_token_id"]`` (two keys, not one: a socket with ``token_id`` is an agent's,
+which has no page, ``own.OwnPage.of``). Every consumer that takes such a socket mixes in
+``TokenWatch``, which ends it two ways:
 
-* at once: it joins the group ``token_group(id)``, to which a revocation sends
-  ``token.revoked`` after its commit (``inbox.close_token_sockets_on_commit``: never
-  raises, retried while Redis is away);
+* at once: it joins the token's group (``token_group(id)``,
+  ``person_token_group(id)``), to which a revocation sends ``token.revoked`` after its
+  commit (``inbox.close_token_sockets_on_commit``,
+  ``inbox.close_person_token_sockets_on_commit``: never raise, retried while Redis is
+  away);
 * whatever became of that push: it asks the database itself every
   ``LIVE_TOKEN_RECHECK_SECONDS`` (``RECHECK_SECONDS`` by default), so a socket is closed
   within that time even when the channel layer's Redis is away. This also ends the sockets
@@ -19,11 +23,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from mafia_site.token_sockets import REFUSED
 
-from ..api_tokens import agent_token_signs_in
+from ..api_tokens import agent_token_signs_in, person_token_signs_in
 from ..socket_db import socket_db
 from .wire import setting
 
@@ -31,7 +36,7 @@ log = logging.getLogger(__name__)
 
 REVOKED = "token.revoked"  # the channel-layer message; consumers handle it as token_revoked
 # A timer, not the client's ping: whoever holds a revoked key chooses whether it pings.
-# Each check is one primary-key lookup per token socket (agents' sockets are few).
+# Each check is one primary-key lookup per token socket (token sockets are few: bots').
 RECHECK_SECONDS = 10.0
 
 
@@ -40,24 +45,52 @@ def token_group(token_id: int) -> str:
     return f"token-{int(token_id)}"
 
 
+def person_token_group(token_id: int) -> str:
+    """The channel-layer group of the sockets signed in with one person's token."""
+    return f"person-token-{int(token_id)}"
+
+
+def _watched(scope: Mapping[str, Any]) -> tuple[int, str, Callable[[int], bool]] | None:
+    """The socket's token (id, group, the question whether it still signs in), if any."""
+    if scope.get("token_id") is not None:
+        token_id = int(scope["token_id"])
+        return token_id, token_group(token_id), agent_token_signs_in
+    if scope.get("person_token_id") is not None:
+        token_id = int(scope["person_token_id"])
+        return token_id, person_token_group(token_id), person_token_signs_in
+    return None
+
+
 class TokenWatch:
-    """Mixed into a consumer: close it with 4401 when its agent token stops signing in.
+    """Mixed into a consumer: close it with 4401 when its token stops signing in.
 
     Call ``watch_token()`` once the socket is accepted and ``unwatch_token()`` on
     disconnect; a consumer that must stop its own sending first overrides ``refuse_token``.
     """
 
+    if TYPE_CHECKING:  # what the consumer it is mixed into has (types-channels' types)
+        from channels.consumer import _ChannelScope
+        from channels.layers import BaseChannelLayer
+
+        scope: _ChannelScope
+        channel_layer: BaseChannelLayer
+        channel_name: str
+
+        async def close(
+            self, code: int | bool | None = None, reason: str | None = None
+        ) -> None: ...
+
     token_id: int | None = None
+    _token_signs_in: Callable[[int], bool] | None = None
     _token_group: str | None = None
     _token_task: asyncio.Task | None = None
     _token_refused = False
 
     async def watch_token(self) -> None:
-        token_id = self.scope.get("token_id")
-        if token_id is None:
+        watched = _watched(self.scope)
+        if watched is None:
             return
-        self.token_id = int(token_id)
-        group = token_group(self.token_id)
+        self.token_id, group, self._token_signs_in = watched
         if self.channel_layer is not None:
             try:
                 # Bounded: a Redis that is away must not hold the connect; the timer remains.
@@ -88,9 +121,12 @@ class TokenWatch:
         interval = float(setting("LIVE_TOKEN_RECHECK_SECONDS", RECHECK_SECONDS))
         # The first check at once: a revocation between the sign-in and the group_add
         # above was announced before this socket could hear it.
+        signs_in, token_id = self._token_signs_in, self.token_id
+        if signs_in is None or token_id is None:  # no token to watch (watch_token found none)
+            return
         while True:
             try:
-                live = await socket_db(agent_token_signs_in)(self.token_id)
+                live = await socket_db(signs_in)(token_id)
             except Exception:  # the database is away: the next check decides
                 log.warning("Token socket: could not check token %s", self.token_id)
                 live = True

@@ -48,7 +48,7 @@ from django.utils import timezone
 from .. import presence
 from ..accounts import verified_email
 from ..models import DigestStatus, EmailDigest, MailState, Notification, NotificationPrefs
-from ..notification_kinds import BOTH, EMAIL, INBOX, NOTIFICATION_KINDS, OFF
+from ..notification_kinds import BOTH, EMAIL, INBOX, NOTIFICATION_KINDS, OFF, SETTABLE_KINDS
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +96,7 @@ def read_token(token: str) -> tuple[int, str]:
         user_id, kind = signing.loads(token, salt=_SALT)
     except (signing.BadSignature, ValueError, TypeError) as exc:
         raise BadToken(token) from exc
-    if not isinstance(user_id, int) or (kind != ALL and kind not in NOTIFICATION_KINDS):
+    if not isinstance(user_id, int) or (kind != ALL and kind not in SETTABLE_KINDS):
         raise BadToken(token)
     return user_id, kind
 
@@ -113,7 +113,7 @@ def kind_label(kind: str) -> str:
 def stop_email(user_id: int, kind: str) -> list[str]:
     """Take the e-mail part off ``kind``'s channel (or every kind's): both -> inbox,
     e-mail -> off; its pending notifications are not mailed. Returns the kinds changed."""
-    kinds = list(NOTIFICATION_KINDS) if kind == ALL else [kind]
+    kinds = list(SETTABLE_KINDS) if kind == ALL else [kind]
     with transaction.atomic():
         NotificationPrefs.objects.get_or_create(user_id=user_id)
         prefs = NotificationPrefs.objects.select_for_update().get(user_id=user_id)
@@ -183,15 +183,18 @@ def build_digest(user_id: int, now: datetime | None = None) -> EmailDigest | Non
             return None  # sent by another sweeper meanwhile, or not due yet
         seen = presence.last_seen(user_id, now)
         address = recipient_address(user)
-        mailed, skipped = [], []
+        mailed: list[int] = []
+        skipped: list[int] = []
         for n in rows:
-            at, open_now = seen.get(n.game_id, (None, False))
+            found = seen.get(n.game_id) if n.game_id is not None else None
+            at, open_now = found if found is not None else (None, False)
             seen_on_site = open_now or (at is not None and at >= n.updated_at)
             (skipped if address is None or seen_on_site else mailed).append(n.pk)
         if skipped:
             Notification.objects.filter(pk__in=skipped).update(mail=MailState.SKIPPED)
         if not mailed:
             return None
+        assert address is not None  # without one, every note was skipped above
         notes = [n for n in rows if n.pk in set(mailed)]
         subject, text, html = render(user, notes)
         digest = EmailDigest.objects.create(
@@ -234,7 +237,7 @@ def render(user: Any, notes: Iterable[Notification]) -> tuple[str, str, str]:
     notes = list(notes)
     groups: dict[int | None, Group] = {}
     for n in notes:
-        title = n.game.title if n.game_id else "On the site"
+        title = n.game.title if n.game is not None else "On the site"
         group = groups.setdefault(n.game_id, Group(title, []))
         group.items.append({"text": n.text, "url": settings.SITE_URL + n.link})
     kinds = sorted({n.kind for n in notes}, key=list(NOTIFICATION_KINDS).index)
@@ -248,6 +251,7 @@ def render(user: Any, notes: Iterable[Notification]) -> tuple[str, str, str]:
         "stop": [
             {"label": NOTIFICATION_KINDS[k].label, "url": unsubscribe_url(user.pk, k)}
             for k in kinds
+            if k in SETTABLE_KINDS
         ],
         "stop_all": unsubscribe_url(user.pk, ALL),
         "site_url": settings.SITE_URL,
@@ -262,7 +266,8 @@ def _domain() -> str:
 
 
 class DigestMail(EmailMultiAlternatives):
-    def message(self, *, policy: email.policy.Policy = email.policy.default) -> Any:
+    # django-stubs lets policy be None; Django's default is email.policy.default, never None.
+    def message(self, *, policy: email.policy.Policy = email.policy.default) -> Any:  # type: ignore[override]
         # Headers folded at 78 characters would turn the long one-click URL into RFC 2047
         # encoded words, which no mail client reads as a URL; RFC 5322 allows 998.
         return super().message(policy=policy.clone(max_line_length=998))

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from ..display import alignment_title, day_label
+from django.urls import reverse
+
+from ..display import alignment_title, day_label, prod_line
 from ..models import TEAM_THREADS, GameEvent, ReplacementSignup, Thread, VoteRule
 from ..naming import fold
-from ..reads.access import THREAD_LABELS, private_threads_of
+from ..reads.access import THREAD_LABELS, cohosts, host_ids, private_threads_of
 from ..reads.needs import NIGHT_ACTION, needs_of
+from ..reads.reliability import cooldown_sentence
 from .deadlines import stated
 from .mentions import spoken_to
 from .notes import Context, Note, Rule
@@ -61,7 +64,7 @@ def game_finished(event: GameEvent, ctx: Context) -> Iterator[Note]:
     winner = event.payload["winner"]
     side = alignment_title(ctx.game.ruleset, winner) if winner else ""
     text = f"{ctx.game.title} is over: " + (f"the {side} side wins." if side else "a draw.")
-    people = {s.user_id for s in ctx.players()} | {ctx.game.host_id}
+    people = {s.user_id for s in ctx.players()} | host_ids(ctx.game)
     for user_id in sorted(people):
         yield Note(user_id, "game_finished", text, ctx.thread())
 
@@ -87,10 +90,7 @@ def prodded(event: GameEvent, ctx: Context) -> Iterator[Note]:
     if slot is None or event.audience != f"slot:{slot.pk}":
         return  # the host's copy of the prod tells the host's dashboard, not the player
     p = event.payload
-    text = (
-        f"You were prodded in {ctx.game.title}: {p['posts']} of the {p['required']} posts "
-        "a day the host asks for."
-    )
+    text = prod_line(p["posts"], p["required"], ctx.game.title)  # the site's, not the host's
     yield Note(slot.user_id, "prodded", text, ctx.thread())
 
 
@@ -112,6 +112,9 @@ def modkilled(event: GameEvent, ctx: Context) -> Iterator[Note]:
     if slot is not None and slot.user_id:
         reason = event.payload["reason"]
         text = f"The host modkilled you in {ctx.game.title}" + (f" ({reason})." if reason else ".")
+        if event.payload.get("inactivity"):  # the site's rule, and its league cooldown
+            text = f"You were modkilled for inactivity in {ctx.game.title}."
+            text += cooldown_sentence(event.created_at)
         yield Note(slot.user_id, "modkilled", text, ctx.thread())
 
 
@@ -172,8 +175,9 @@ def _where(thread: str) -> str:
 
 
 def _author_id(p: dict, ctx: Context) -> int | None:
-    if p["is_host"]:
-        return ctx.game.host_id
+    if p["is_host"]:  # the host's post, or a co-host's (under their own name)
+        by_name = {c.name: c.user_id for c in cohosts(ctx.game)}
+        return by_name.get(p["author"], ctx.game.host_id)
     slot = ctx.by_id.get(p["slot_id"]) if p["slot_id"] else None
     return slot.user_id if slot is not None else None
 
@@ -184,35 +188,45 @@ def mentioned(event: GameEvent, ctx: Context) -> Iterator[Note]:
     play (or host) under now; the audience check keeps it to people who can read the
     thread (a mention in the mafia chat of a town player tells nobody)."""
     p = event.payload
-    html = p["html"]
-    if p["is_auto"] or ("@" not in html and "quote-author" not in html):
-        return
-    people = {fold(s.display_name): s.user_id for s in ctx.players() if s.user_id}
-    people.setdefault(fold(ctx.game.host.get_username()), ctx.game.host_id)
-    author = _author_id(p, ctx)
     where = f"{_where(p['thread'])} of {ctx.game.title}"
-    for name, how in sorted(spoken_to(html, people).items()):
-        user_id = people[name]
-        if user_id == author:
-            continue
+    for user_id, how in _spoken_to(p, ctx):
         text = f"{p['author']} {how} you in {where}."
         yield Note(user_id, "mentioned", text, ctx.post(p["number"], p["thread"]))
+
+
+def _spoken_to(p: dict, ctx: Context) -> list[tuple[int, str]]:
+    """Whom a post quotes or mentions (user id, "quoted" / "mentioned"), its author left
+    out, by the name each plays (or hosts) under now."""
+    html = p["html"]
+    if p["is_auto"] or ("@" not in html and "quote-author" not in html):
+        return []
+    people = {fold(s.display_name): s.user_id for s in ctx.players() if s.user_id}
+    people.setdefault(fold(ctx.game.host.get_username()), ctx.game.host_id)
+    for cohost in cohosts(ctx.game):
+        people.setdefault(fold(cohost.name), cohost.user_id)
+    author = _author_id(p, ctx)
+    told = [(people[name], how) for name, how in sorted(spoken_to(html, people).items())]
+    return [(user_id, how) for user_id, how in told if user_id != author]
 
 
 @on("post")
 def partner_posted(event: GameEvent, ctx: Context) -> Iterator[Note]:
     """A post in the mafia chat or a team's thread tells the thread's other living members
     (batched per person and thread). Never anyone else: not the town, not the dead, and not
-    the host, who reads every thread but need not hear of every post in it."""
+    the host, who reads every thread but need not hear of every post in it. A partner the
+    post quotes or mentions hears of it once, as "mentioned you" (issue 33: not twice)."""
     p = event.payload
     thread = p["thread"]
     if p["is_auto"] or thread not in (Thread.MAFIA, *TEAM_THREADS):
         return
     author = _author_id(p, ctx)
+    mentioned_ids = {user_id for user_id, _ in _spoken_to(p, ctx)}
     where = f"{_where(thread)} of {ctx.game.title}"
     link = ctx.post(p["number"], thread)
     for slot in ctx.players(alive_only=True):
-        if slot.user_id == author or thread not in private_threads_of(ctx.game, slot):
+        if slot.user_id in mentioned_ids or slot.user_id == author:
+            continue
+        if thread not in private_threads_of(ctx.game, slot):
             continue
         yield Note(
             slot.user_id,
@@ -224,12 +238,25 @@ def partner_posted(event: GameEvent, ctx: Context) -> Iterator[Note]:
         )
 
 
+@on("whisper")
+def whispered(event: GameEvent, ctx: Context) -> Iterator[Note]:
+    """The recipient's own copy tells them who whispered, never what: the text stays on
+    the whispers page (the host's and the sender's copies tell nobody)."""
+    slot = ctx.slot(event.payload["recipient"])
+    if slot is None or not slot.user_id or event.audience != f"slot:{slot.pk}":
+        return
+    text = f"{event.payload['sender']['name']} whispered to you in {ctx.game.title}."
+    link = reverse("games:whispers", args=[ctx.game.pk])
+    yield Note(slot.user_id, "whispered", text, link)
+
+
 # -- a game you host ---------------------------------------------------------------------
 @on("signup_joined")
 def signups_full(event: GameEvent, ctx: Context) -> Iterator[Note]:
     if event.payload["count"] >= ctx.game.player_cap:
         text = f"Sign-ups for {ctx.game.title} are full: you can start the game."
-        yield Note(ctx.game.host_id, "signups_full", text, ctx.host_page())
+        for user_id in sorted(host_ids(ctx.game)):  # the host and its co-hosts
+            yield Note(user_id, "signups_full", text, ctx.host_page())
 
 
 @on("absence")
@@ -237,7 +264,24 @@ def absence_asked(event: GameEvent, ctx: Context) -> Iterator[Note]:
     p = event.payload
     days = f"{day_label(p['starts'])} to {day_label(p['ends'])}"
     text = f"{p['name']} asked for V/LA in {ctx.game.title}: {days}."
-    yield Note(ctx.game.host_id, "absence_asked", text, ctx.host_page())
+    for user_id in sorted(host_ids(ctx.game)):
+        yield Note(user_id, "absence_asked", text, ctx.host_page())
+
+
+@on("hosts_changed")
+def made_host(event: GameEvent, ctx: Context) -> Iterator[Note]:
+    """The person a host added as a co-host or backup host, or handed the game to, is told
+    (a public event: the payload names them; ``user_ids[0]`` is theirs)."""
+    p = event.payload
+    if p["change"] not in ("added", "handed_over") or not p.get("user_ids"):
+        return
+    title = ctx.game.title
+    if p["change"] == "handed_over":
+        text = f"You host {title} now: its host handed it over to you."
+    else:
+        what = "a backup host" if p["kind"] == "backup" else "a co-host"
+        text = f"{p['host']} made you {what} of {title}: you see and do what the host does."
+    yield Note(p["user_ids"][0], "made_host", text, ctx.host_page())
 
 
 @on("night_action")
@@ -251,6 +295,5 @@ def night_actions_in(event: GameEvent, ctx: Context) -> Iterator[Note]:
     if any(NIGHT_ACTION in codes for codes in needs.values()):
         return
     text = f"All night actions are in for {phase.label} of {ctx.game.title}."
-    yield Note(
-        ctx.game.host_id, "night_actions_in", text, ctx.host_page(), key=f"actions_in:{phase.pk}"
-    )
+    for user_id in sorted(host_ids(ctx.game)):
+        yield Note(user_id, "night_actions_in", text, ctx.host_page(), key=f"actions_in:{phase.pk}")

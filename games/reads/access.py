@@ -9,7 +9,9 @@ decides who may *look*.
 - A player reads their own role PM, results and the private threads of their team while
   alive (mafia chat: living mafia; masons' and neighbors' threads: their living members),
   the dead thread once dead.
-- The host reads everything. After the game ends everyone reads everything.
+- The host reads everything, and so do the game's co-hosts and backup hosts (``is_host``:
+  the one answer to "may this person act as the host here"). After the game ends everyone
+  reads everything.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from typing import Any
 
 from django.http import Http404
 
-from ..models import ROLE_THREADS, TEAM_THREADS, Game, Slot, Thread
+from ..lru import ProcessLRU
+from ..models import ROLE_THREADS, TEAM_THREADS, CoHost, Game, Slot, Thread
 
 THREAD_LABELS = dict(Thread.choices)
 PRIVATE_THREADS = (Thread.MAFIA, *TEAM_THREADS, Thread.DEAD)
@@ -29,12 +32,84 @@ PRIVATE_THREADS = (Thread.MAFIA, *TEAM_THREADS, Thread.DEAD)
 PRIVATE_AUDIENCES = ("host", *PRIVATE_THREADS)
 
 
+# -- who hosts -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CoHostRef:
+    user_id: int
+    name: str
+    kind: str  # CoHostKind: "cohost" or "backup"
+
+    @property
+    def kind_label(self) -> str:
+        return "backup host" if self.kind == "backup" else "co-host"
+
+
+# (game, its creation, state_seq) -> its co-hosts. Adding or removing one is a change of
+# state (a ``hosts_changed`` event moves ``state_seq``), so an entry is never stale: a page
+# that has read the game at S gets co-hosts read after it saw S, as ``reads.snapshot`` does.
+_COHOSTS: ProcessLRU[tuple[CoHostRef, ...]] = ProcessLRU(1024)
+# The game instance's own copy (one read per request), with the state it was read at: a
+# ``refresh_from_db`` that sees a newer state reads them again.
+_CACHED = "_cohosts_as_read"
+
+
+def cohosts(game: Game) -> tuple[CoHostRef, ...]:
+    """The game's co-hosts and backup hosts, in the order they were added."""
+    mine = game.__dict__.get(_CACHED)
+    if mine is not None and mine[0] == game.state_seq:
+        return mine[1]
+    key = (game.pk, game.created_at, "cohosts", game.state_seq)
+    held = _COHOSTS.get(key)
+    if held is None:
+        held = tuple(
+            CoHostRef(c.user_id, c.user.get_username(), c.kind)
+            for c in CoHost.objects.filter(game_id=game.pk)
+            .select_related("user")
+            .order_by("added_at", "pk")
+        )
+        _COHOSTS.put(key, held)
+    game.__dict__[_CACHED] = (game.state_seq, held)
+    return held
+
+
+def set_cohosts(game: Game, refs: Iterable[CoHostRef]) -> None:
+    """What a service that changed the co-hosts has just written (its own instance only: the
+    process's copy is keyed by the state the commit moves to)."""
+    game.__dict__[_CACHED] = (game.state_seq, tuple(refs))
+
+
+def read_cohosts(games: Iterable[Game]) -> None:
+    """Read the co-hosts of many games in one query (a list of games asks ``is_host`` of
+    each)."""
+    games = [g for g in games if _CACHED not in g.__dict__]
+    found: dict[int, list[CoHostRef]] = {g.pk: [] for g in games}
+    if games:
+        rows = CoHost.objects.filter(game__in=games).select_related("user")
+        for c in rows.order_by("added_at", "pk"):
+            found[c.game_id].append(CoHostRef(c.user_id, c.user.get_username(), c.kind))
+    for game in games:
+        set_cohosts(game, found[game.pk])
+
+
+def host_ids(game: Game) -> frozenset[int]:
+    """Everyone who may act as the host of ``game``: the host and its co-hosts."""
+    return frozenset({game.host_id, *(c.user_id for c in cohosts(game))})
+
+
+def is_host(game: Game, user: Any) -> bool:
+    """May ``user`` act as the host of ``game`` (see everything, use the host's controls)?
+    The host and the game's co-hosts and backup hosts: the one place that decides it."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    return bool(user.pk == game.host_id or user.pk in host_ids(game))
+
+
 # -- the policy ---------------------------------------------------------------------------
 def sees_everything(game: Game, user: Any) -> bool:
-    """The host during the game; everybody once the game is over."""
+    """The host (and co-hosts) during the game; everybody once the game is over."""
     if game.is_finished:
         return True
-    return bool(getattr(user, "is_authenticated", False)) and user.pk == game.host_id
+    return is_host(game, user)
 
 
 def private_threads_of(game: Game, slot: Slot | None) -> frozenset[str]:
@@ -107,6 +182,12 @@ class Viewer:
 
     @property
     def is_host(self) -> bool:
+        """May act as the host (the host or a co-host): ``is_host``."""
+        return is_host(self.game, self.user)
+
+    @property
+    def is_the_host(self) -> bool:
+        """The game's named owner (``game.host``), not a co-host."""
         return self.is_authenticated and self.user.pk == self.game.host_id
 
     @property
@@ -115,7 +196,7 @@ class Viewer:
 
     @property
     def sees_everything(self) -> bool:
-        """The host during the game; everybody once the game is over."""
+        """The host (and co-hosts) during the game; everybody once the game is over."""
         return sees_everything(self.game, self.user)
 
     @property
@@ -157,34 +238,6 @@ class Viewer:
         """404, not 403: a non-member must not even learn that the thread has posts."""
         if not self.can_read(thread):
             raise Http404("No such thread.")
-
-    def posting_block(self, thread: str, current: Any = None) -> str:
-        """Why this viewer cannot post here now ("" if they can). Services are the
-        authority; this only decides whether to show the reply box. ``current``: the
-        game's current phase when the caller has read it."""
-        game = self.game
-        if not self.is_authenticated:
-            return "Log in to post."
-        if self.is_host:
-            return ""
-        slot = self.slot
-        if slot is None:
-            return "Only the players and the host post in this game."
-        if game.is_finished and thread != Thread.PUBLIC:
-            return "The game is over: its private threads are closed."
-        if game.is_cancelled:
-            return "The host cancelled this game."
-        if thread == Thread.PUBLIC and game.is_running:
-            if not slot.alive:
-                return "Dead players cannot post in the game thread; use the dead thread."
-            phase = current if current is not None else game.current_phase()
-            if game.no_night_posting and phase is not None and phase.is_night:
-                return "Nobody but the host posts in the game thread at night."
-        if thread == Thread.DEAD and slot.alive:
-            return "Only dead players post in the dead thread."
-        if thread in (Thread.MAFIA, *TEAM_THREADS) and not self.can_read(thread):
-            return "You cannot post in this thread."
-        return ""
 
     # -- roles ---------------------------------------------------------------------------
     def public_role(self, slot: Slot) -> str:

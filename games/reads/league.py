@@ -8,9 +8,10 @@ from django.db.models import Count
 
 from ..league import FORMATS, format_of
 from ..models import Game, GameStatus, LeagueQueueEntry, LeagueQueueState, Slot
+from ..shapes import LeagueQueue
 
 
-def queues(user: Any, also: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+def queues(user: Any, also: tuple[str, ...] = ()) -> list[LeagueQueue]:
     """Each standing queue (and any queue still holding people whose setup is gone):
     its setup, how many it needs and has, whether ``user`` waits in it (since when), its
     problem and ``user``'s latest game from it (``also``: more slugs to list, even empty
@@ -28,22 +29,22 @@ def queues(user: Any, also: tuple[str, ...] = ()) -> list[dict[str, Any]]:
             .values_list("game__league_setup", "game_id")
         ):
             latest[setup] = game_id  # the newest wins
-    rows = []
+    rows: list[LeagueQueue] = []
     for slug in [*FORMATS, *sorted((set(waiting) | set(also)) - set(FORMATS))]:
         league_format = format_of(slug)
-        setup = league_format.setup if league_format else None
+        found = league_format.setup if league_format else None
         rows.append(
             {
                 "setup": slug,
-                "name": setup.name if setup else slug,
-                "ruleset": setup.ruleset if setup else "",
-                "players": setup.player_count if setup else None,
+                "name": found.name if found else slug,
+                "ruleset": found.ruleset if found else "",
+                "players": found.player_count if found else None,
                 "waiting": waiting.get(slug, 0),
                 "queued": slug in mine,
                 "queued_since": mine.get(slug),
                 "problem": problems.get(slug, "") if waiting.get(slug) else "",
                 "silent_seat": league_format.silent_seat if league_format else "",
-                "exists": setup is not None,
+                "exists": found is not None,
                 "latest_game": latest.get(slug),
             }
         )
@@ -62,6 +63,6 @@ def my_league_games(user: Any) -> list[Game]:
     )
 
 
-def queue_of(user: Any, setup: str) -> dict[str, Any]:
+def queue_of(user: Any, setup: str) -> LeagueQueue:
     """The one queue of ``setup`` as ``queues`` shows it."""
     return next(row for row in queues(user, (setup,)) if row["setup"] == setup)

@@ -19,18 +19,18 @@ from typing import Any
 from django.db.models import Count, Exists, OuterRef, Q, Subquery
 from django.utils import timezone
 
+from ..inactivity import NEEDS_REPLACEMENT
 from ..models import (
-    PRODS_BEFORE_ACTION,
+    CoHost,
     Game,
     GameStatus,
-    InactivityAction,
     Phase,
     Post,
     ReplacementSignup,
     Slot,
     ThreadVisit,
 )
-from .access import THREAD_LABELS, private_threads_of, sees_everything
+from .access import THREAD_LABELS, private_threads_of
 from .needs import NEED_CODES, NEED_LABELS, needs_of_games
 
 # Finished games stay on the list this long after their end.
@@ -38,6 +38,7 @@ FINISHED_FOR = timedelta(days=14)
 MAX_GAMES = 200  # a bound on the page, far above anyone's real list
 
 PLAYER, HOST, QUEUED = "player", "host", "queued"
+RELATIONS = (PLAYER, HOST, QUEUED)  # how the person is in the game
 # What a host is asked for: a full sign-up list to start, players to replace.
 START, REPLACE = "start", "replace"
 HOST_CODES = (START, REPLACE)
@@ -118,8 +119,11 @@ def my_games(user: Any, *, now: datetime | None = None) -> MyGames:
     now = now or timezone.now()
     plays = Slot.objects.filter(game=OuterRef("pk"), user=user)
     queued = ReplacementSignup.objects.filter(game=OuterRef("pk"), user=user)
+    cohosts = CoHost.objects.filter(game=OuterRef("pk"), user=user)
     games = list(
-        Game.objects.filter(Q(host=user) | Q(Exists(plays)) | Q(Exists(queued)))
+        Game.objects.filter(
+            Q(host=user) | Q(Exists(plays)) | Q(Exists(queued)) | Q(Exists(cohosts))
+        )
         .filter(
             Q(status__in=[GameStatus.SIGNUPS, GameStatus.RUNNING])
             | Q(status=GameStatus.FINISHED, finished_at__gte=now - FINISHED_FOR)
@@ -127,14 +131,15 @@ def my_games(user: Any, *, now: datetime | None = None) -> MyGames:
         .select_related("host")
         .annotate(
             players=Count("slots", distinct=True),
+            cohosting=Exists(cohosts),
             **{f"last_{t}": _last_number(t) for t in THREAD_LABELS},
         )
         .order_by("-created_at")[:MAX_GAMES]
     )
     ids = [g.pk for g in games]
     mine = {s.game_id: s for s in Slot.objects.filter(user=user, game_id__in=ids)}
-    for slot in mine.values():
-        slot.user = user  # its display name, without a query
+    for own in mine.values():
+        own.user = user  # its display name, without a query
     running = [g for g in games if g.is_running]
     phases = (
         {
@@ -148,15 +153,19 @@ def my_games(user: Any, *, now: datetime | None = None) -> MyGames:
     )
     Phase.read_labels(list(phases.values()))
     needs = needs_of_games([(g, phases.get(g.pk), [mine[g.pk]]) for g in running if g.pk in mine])
-    to_replace = _slots_to_replace([g for g in running if g.host_id == user.pk])
+    # A co-host hosts the game as its host does (``reads.access.is_host``); the annotation
+    # says so without a query per game.
+    hosting = {g.pk for g in games if g.host_id == user.pk or getattr(g, "cohosting", False)}
+    to_replace = _slots_to_replace([g for g in running if g.pk in hosting])
     visits = {
         (v.game_id, v.thread): v.last_post_number
         for v in ThreadVisit.objects.filter(user=user, game_id__in=ids)
     }
-    active, finished = [], []
+    active: list[MyGame] = []
+    finished: list[MyGame] = []
     for game in games:
         slot = mine.get(game.pk)
-        relation = PLAYER if slot is not None else HOST if game.host_id == user.pk else QUEUED
+        relation = PLAYER if slot is not None else HOST if game.pk in hosting else QUEUED
         host_needs = []
         if relation == HOST and game.is_signups and game.players >= game.player_cap:
             host_needs.append(START)
@@ -170,7 +179,7 @@ def my_games(user: Any, *, now: datetime | None = None) -> MyGames:
             needs=needs.get(slot.pk, []) if slot is not None else [],
             host_needs=host_needs,
             players=game.players,
-            threads=_unread(game, user, slot, visits),
+            threads=_unread(game, user, slot, visits, game.pk in hosting),
         )
         (finished if game.is_finished else active).append(item)
     far = now + timedelta(days=3650)
@@ -179,22 +188,26 @@ def my_games(user: Any, *, now: datetime | None = None) -> MyGames:
     return MyGames(active, finished)
 
 
-def _readable(game: Game, user: Any, slot: Slot | None) -> list[str]:
+def _readable(game: Game, user: Any, slot: Slot | None, hosting: bool) -> list[str]:
     """The threads the person may read, by ``reads.access``'s rules: everything for the
-    host and after the end (the threads that have posts), else the public thread and the
-    player's own private ones."""
-    if sees_everything(game, user):
+    host (``hosting``: the host or a co-host, as read with the list) and after the end (the
+    threads that have posts), else the public thread and the player's own private ones."""
+    if hosting or game.is_finished:
         return [t for t in THREAD_LABELS if getattr(game, f"last_{t}") or t == "public"]
     return ["public", *sorted(private_threads_of(game, slot))]
 
 
 def _unread(
-    game: Game, user: Any, slot: Slot | None, visits: dict[tuple[int, str], int]
+    game: Game,
+    user: Any,
+    slot: Slot | None,
+    visits: dict[tuple[int, str], int],
+    hosting: bool = False,
 ) -> list[ThreadUnread]:
     """Posts after the last one shown to them, per readable thread (post numbers have no
     gaps, so the difference is the count)."""
     out = []
-    for thread in _readable(game, user, slot):
+    for thread in _readable(game, user, slot, hosting):
         last = getattr(game, f"last_{thread}") or 0
         seen = visits.get((game.pk, thread), 0)
         out.append(ThreadUnread(thread, THREAD_LABELS[thread], max(last - seen, 0)))
@@ -203,11 +216,10 @@ def _unread(
 
 def _slots_to_replace(games: list[Game]) -> dict[int, int]:
     """Game id -> how many of its slots the host should replace (``games.inactivity``)."""
-    wanted = [g.pk for g in games if g.inactivity_action == InactivityAction.REPLACE]
-    if not wanted:
+    if not games:
         return {}
     rows = (
-        Slot.objects.filter(game_id__in=wanted, alive=True, prods__gte=PRODS_BEFORE_ACTION)
+        Slot.objects.filter(NEEDS_REPLACEMENT, game_id__in=[g.pk for g in games], alive=True)
         .values("game_id")
         .annotate(n=Count("id"))
     )

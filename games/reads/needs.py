@@ -25,9 +25,7 @@ from typing import Any
 
 from django.db.models import Max, Q
 
-from resolver.model import GameState
-from resolver.rulesets import get_ruleset
-
+from ..gateway import GameState, rules_named
 from ..models import Game, GameEvent, NightAction, Phase, Slot, Vote, VoteKind
 from .table import is_your_turn
 
@@ -105,7 +103,8 @@ def _actions_missing(nights: list[tuple[Game, Phase, list[Slot]]]) -> set[int]:
     """The slots with an ability tonight they have not used yet."""
     owed: list[tuple[Phase, Slot, list[Any]]] = []
     for game, phase, slots in nights:
-        rules = get_ruleset(game.ruleset)
+        rules = rules_named(game.ruleset)
+        assert game.resolver_state is not None  # a running game's, written at its start
         state = GameState.from_dict(game.resolver_state)
         for slot in slots:
             if not state.has_player(slot.resolver_name):

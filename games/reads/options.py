@@ -8,27 +8,15 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import resolver
-from resolver.model import GameState
-from resolver.rulesets import get_ruleset
-
-from .. import naming
+from .. import gateway, naming
 from ..errors import ErrorCode, GameRuleError, InvalidInput, NotAllowed
+from ..gateway import GameState, rules_named
 from ..models import Game, Phase, Slot
 
-SKIP = "skip"  # "no elimination" as a ballot's choice
+SKIP = gateway.SKIP  # "no elimination" as a ballot's choice
 
 
 # -- night actions ----------------------------------------------------------------------
-def raw_action(actor: Slot, ability: str, targets: list[Slot], extra: Mapping[str, Any]) -> dict:
-    return {
-        **extra,
-        "actor": actor.resolver_name,
-        "ability": ability,
-        "targets": [t.resolver_name for t in targets],
-    }
-
-
 def night_options(game: Game, slot: Slot) -> list[dict[str, Any]]:
     """The abilities ``slot`` has tonight with their legal targets (slot ids), for the form."""
     if not game.is_running or not game.resolver_state:
@@ -36,7 +24,7 @@ def night_options(game: Game, slot: Slot) -> list[dict[str, Any]]:
     phase = game.current_phase()
     if phase is not None and phase.night_zero:
         return []
-    rules = get_ruleset(game.ruleset)
+    rules = rules_named(game.ruleset)
     state = GameState.from_dict(game.resolver_state)
     player = state.player(slot.resolver_name)
     if not player.alive and not rules.dead_may_act:
@@ -47,10 +35,10 @@ def night_options(game: Game, slot: Slot) -> list[dict[str, Any]]:
         legal = []
         for candidate in slots:
             targets = [candidate] * spec.targets
-            raw = raw_action(slot, spec.slug, targets, dict.fromkeys(spec.extra, "x"))
+            raw = gateway.night_order(slot, spec.slug, targets, dict.fromkeys(spec.extra, "x"))
             try:
                 rules.parse_action(state, raw, "$", 0)
-            except resolver.InvalidScenario:
+            except gateway.InvalidScenario:
                 # Several targets (swap, redirect) may be legal only as a pair: offer
                 # every living player and let the submission check the pair.
                 if spec.targets > 1 and candidate.alive:
@@ -80,7 +68,7 @@ def day_action_options(
     phase = game.current_phase()
     if phase is None or phase.resolved or not phase.is_day or phase.is_paused:
         return []
-    rules = get_ruleset(game.ruleset)
+    rules = rules_named(game.ruleset)
     spec = rules.roles.get(slot.role)
     day = [a for a in spec.abilities if a.phase == "day"] if spec else []
     if not day:
@@ -98,7 +86,7 @@ def day_action_options(
             }
             try:
                 rules.resolve_day_action(state, raw, "day")
-            except resolver.InvalidScenario as exc:
+            except gateway.InvalidScenario as exc:
                 if ".actor" in exc.where:  # about the user, not the target: spent, used
                     why = naming.render(exc.message, naming.seat_names(slots))
                     break
@@ -152,10 +140,10 @@ class VoteOptions:
                 ErrorCode.DEAD_TARGET,
                 "target",
             )
-        if self.voter is not None and target.pk == self.voter.pk and not self.self_vote:
-            return InvalidInput(
-                "You cannot vote for yourself in this game.", ErrorCode.SELF_VOTE, "target"
-            )
+        if self.voter is not None and not self.self_vote:
+            refused = self_vote_refusal(self.voter.pk, target.pk)
+            if refused is not None:
+                return refused
         if self.revote is not None:
             if target.pk not in self.revote:
                 tied = ", ".join(self.names.get(i, "?") for i in self.revote)
@@ -202,6 +190,16 @@ class VoteOptions:
         return self.open and self.unvote_refusal() is None
 
 
+def self_vote_refusal(voter_id: int, target_id: int | None) -> GameRuleError | None:
+    """The refusal of a vote for oneself in a game whose setting forbids it (the thread's
+    ballot and the table's vote alike: the setting is the game's, whatever the day's form)."""
+    if target_id is not None and target_id == voter_id:
+        return InvalidInput(
+            "You cannot vote for yourself in this game.", ErrorCode.SELF_VOTE, "target"
+        )
+    return None
+
+
 def vote_options(
     game: Game,
     phase: Phase | None,
@@ -230,8 +228,9 @@ def vote_options(
         locked=locked,
         skip=game.skip_vote_allowed,
         self_vote=game.self_vote_allowed,
-        uses_nominations=not in_revote and get_ruleset(game.ruleset).uses_nominations,
+        uses_nominations=not in_revote and rules_named(game.ruleset).uses_nominations,
         nominated=frozenset(nominated),
-        revote=tuple(phase.revote) if in_revote else None,
+        # (in_revote: there is a phase, with a revote list; the tests only narrow types)
+        revote=tuple(phase.revote or ()) if phase is not None and in_revote else None,
         names={s.pk: s.display_name for s in slots},
     )

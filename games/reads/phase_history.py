@@ -5,10 +5,11 @@ private results and the resolver's explanation, each naming whoever held a seat 
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from .. import naming
-from ..models import DayAction, Game, NightAction, PrivateResult, Slot
+from ..models import DayAction, Game, NightAction, Phase, PrivateResult, Slot
 from .seats import seat_history
 
 
@@ -36,17 +37,15 @@ def phase_records(game: Game, slots: list[Slot], *, include_open: bool) -> list[
         """The slot's holder when the act was sent."""
         if slot_id not in by_id:
             return "?"
-        return history.holder(slot_id, at=getattr(act, "updated_at", None) or act.created_at)
+        return history.holder(slot_id, at=_sent_at(act))
 
     records = []
-    day = night = 0
-    for phase in phases:
-        if phase.is_day:
-            day += 1
-            label = f"Day {day}"
-        else:
-            night += 1
-            label = f"Night {night}"
+    # The thread's own names ("Night 0" for classic's night zero): the archive counted
+    # nights from 1 where the thread says 0, 1, 2 (issue 33).
+    ordered = list(phases)
+    Phase.read_labels(ordered)
+    for phase in ordered:
+        label = phase.label
         report = phase.report or {}
         names = history.seat_names(phase=phase.number)
         records.append(
@@ -64,7 +63,7 @@ def phase_records(game: Game, slots: list[Slot], *, include_open: bool) -> list[
                         "ability": a.ability,
                         "targets": [held(t, a) for t in a.targets],
                         "extra": getattr(a, "extra", {}),
-                        "at": getattr(a, "updated_at", None) or a.created_at,
+                        "at": _sent_at(a),
                     }
                     for a in actions.get(phase.pk, [])
                 ],
@@ -75,3 +74,9 @@ def phase_records(game: Game, slots: list[Slot], *, include_open: bool) -> list[
             }
         )
     return records
+
+
+def _sent_at(act: NightAction | DayAction) -> datetime:
+    """When an act was sent: a night action's last change (its updated_at, never empty), a
+    day action's use."""
+    return act.updated_at if isinstance(act, NightAction) else act.created_at

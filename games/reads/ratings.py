@@ -2,7 +2,8 @@
 
 Only finished games' facts appear: a ``RatingChange`` is written when a rated game ends,
 and every query here also asks for a finished game, so a running game's role (hidden
-information) can never reach these pages.
+information) can never reach these pages. (The player's reliability record, from
+``reads.reliability``, also lists running games: only what their threads announce.)
 """
 
 from __future__ import annotations
@@ -11,20 +12,23 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from django.contrib.auth import get_user_model
 
 from .. import ratings
 from ..errors import ErrorCode, NotFound
 from ..models import Agent, GameStatus, Rating, RatingChange, RatingSide, Ruleset
+from ..shapes import RatingFigure
 from .paging import Pages, page_number
+from .reliability import Record, record
 
 WHO = ("both", "people", "agents")
 WHO_LABELS = {"both": "People and agents", "people": "People", "agents": "Agents"}
 SIDES = tuple(RatingSide.values)
 PER_PAGE = 50
 FORM_GAMES = 5  # "recent form": this many latest results
+Form = Literal["W", "L"]  # a result of the recent form: won, lost
 
 
 def ruleset_or_404(ruleset: str) -> str:
@@ -54,7 +58,7 @@ class Figure:
     def of(cls, row: Rating) -> Figure:
         return cls(row.mu, row.sigma, row.games, row.wins)
 
-    def data(self) -> dict[str, Any]:
+    def data(self) -> RatingFigure:
         return {
             "rating": round(self.rating, 4),
             "mu": round(self.mu, 4),
@@ -73,7 +77,7 @@ class BoardRow:
     wins_town: int
     wins_mafia: int
     wins_other: int
-    form: list[str]  # "W" / "L", newest first
+    form: list[Form]  # newest first
 
 
 @dataclass
@@ -110,7 +114,7 @@ def leaderboard(
     by_side: dict[tuple[int, str], Rating] = {
         (r.user_id, r.side): r for r in Rating.objects.filter(ruleset=ruleset, user_id__in=users)
     }
-    form: dict[int, list[str]] = defaultdict(list)
+    form: dict[int, list[Form]] = defaultdict(list)
     for change in (
         RatingChange.objects.filter(
             ruleset=ruleset, side=side, user_id__in=users, game__status=GameStatus.FINISHED
@@ -237,13 +241,17 @@ class Player:
     agent: bool
     ratings: list[RulesetRatings]
     games: list[PlayedGame] = field(default_factory=list)
+    # Their inactivity modkills, replacements out and league games left (any game, rated
+    # or not: ``reads.reliability``).
+    record: Record | None = None
 
 
 MAX_PLAYED = 200  # rated games listed on the page (newest first)
 
 
 def player(name: str) -> Player:
-    """A person's or agent's ratings, history and rated games (finished games only)."""
+    """A person's or agent's ratings, history and rated games (finished games only), and
+    their reliability record."""
     user = get_user_model().objects.filter(username=name).select_related("agent").first()
     if user is None:
         raise NotFound(f"There is no player called {name!r}.", ErrorCode.NO_USER, "name")
@@ -297,4 +305,4 @@ def player(name: str) -> Player:
         )
         for c in reversed(changes[-MAX_PLAYED:])
     ]
-    return Player(user.get_username(), _is_agent(user), out, games)
+    return Player(user.get_username(), _is_agent(user), out, games, record(user))

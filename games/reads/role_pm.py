@@ -11,13 +11,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-import resolver
-from resolver.model import GameState
-from resolver.rulesets import get_ruleset
-from resolver.rulesets.base import Ruleset
-
+from .. import gateway
+from ..gateway import GameState, Rules, rules_named
 from ..models import Game, NightAction, Phase, PrivateResult, Slot
-from ..naming import SeatHistory, slot_ref
+from ..naming import SeatHistory, seat_ref, slot_ref
+from ..shapes import Partner
 from .options import day_action_options, night_options
 from .seats import seat_history
 
@@ -49,10 +47,10 @@ def role_pm(slot: Slot, slots: Iterable[Slot], state: GameState | None = None) -
     return data
 
 
-def partner(slot: Slot) -> dict[str, Any]:
+def partner(slot: Slot) -> Partner:
     """A teammate on the role PM, with their death (public once it happened)."""
     return {
-        **slot_ref(slot),
+        **seat_ref(slot),
         "alive": slot.alive,
         "death": slot.get_death_cause_display() if not slot.alive else "",
     }
@@ -63,10 +61,10 @@ def role_card(slot: Slot, state: GameState | None = None) -> dict[str, Any] | No
     if not slot.role:
         return None
     if state is not None and state.has_player(slot.resolver_name):
-        return resolver.player_role_pm(state, slot.resolver_name)
+        return gateway.player_card(state, slot)
     ruleset = slot.game.ruleset
     try:
-        return resolver.role_pm(ruleset, slot.role, slot.modifiers or (), slot.alignment or None)
+        return gateway.role_card(ruleset, slot.role, slot.modifiers or (), slot.alignment or None)
     except KeyError:
         return None
 
@@ -83,7 +81,7 @@ def open_night(game: Game) -> Phase | None:
 
 def team_kill_actions(game: Game, slot: Slot, phase: Phase | None) -> list[NightAction]:
     """Tonight's faction-kill orders of the living mafia, which every living mafioso sees."""
-    rules = get_ruleset(game.ruleset)
+    rules = rules_named(game.ruleset)
     if phase is None or rules.factional_kill is None or not (slot.alive and slot.is_mafia):
         return []
     return list(
@@ -101,7 +99,7 @@ class RolePM:
 
     game: Game
     slot: Slot
-    rules: Ruleset
+    rules: Rules
     slots: list[Slot]  # the game's, in seat order
     state: GameState | None
     pm: dict[str, Any]  # ``role_pm``: role, alignment, partners, card, executioner target
@@ -115,7 +113,7 @@ class RolePM:
 
     @classmethod
     def of(cls, game: Game, slot: Slot) -> RolePM:
-        rules = get_ruleset(game.ruleset)
+        rules = rules_named(game.ruleset)
         slots = list(game.slots.select_related("user").order_by("seat"))
         state = GameState.from_dict(game.resolver_state) if game.resolver_state else None
         spec = rules.roles.get(slot.role)

@@ -10,11 +10,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from resolver.days import DayState, get_day_script
-from resolver.model import SKIP
-
+from ..gateway import SKIP, DayScript, DayState, day_script
 from ..models import Game, Phase, Slot
 from ..naming import slot_ref
+from .options import self_vote_refusal
+
+
+def _day_state(phase: Phase) -> DayState:
+    assert phase.day_state is not None  # a table day's, written when it opens
+    return DayState.from_dict(phase.day_state)
+
+
+def _script(game: Game) -> DayScript:
+    script = day_script(game.ruleset)
+    assert script is not None  # a game at a table day has a day script
+    return script
+
 
 # What the API calls each step when there is no table day going on.
 NIGHT, THREAD, NOT_STARTED, OVER = "night", "thread", "not_started", "over"
@@ -72,8 +83,8 @@ def turn_view(
     def refs(names: Iterable[str]) -> list[dict[str, Any] | None]:
         return [ref(n) for n in names]
 
-    state = DayState.from_dict(phase.day_state)
-    turn = get_day_script(game.ruleset).now(state)
+    state = _day_state(phase)
+    turn = _script(game).now(state)
     view.update(
         {
             "day": state.day,
@@ -112,6 +123,12 @@ def turn_view(
     )
     if not game.is_finished:
         view["step"] = turn.step
+    if viewer is not None and not game.self_vote_allowed:  # their own name is not theirs to pick
+        view["ballot"] = [
+            o
+            for o in view["ballot"]
+            if o is None or o.get("skip") or self_vote_refusal(viewer.pk, o["slot_id"]) is None
+        ]
     if viewer is not None and not game.is_finished and not phase.is_paused:
         view["you_may"] = sorted(turn.actions.get(viewer.resolver_name, ()))
         view["your_turn"] = _yours(state, turn, viewer.resolver_name)
@@ -123,8 +140,8 @@ def is_your_turn(game: Game, phase: Phase | None, slot: Slot) -> bool:
     the speaker, or the vote is open and they have not voted yet."""
     if phase is None or not phase.is_table_day or not game.is_running or phase.is_paused:
         return False
-    state = DayState.from_dict(phase.day_state)
-    return _yours(state, get_day_script(game.ruleset).now(state), slot.resolver_name)
+    state = _day_state(phase)
+    return _yours(state, _script(game).now(state), slot.resolver_name)
 
 
 def _yours(state: DayState, turn: Any, name: str) -> bool:

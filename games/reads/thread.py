@@ -55,7 +55,7 @@ def slot_post_counts(game: Game, thread: str, upto: int) -> dict[int, int]:
     if held is not None and held[0] == upto:
         return held[1]
     since = held[0] if held is not None and held[0] < upto else 0
-    counts = dict(held[1]) if since else {}
+    counts = dict(held[1]) if held is not None and since else {}  # (since: held is not None)
     rows = (
         Post.objects.filter(
             game=game, thread=thread, slot__isnull=False, number__gt=since, number__lte=upto

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .. import naming
 from ..models import Game, Slot
 from ..naming import fold
 from . import snapshot
@@ -34,6 +35,35 @@ def unknown_seats(seats: list[int], slots: list[Slot]) -> list[int]:
     return [seat for seat in seats if seat not in known]
 
 
+# The ISO of a name nobody goes by: a seat no player has, so the page shows no posts (as
+# ``?iso=99`` does) and says why, instead of the whole thread as if nothing was asked.
+NOBODY = -1
+
+
+def unknown_names(values: list[str], slots: Iterable[Slot] = ()) -> list[str]:
+    """The ``?iso=`` values, as typed, that are neither a number nor a player's name."""
+    by_name = {fold(s.display_name) for s in slots}
+    unknown = []
+    for value in values:
+        try:
+            int(value)
+        except (TypeError, ValueError):
+            if fold(str(value or "")) not in by_name:
+                unknown.append(str(value or ""))
+    return unknown
+
+
+def unknown_iso_line(seats: list[int], names: list[str]) -> str:
+    """What the ISO view says of the players it could not find: "No player with number 99."
+    and "No player called zzz." (one sentence each; "" when every one was found)."""
+    lines = []
+    if seats:
+        lines.append(f"No player with number {', '.join(map(str, seats))}.")
+    if names:
+        lines.append(f"No player called {', '.join(names)}.")
+    return " ".join(lines)
+
+
 def read_thread_page(
     game: Game,
     thread: str,
@@ -55,4 +85,5 @@ def read_thread_page(
     page = thread_read.read_page(
         game, thread, raw_page, iso_ids, last=last, related=related, annotations=annotations
     )
+    naming.sign_posts(slots, page.posts)  # the seats' names (masked, in an anonymous game)
     return page, thread_read.iso_rows(slots, counts, iso)

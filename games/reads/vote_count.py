@@ -5,27 +5,26 @@ reaches back into the services."""
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from django.db.models import Max
 from django.utils import timezone
 
-from resolver.model import SKIP, GameState
-from resolver.rulesets import get_ruleset
-from resolver.votes import VoteCount, majority_needed, tally
-
 from .. import display, naming
+from ..gateway import SKIP, GameState, VoteCount, majority_needed, rules_named, tally
 from ..models import (
+    Absence,
     Game,
     Phase,
     PhaseKind,
+    SecretVotes,
     Slot,
     Vote,
     VoteKind,
     VoteRule,
 )
 from ..naming import slot_ref
-from .activity import away_refs
 
 SKIP_LABEL = "No elimination"
 UNREAD: Any = object()  # "not read yet", as distinct from "no phase" (None)
@@ -82,7 +81,8 @@ def vote_count(
     wagons: dict[int | None, list[Vote]] = {}
     ballots: dict[str, str] = {}
     for voter_id, vote in votes.items():
-        voter, target = by_id.get(voter_id), by_id.get(vote.target_id)
+        target_id = vote.target_id
+        voter, target = by_id.get(voter_id), by_id.get(target_id) if target_id is not None else None
         if voter is None or not voter.alive or (target is not None and not target.alive):
             continue
         wagons.setdefault(vote.target_id, []).append(vote)
@@ -106,12 +106,12 @@ def vote_count(
             ref["weight"] = weights[voter.resolver_name]
         return ref
 
-    wagon_list = []
+    wagon_list: list[dict[str, Any]] = []
     for wagon in count.wagons:  # heaviest first, ties in the order they started
         key = None if wagon.target == SKIP else seat_slot(slots, wagon.target).pk
         rows = wagons[key]
         needed = count.needed(wagon.target) if public else majority
-        item = {
+        item: dict[str, Any] = {
             "target": slot_ref(by_id[key]) if key is not None else None,
             "name": by_id[key].display_name if key is not None else SKIP_LABEL,
             "count": wagon.weight,
@@ -160,7 +160,7 @@ def vote_count(
         data["lock_text"] = f"A wagon of {majority + 1} locks"
     if game.vote_rule == VoteRule.PLURALITY:
         data["majority_text"] = f"With {len(alive)} alive, the most votes at the deadline eliminate"
-    if phase.is_day and get_ruleset(game.ruleset).uses_nominations:
+    if phase.is_day and rules_named(game.ruleset).uses_nominations:
         # Each nominated player (or skip) once, in the order of their first nomination.
         targets = dict.fromkeys(n.target_id for n in phase.nominations.order_by("id"))
         data["nominated"] = [slot_ref(by_id.get(t)) if t else None for t in targets]
@@ -181,12 +181,12 @@ def counted(game: Game, ballots: dict[str, str], alive: list[str]) -> VoteCount:
     if not game.resolver_state:
         return tally(ballots, alive)
     state = GameState.from_dict(game.resolver_state)
-    return get_ruleset(game.ruleset).count_votes(state, ballots)
+    return rules_named(game.ruleset).count_votes(state, ballots)
 
 
 def count_weights(game: Game) -> dict[str, int]:
     """Resolver name -> how many votes their ballot counts, where not 1."""
-    rules = get_ruleset(game.ruleset)
+    rules = rules_named(game.ruleset)
     if not game.resolver_state or not rules.weighted_votes:
         return {}
     return dict(rules.vote_weights(GameState.from_dict(game.resolver_state)))
@@ -204,3 +204,69 @@ def target_modifiers(count: VoteCount, target: str) -> list[str]:
 def seat_slot(slots: list[Slot], name: str) -> Slot:
     seat = naming.seat_of(name)
     return next(s for s in slots if s.seat == seat)
+
+
+# -- secret votes (``Game.secret_votes``) -------------------------------------------------
+SECRET_NOTE = "Votes are secret until the day ends"
+
+
+def count_secrecy(game: Game, count: dict[str, Any] | None) -> str:
+    """What of ``count`` is secret from everyone but the host: "" (nothing: an open game,
+    or the day is over and its votes are revealed), "totals" (only each wagon's total and
+    L-n show) or "hidden" (no count at all)."""
+    if count is None or game.secret_votes == SecretVotes.OFF or game.is_finished:
+        return ""
+    # The day is over once it is resolved, or once another phase has begun (by night the
+    # count shown is the last day's final one).
+    if count.get("resolved") or game.phase_number != count.get("phase"):
+        return ""
+    return str(game.secret_votes)
+
+
+def public_count(game: Game, count: dict[str, Any]) -> dict[str, Any]:
+    """``count`` as everyone but the host sees it while the day runs: in a game with secret
+    votes never who votes whom. "totals" keeps each wagon's total, L-n and lock (not its
+    voters, nor who is not voting: with one wagon that would name its voters); "hidden"
+    keeps no wagon at all. ``secret`` says which (absent: the count is whole)."""
+    secrecy = count_secrecy(game, count)
+    if not secrecy:
+        return count
+    public = {**count, "secret": secrecy, "not_voting": []}
+    if secrecy == SecretVotes.HIDDEN:
+        public["wagons"] = []
+    else:
+        public["wagons"] = [{**wagon, "voters": []} for wagon in count["wagons"]]
+    return public
+
+
+def count_for(game: Game, count: dict[str, Any], whole: bool) -> dict[str, Any]:
+    """``count`` for a viewer: whole for the host (``whole``), else ``public_count``."""
+    return count if whole else public_count(game, count)
+
+
+def sees_whole_count(game: Game, user: Any) -> bool:
+    """Whether ``user`` sees the whole count of ``game`` while its day runs: whoever sees
+    everything (the host; ``reads.access`` decides who that is)."""
+    from .access import sees_everything  # (here: access reads what reads this module)
+
+    return sees_everything(game, user)
+
+
+def votes_are_secret(game: Game, phase: Phase | None) -> bool:
+    """Whether the votes of ``phase`` (a day) are still secret from everyone but the host."""
+    if phase is None or game.secret_votes == SecretVotes.OFF or game.is_finished:
+        return False
+    return phase.kind == PhaseKind.DAY and not phase.resolved
+
+
+def away_refs(game: Game, slots: list[Slot], day: date) -> list[dict[str, Any]]:
+    """Living players away on ``day``, with the last day of their V/LA."""
+    rows = Absence.objects.filter(slot__game=game, starts__lte=day, ends__gte=day)
+    until: dict[int, date] = {}
+    for row in rows:
+        until[row.slot_id] = max(until.get(row.slot_id, row.ends), row.ends)
+    return [
+        {**slot_ref(s), "until": until[s.pk].isoformat()}
+        for s in slots
+        if s.alive and s.pk in until
+    ]

@@ -15,9 +15,17 @@ here; each module holds one kind of state change (Zulip's ``zerver/actions/`` sp
 * ``vote_count_posts``: numbered vote counts posted on request or on a schedule;
 * ``league``: the league's matchmaking queues and the matchmaker (over ``lobby``);
 * ``ratings``: rating a rated game whose end could not (the league's sweep);
+* ``reliability``: what an inactivity modkill does beyond its game (out of the league's
+  queues, inside the modkill's transaction);
 * ``absences``: V/LA; ``replacements``: the replacement queue (over ``swap``);
 * ``visits``: how far a person has read a thread (not game state: no lock, no event).
+* ``bookmarks``: a person's bookmarks of posts, with private notes (not game state either).
 * ``webhook``: the host's chat webhook URL and its retry (delivery: ``games.webhooks``).
+* ``cohosts``: co-hosts and backup hosts, and handing a game over to a new host.
+* ``wills``: a player's last will, and posting it at their death (the ``last_wills``
+  variant).
+* ``post_limit``: the post limit's refusal, the poster's posts left and the lift's
+  announcement (the ``post_limit`` variant; scheduled with the deadlines).
 
 Below them sit ``common`` (the game transaction, events, look-ups and checks), ``thread``
 (the low-level post write) and ``ballots`` (the locked day's standing votes). Each public
@@ -38,6 +46,8 @@ from ..game_settings import MAX_PLAYERS
 from ..reads.options import day_action_options, night_options
 from ..reads.vote_count import SKIP_LABEL, day_count, vote_count
 from .absences import cancel_absence, mark_away
+from .bookmarks import bookmark_post, edit_bookmark, remove_bookmark
+from .cohosts import add_cohost, hand_over, remove_cohost
 from .common import MAX_POST_LENGTH, PRODS_BEFORE_ACTION, role_pm
 from .day_actions import use_day_action
 from .host import (
@@ -75,6 +85,7 @@ from .visits import record_visit
 from .vote_count_posts import post_scheduled_counts, post_vote_count
 from .votes import cast_vote, nominate, unvote
 from .webhook import retry_webhook, set_webhook
+from .wills import write_will
 
 __all__ = [
     "MAX_PLAYERS",
@@ -82,7 +93,9 @@ __all__ = [
     "PRODS_BEFORE_ACTION",
     "SKIP_LABEL",
     "PostResult",
+    "add_cohost",
     "advance_phase",
+    "bookmark_post",
     "cancel_absence",
     "cancel_game",
     "cast_vote",
@@ -92,7 +105,9 @@ __all__ = [
     "day_count",
     "describe_result",
     "due_phases",
+    "edit_bookmark",
     "extend_deadline",
+    "hand_over",
     "host_post",
     "join_game",
     "join_league_queue",
@@ -114,6 +129,8 @@ __all__ = [
     "post_vote_count",
     "rate_missed_games",
     "record_visit",
+    "remove_bookmark",
+    "remove_cohost",
     "remove_signup",
     "replace_player",
     "replace_with_next",
@@ -133,4 +150,5 @@ __all__ = [
     "use_day_action",
     "vote_count",
     "withdraw_night_action",
+    "write_will",
 ]

@@ -172,7 +172,7 @@ def deadline_extended(phase: Phase, by: timedelta) -> str:
     """The host pushed the deadline back: by how much and to when (paused: how long the
     clock will have once the game resumes)."""
     what = _the_deadline(phase).capitalize()
-    if phase.is_paused:
+    if phase.paused_remaining is not None:  # phase.is_paused, said so mypy narrows it
         return (
             f"**{what} was extended by {time_span(by)}.** The game is paused, with "
             f"{time_span(phase.paused_remaining)} left once it resumes."

@@ -6,22 +6,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from resolver.model import SKIP
-
+from ..gateway import SKIP
 from ..models import (
     Vote,
     VoteKind,
 )
 from ..naming import slot_ref
-from ..reads.vote_count import current_votes, vote_count
+from ..reads.vote_count import current_votes, public_count, vote_count
 from .common import Tx, by_resolver_name, emit
 
 
 def standing_votes(tx: Tx, *, revote: bool | None = None) -> dict[int, Vote]:
     """``current_votes`` of the locked phase, read once per transaction until a write."""
-    key = tx.phase.in_revote if revote is None else revote
+    key = tx.current.in_revote if revote is None else revote
     if key not in tx.standing:
-        tx.standing[key] = current_votes(tx.phase, revote=key)
+        tx.standing[key] = current_votes(tx.current, revote=key)
     return tx.standing[key]
 
 
@@ -53,7 +52,9 @@ def ballots(tx: Tx, votes: Mapping[int, Vote]) -> dict[str, str]:
 def vote_key(tx: Tx, vote: Vote) -> str:
     if vote.target_id is None:
         return SKIP
-    return tx.locked.slot(vote.target_id).resolver_name
+    target = tx.locked.slot(vote.target_id)
+    assert target is not None  # a vote's target is a seat of its game
+    return target.resolver_name
 
 
 def wagon_ref(tx: Tx, key: str) -> dict[str, Any] | None:
@@ -61,5 +62,8 @@ def wagon_ref(tx: Tx, key: str) -> dict[str, Any] | None:
 
 
 def emit_vote_count(tx: Tx) -> None:
+    """The live count, as everyone but the host sees it (secret votes: totals or nothing
+    while the day runs; the host's page pushes its own whole copy, ``whole-count``)."""
     if tx.phase is not None and tx.phase.is_day:
-        emit(tx, "vote_count", vote_count(tx.phase, slots=tx.slots, votes=standing_votes(tx)))
+        count = vote_count(tx.phase, slots=tx.slots, votes=standing_votes(tx))
+        emit(tx, "vote_count", public_count(tx.game, count))

@@ -21,13 +21,10 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from resolver.model import GameState
-from resolver.rulesets import get_ruleset
-from resolver.rulesets.base import Ruleset as ResolverRuleset
-
-from .. import naming
+from .. import gateway, naming
 from ..errors import ErrorCode, InvalidInput, NotAllowed, WrongPhase
 from ..event_kinds import check_emit
+from ..gateway import GameState, Rules
 from ..live import publisher
 from ..live.inbox import publish_inbox, publish_inbox_on_commit
 from ..locks import Locked, lock_all
@@ -48,6 +45,9 @@ from ..models import (
 from ..naming import slot_ref
 from ..notifications.fanout import fan_out
 from ..outage import OUTAGE_ERRORS
+from ..reads import policy
+from ..reads.access import host_ids, is_host
+from ..reads.moderation import same_person
 from ..reads.role_pm import role_pm as role_pm  # re-exported: the services' role PM event
 
 MIN_PHASE_LENGTH = _MIN_PHASE_LENGTH
@@ -103,6 +103,15 @@ class Tx:
     @property
     def phase(self) -> Phase | None:
         return self.locked.phase
+
+    @property
+    def current(self) -> Phase:
+        """``phase`` where the caller knows there is one (a phase's end, a vote, a turn: the
+        service checked before), typed so; None there is a bug, said as one."""
+        phase = self.locked.phase
+        if phase is None:
+            raise RuntimeError("This service needs the game's current phase; it has none.")
+        return phase
 
     @property
     def slots(self) -> list[Slot]:
@@ -183,9 +192,9 @@ def emit(tx: Tx, kind: str, payload: dict[str, Any], audience: str = "public") -
     return event
 
 
-def rules_of(game: Game) -> ResolverRuleset:
+def rules_of(game: Game) -> Rules:
     try:
-        return get_ruleset(game.ruleset)
+        return gateway.rules_named(game.ruleset)
     except ImportError:  # a rule set module still being written
         raise InvalidInput(
             f"The {game.ruleset} rule set is not available on this server yet.",
@@ -194,7 +203,7 @@ def rules_of(game: Game) -> ResolverRuleset:
 
 
 def state_of(game: Game) -> GameState:
-    return GameState.from_dict(game.resolver_state)
+    return gateway.state_of(game)
 
 
 def render(tx: Tx, value: Any) -> Any:
@@ -207,8 +216,9 @@ def by_resolver_name(tx: Tx, name: str) -> Slot | None:
 
 
 def require_host(user: Any, game: Game) -> None:
-    if not getattr(user, "is_authenticated", False) or user.pk != game.host_id:
-        raise NotAllowed("Only the host can do that.", ErrorCode.NOT_HOST)
+    """The host or one of its co-hosts (``reads.access.is_host``)."""
+    if not is_host(game, user):
+        raise policy.NOT_HOST.error()
 
 
 def require_admitted(game: Game, user: Any, *, you: bool = True, field: str | None = None) -> None:
@@ -226,6 +236,19 @@ def require_admitted(game: Game, user: Any, *, you: bool = True, field: str | No
     if game.admits == Admits.AGENTS and not agent:
         who = "Only agents" if you else f"{user.get_username()} is not an agent: only agents"
         raise NotAllowed(f"{who} may play in this game.", ErrorCode.ADMITS, field)
+
+
+def require_one_seat_per_person(
+    tx: Tx, user: Any, *, you: bool = True, field: str | None = None
+) -> None:
+    """No two accounts of one person (a main and its approved alternates) in one game, as
+    players or as its host."""
+    others = same_person(user.pk) - {user.pk}
+    if not others:
+        return
+    if host_ids(tx.game) & others or any(s.user_id in others for s in tx.slots):
+        who = "Another account of yours" if you else f"Another account of {user.get_username()}"
+        raise NotAllowed(f"{who} is in this game already.", ErrorCode.SAME_PERSON, field)
 
 
 def require_running(game: Game) -> None:

@@ -8,11 +8,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-import resolver
-
-from .. import naming
+from .. import gateway
 from ..errors import ErrorCode, InvalidInput, WrongPhase
-from ..models import DayAction, DeathCause, Game, PhaseKind, Slot
+from ..models import DayAction, DeathCause, Game, PhaseKind, Slot, ThoughtAct
 from ..naming import slot_ref
 from . import announcements
 from .announcements import announce, link_from_banner
@@ -21,16 +19,16 @@ from .common import (
     Tx,
     emit,
     game_tx,
-    render,
     require_open_phase,
     require_player,
     require_running,
     rules_of,
-    state_of,
     target_slot,
 )
 from .nights import deliver_results
 from .phases import check_win, kill
+from .thoughts import check_thoughts, keep_thoughts
+from .wills import post_wills
 
 
 def use_day_action(
@@ -39,9 +37,11 @@ def use_day_action(
     *,
     target: int,
     ability: str | None = None,
+    thoughts: str = "",
     now: datetime | None = None,
 ) -> DayAction:
     """Use the player's day action on ``target`` (a slot id), resolved at once."""
+    thoughts = check_thoughts(thoughts)
     with game_tx(game_id, now) as tx:
         require_running(tx.game)
         slot = require_player(tx, user)
@@ -52,24 +52,17 @@ def use_day_action(
         if ability is not None and not isinstance(ability, str):
             raise InvalidInput("Say which day action to use.", ErrorCode.NO_ABILITY, "ability")
         aim = target_slot(tx, target)
-        state = state_of(tx.game)
-        raw = {"actor": slot.resolver_name, "targets": [aim.resolver_name]}
-        if ability:
-            raw["ability"] = ability
         try:
-            outcome = resolver.play_day_action(state, raw, phase="day")
-        except resolver.InvalidScenario as exc:
-            raise InvalidInput(
-                naming.render(exc.message, tx.names), ErrorCode.ILLEGAL_ACTION
-            ) from None
+            outcome = gateway.use_day_action(tx.game, tx.slots, slot, aim, ability)
+        except gateway.InvalidScenario as exc:  # (its message in current names)
+            raise InvalidInput(exc.message, ErrorCode.ILLEGAL_ACTION) from None
         used = ability or _day_abilities(tx.game, slot)[0]
+        keep_thoughts(tx, slot, ThoughtAct.DAY_ACTION, thoughts, phase=phase)
         return _apply(tx, slot, aim, used, outcome)
 
 
-def _apply(
-    tx: Tx, actor: Slot, aim: Slot, ability: str, outcome: resolver.DayActionOutcome
-) -> DayAction:
-    game, phase = tx.game, tx.phase
+def _apply(tx: Tx, actor: Slot, aim: Slot, ability: str, outcome: gateway.DayShot) -> DayAction:
+    game, phase = tx.game, tx.current
     game.resolver_state = outcome.state.to_dict()
     game.save(update_fields=["resolver_state"])
     record = DayAction.objects.create(
@@ -77,20 +70,19 @@ def _apply(
         actor=actor,
         ability=ability,
         targets=[aim.pk],
-        report=outcome.to_report(),
+        report=outcome.report,
     )
     dead = []
-    for name in outcome.dead:
-        victim = naming.seat_of(name)
-        slot = tx.locked.slot_at(victim) if victim is not None else None
-        if slot is not None and slot.alive:
-            kill(tx, slot, DeathCause.SHOT, outcome.reveals.get(name, ""))
-            dead.append(slot)
+    for death in outcome.deaths:
+        if death.slot.alive:
+            kill(tx, death.slot, DeathCause.SHOT, death.revealed_role)
+            dead.append(death.slot)
     deliver_results(tx, phase, outcome.results)
-    if outcome.announcement is not None:
+    if outcome.announced:
         record.post = announce(tx, announcements.day_shot(aim, dead))
         record.save(update_fields=["post"])
-        link_from_banner(tx, tx.phase, replace=False)
+    post_wills(tx, dead)
+    link_from_banner(tx, tx.phase, replace=False)  # (nothing announced: nothing to link)
     emit(
         tx,
         "day_action",
@@ -98,7 +90,7 @@ def _apply(
             "actor": slot_ref(actor),
             "ability": ability,
             "target": slot_ref(aim),
-            "explanation": render(tx, list(outcome.explanation)),
+            "explanation": outcome.explanation,
         },
         "host",
     )

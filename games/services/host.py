@@ -6,11 +6,13 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..errors import ErrorCode, InvalidInput, WrongPhase
+from ..errors import ErrorCode, InvalidInput
 from ..models import (
     Phase,
     Slot,
 )
+from ..reads.access import host_ids
+from ..reads.policy import require_host_control
 from . import announcements
 from .common import (
     MAX_PHASE_LENGTH,
@@ -18,8 +20,7 @@ from .common import (
     emit,
     game_tx,
     require_admitted,
-    require_host,
-    require_running,
+    require_one_seat_per_person,
     target_slot,
 )
 from .phases import advance, do_modkill
@@ -31,15 +32,16 @@ def extend_deadline(
 ) -> Phase:
     """Push the current phase's deadline back by ``by``."""
     with game_tx(game_id, now) as tx:
-        phase = _hosts_phase_in_progress(tx, user)
+        phase = _hosts_phase(tx, user, "extend")
         if not timedelta(0) < by <= MAX_PHASE_LENGTH:
             raise InvalidInput(
                 "Extend by a positive time of at most fourteen days.", ErrorCode.BY, "by"
             )
         was = phase.deadline
-        if phase.is_paused:
+        if phase.paused_remaining is not None:  # phase.is_paused, said so mypy narrows it
             phase.paused_remaining += by
         else:
+            assert phase.deadline is not None  # a phase in progress, not paused, has one
             phase.deadline += by
         phase.save(update_fields=["deadline", "paused_remaining"])
         _emit_deadline(tx, "deadline_changed", was)
@@ -50,20 +52,17 @@ def extend_deadline(
 def cut_deadline_now(user: Any, game_id: int, *, now: datetime | None = None) -> bool:
     """The host ends the current phase now (the same transition as the deadline)."""
     with game_tx(game_id, now) as tx:
-        phase = _hosts_phase_in_progress(tx, user)
-        if phase.is_paused:
-            raise WrongPhase("Resume the game before ending the phase.", ErrorCode.PAUSED)
+        phase = _hosts_phase(tx, user, "cut")
         return advance(tx, phase.number, force=True)
 
 
 def pause_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phase:
     """Stop the clock: the phase keeps its remaining time until resumed."""
     with game_tx(game_id, now) as tx:
-        phase = _hosts_phase_in_progress(tx, user)
-        if phase.is_paused:
-            raise WrongPhase("The game is already paused.", ErrorCode.PAUSED)
+        phase = _hosts_phase(tx, user, "pause")
         was = phase.deadline
-        phase.paused_remaining = max(phase.deadline - tx.now, timedelta(0))
+        assert was is not None  # a phase in progress, not paused, has a deadline
+        phase.paused_remaining = max(was - tx.now, timedelta(0))
         phase.deadline = None
         phase.save(update_fields=["deadline", "paused_remaining"])
         _emit_deadline(tx, "paused", was)
@@ -74,11 +73,8 @@ def pause_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phase
 def resume_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phase:
     """Restart the clock with the time that was left."""
     with game_tx(game_id, now) as tx:
-        require_host(user, tx.game)
-        require_running(tx.game)
-        phase = tx.phase
-        if phase is None or not phase.is_paused:
-            raise WrongPhase("The game is not paused.", ErrorCode.NOT_PAUSED)
+        phase = _hosts_phase(tx, user, "resume")
+        assert phase.paused_remaining is not None  # paused: the policy said so
         phase.deadline = tx.now + phase.paused_remaining
         phase.paused_remaining = None
         phase.save(update_fields=["deadline", "paused_remaining"])
@@ -87,20 +83,18 @@ def resume_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phas
         return phase
 
 
-def _hosts_phase_in_progress(tx: Tx, user: Any) -> Phase:
-    """The clock controls' checks: the host's own running game, a phase not yet over."""
-    require_host(user, tx.game)
-    require_running(tx.game)
-    phase = tx.phase
-    if phase is None or phase.resolved:
-        raise WrongPhase("There is no phase in progress.", ErrorCode.NO_PHASE)
-    return phase
+def _hosts_phase(tx: Tx, user: Any, control: str) -> Phase:
+    """The clock's controls: what the policy allows (a host, a phase in progress, paused
+    or not as the control needs), and that phase."""
+    require_host_control(tx.game, user, control, tx.phase)
+    assert tx.phase is not None  # every clock control needs one: the policy said so
+    return tx.phase
 
 
 def _emit_deadline(tx: Tx, kind: str, was: datetime | None) -> None:
     """The clock event; ``was`` (the deadline before, None: paused) lets the notifications
     that stated it be told the new one (``notifications.deadlines``)."""
-    phase = tx.phase
+    phase = tx.current
     emit(
         tx,
         kind,
@@ -124,8 +118,7 @@ def modkill(
     counting and their night actions are dropped.
     """
     with game_tx(game_id, now) as tx:
-        require_host(user, tx.game)
-        require_running(tx.game)
+        require_host_control(tx.game, user, "modkill", tx.phase)
         slot = target_slot(tx, slot_id)
         if not slot.alive:
             raise InvalidInput(f"{slot.display_name} is already dead.", ErrorCode.DEAD_TARGET)
@@ -139,12 +132,11 @@ def replace_player(
     """A new person takes over the slot: same seat, role, votes and history."""
     with game_tx(game_id, now) as tx:
         game = tx.game
-        require_host(user, game)
-        require_running(game)
+        require_host_control(game, user, "replace", tx.phase)
         slot = target_slot(tx, slot_id)
         if new_user is None or not getattr(new_user, "pk", None):
             raise InvalidInput("Choose the replacement player.", ErrorCode.NO_USER, "new_user")
-        if new_user.pk == game.host_id:
+        if new_user.pk in host_ids(game):
             raise InvalidInput(
                 "The host cannot play in their own game.", ErrorCode.HOST, "new_user"
             )
@@ -153,5 +145,6 @@ def replace_player(
                 f"{new_user.get_username()} already has a slot in this game.", ErrorCode.IN_GAME
             )
         require_admitted(game, new_user, you=False, field="new_user")
+        require_one_seat_per_person(tx, new_user, you=False, field="new_user")
         do_replace(tx, slot, new_user)
         return slot

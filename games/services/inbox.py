@@ -15,7 +15,7 @@ from django.utils import timezone
 from ..errors import ErrorCode, InvalidInput, NotFound
 from ..live.inbox import publish_inbox_on_commit
 from ..models import Notification, NotificationPrefs
-from ..notification_kinds import CHANNELS, NOTIFICATION_KINDS
+from ..notification_kinds import CHANNELS, NOTIFICATION_KINDS, SETTABLE_KINDS
 from ..reads.inbox import unread_count
 
 REMINDER_HOURS = (0, 48)  # 0: no reminder
@@ -96,7 +96,7 @@ def save_prefs(
     user_id = _user_id(user)
     checked: dict[str, str] = {}
     for kind, channel in (channels or {}).items():
-        if kind not in NOTIFICATION_KINDS:
+        if kind not in SETTABLE_KINDS:
             raise InvalidInput(f"There is no notification kind {kind!r}.", ErrorCode.CHANNEL, kind)
         if channel not in CHANNELS:
             label = NOTIFICATION_KINDS[kind].label

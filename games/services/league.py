@@ -16,6 +16,11 @@ a join or a leave under way), then their entries. So a person's joins and leaves
 after another (three joins at once left one person in two or three queues), a join sees
 the league game a matcher has just seated them in and is refused, and a leave that answers
 200 took an entry no matcher holds, so it is never seated (it was, 3 times in 5).
+
+A join is refused for ``LEAGUE_COOLDOWN_AFTER_MODKILL`` hours after an inactivity modkill
+(``reads.reliability.league_cooldown``), asked after the lock: the modkill takes the same
+lock to take the person out of the queues (``services.reliability``), so a join racing it
+lands first and is taken out, or comes after and is refused.
 """
 
 from __future__ import annotations
@@ -26,13 +31,15 @@ from functools import partial
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from ..errors import ErrorCode, GameRuleError, InvalidInput, NotAllowed, NotFound
 from ..league import LEAGUE_HOST_NAME, format_of
 from ..live.inbox import publish_league_on_commit
 from ..models import Game, GameStatus, LeagueQueueEntry, LeagueQueueState, Slot
+from ..reads.moderation import same_person
+from ..reads.reliability import league_cooldown
 from .lobby import create_game, join_game, start_game
 
 log = logging.getLogger(__name__)
@@ -69,6 +76,11 @@ def join_queue(user: Any, setup: str) -> LeagueQueueEntry:
                     f"You are playing league game {playing}: finish it first.",
                     ErrorCode.ALREADY_PLAYING,
                 )
+            # (After the row lock: a modkill committing meanwhile is seen.) Any account
+            # of the person's: an alternate is no way round it.
+            cooldown = league_cooldown(same_person(user.pk))
+            if cooldown is not None:
+                raise NotAllowed(cooldown.message, ErrorCode.LEAGUE_COOLDOWN)
             left = _leave(user, exclude=setup)
             entry = LeagueQueueEntry.objects.create(user=user, setup=setup)
     except IntegrityError:
@@ -152,11 +164,29 @@ def match(setup: str) -> Game | None:
     return game
 
 
+# The advisory locks' first key: the league's matchers (the second is the setup's hash).
+_MATCHER_LOCKS = 7_301
+
+
+def _one_matcher_at_a_time(setup: str) -> None:
+    """Wait for any other matcher of ``setup`` to end (to the end of this transaction).
+    Matchers skip the people another one holds, so ten joins at once each ran a matcher
+    that saw the others' people locked and found "Waiting for 2 more": a full queue, and
+    no game until the sweep. One at a time, the matcher of the last join to commit sees
+    everyone (tests/client/test_league_agents.py)."""
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [_MATCHER_LOCKS, setup])
+
+
 def _match(setup: str) -> Game:
     league_format = format_of(setup)
-    if league_format is None:
+    league_setup = league_format.setup if league_format is not None else None
+    if league_format is None or league_setup is None:  # (format_of checked the setup)
         raise _NoMatch("This setup no longer exists; you stay queued until it returns.")
-    needed = league_format.setup.player_count
+    needed = league_setup.player_count
+    _one_matcher_at_a_time(setup)
     # The people first (as a join and a leave lock them), skipping those a join or a leave
     # holds right now; then their entries, as they stand once those people are ours.
     candidates = list(
@@ -175,8 +205,9 @@ def _match(setup: str) -> Game:
         LeagueQueueEntry.objects.filter(setup=setup, user_id__in=people)
         .select_related("user")
         .select_for_update(skip_locked=True, of=("self",))
-        .order_by("joined_at", "id")[:needed]
+        .order_by("joined_at", "id")[: needed * 2]
     )
+    waiting = _one_account_each(waiting)[:needed]
     if len(waiting) < needed:
         more = needed - len(waiting)
         raise _NoMatch(f"Waiting for {more} more player{'s' if more != 1 else ''}.")
@@ -184,7 +215,7 @@ def _match(setup: str) -> Game:
     number = Game.objects.filter(league_setup=setup).count() + 1
     game = create_game(
         host,
-        title=f"League: {league_format.setup.name} #{number}",
+        title=f"League: {league_setup.name} #{number}",
         **league_format.game_kwargs(),
     )
     Game.objects.filter(pk=game.pk).update(league_setup=setup, rated=True, admits="both")
@@ -196,6 +227,19 @@ def _match(setup: str) -> Game:
     LeagueQueueEntry.objects.filter(pk__in=[e.pk for e in waiting]).delete()
     game.refresh_from_db()
     return game
+
+
+def _one_account_each(entries: list[LeagueQueueEntry]) -> list[LeagueQueueEntry]:
+    """The entries, oldest first, without a second account of a person already taken (a
+    main and its approved alternate never share a table; the later one waits)."""
+    taken: set[int] = set()
+    kept = []
+    for entry in entries:
+        if entry.user_id in taken:
+            continue
+        taken |= same_person(entry.user_id)
+        kept.append(entry)
+    return kept
 
 
 def _record(setup: str, problem: str, game: Game | None = None) -> None:

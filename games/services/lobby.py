@@ -9,20 +9,20 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import transaction
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
 from django.db.models import F
+from django.db.models.functions import Lower
 from django.utils import timezone
 
-import resolver
-from resolver.days import DayRuleError, get_day_script
-from resolver.model import GameState
-from resolver.rulesets import get_ruleset
-
-from .. import naming
+from .. import gateway, naming
+from ..display import joined_line
 from ..errors import ErrorCode, InvalidInput, NotAllowed, WrongPhase
 from ..game_settings import BY_NAME, MAX_PLAYERS, MIN_PLAYERS, Kind, check_settings
+from ..gateway import DayRuleError, GameState
 from ..locks import Locked
 from ..models import (
+    Absence,
     Game,
     GameStatus,
     Phase,
@@ -33,7 +33,10 @@ from ..models import (
     VoteRule,
     resolver_name,
 )
+from ..name_decks import MASK_NAMES, deal_masks
 from ..naming import slot_ref
+from ..reads.access import is_host
+from ..reads.policy import require_host_control
 from . import announcements
 from .common import (
     Tx,
@@ -43,6 +46,7 @@ from .common import (
     notify,
     require_admitted,
     require_host,
+    require_one_seat_per_person,
     require_player,
     role_pm,
     rules_of,
@@ -82,7 +86,7 @@ def create_game(
             ErrorCode.RULESET,
             "ruleset",
         )
-    values = check_settings(get_ruleset(ruleset), settings)
+    values = check_settings(gateway.rules_named(ruleset), settings)
     values["day_settings"] = _check_table(ruleset, values)
     entries = normalize_role_list(role_list)
     count = sum(e["count"] for e in entries)
@@ -127,7 +131,7 @@ def _check_table(ruleset: str, values: Mapping[str, Any]) -> dict[str, Any]:
     """A table game's clock and day settings, checked by its day script."""
     if not values["turn_based"]:
         return {}
-    script = get_day_script(ruleset)
+    script = gateway.day_script(ruleset)
     if script is None:
         raise InvalidInput(
             "Forum games play their day as a free thread: they have no turns.",
@@ -274,10 +278,10 @@ def _deal(game: Game, seats: list[int]) -> list[dict[str, Any]]:
 
 def _build_state(game: Game, players: list[dict[str, Any]]) -> GameState:
     try:
-        return resolver.new_game(
-            game.ruleset, players, game.method or None, game.flags, seed=game.seed
+        return gateway.new_state(
+            game.ruleset, players, method=game.method or None, flags=game.flags, seed=game.seed
         )
-    except resolver.InvalidScenario as exc:
+    except gateway.InvalidScenario as exc:
         # The message names seats ("P3"): say it about the setup instead.
         message = naming.RESOLVER_NAME.sub("a player", exc.message)
         raise InvalidInput(
@@ -295,11 +299,12 @@ def join_game(user: Any, game_id: int) -> Slot:
             raise WrongPhase("The host cancelled this game.", ErrorCode.CANCELLED)
         if not game.is_signups:
             raise WrongPhase("Sign-ups are closed.", ErrorCode.SIGNUPS_CLOSED)
-        if user.pk == game.host_id:
+        if is_host(game, user):
             raise NotAllowed("The host cannot play in their own game.", ErrorCode.HOST)
         if tx.locked.slot_of_user(user.pk) is not None:
             raise InvalidInput("You have already joined this game.", ErrorCode.ALREADY_JOINED)
         require_admitted(game, user)
+        require_one_seat_per_person(tx, user)
         if len(tx.slots) >= game.player_cap:
             raise WrongPhase("The game is full.", ErrorCode.FULL)
         seat = max((s.seat for s in tx.slots), default=0) + 1
@@ -336,14 +341,7 @@ def cancel_game(user: Any, game_id: int, *, reason: str = "") -> Game:
     keeps an announcement to the players who had signed up."""
     with game_tx(game_id) as tx:
         game = tx.game
-        require_host(user, game)
-        if game.is_cancelled:
-            raise WrongPhase("The game is already cancelled.", ErrorCode.CANCELLED)
-        if not game.is_signups:
-            raise WrongPhase(
-                "Only a game in sign-ups can be cancelled; this one has started.",
-                ErrorCode.SIGNUPS_CLOSED,
-            )
+        require_host_control(game, user, "cancel", tx.phase)
         game.status = GameStatus.CANCELLED
         game.finished_at = tx.now
         game.save(update_fields=["status", "finished_at"])
@@ -373,11 +371,13 @@ def start_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phase
             raise WrongPhase("The game has already started.", ErrorCode.STARTED)
         if len(tx.slots) != game.role_count:
             raise WrongPhase(
-                f"The setup needs {game.role_count} players; {len(tx.slots)} have joined.",
+                f"The setup needs {game.role_count} players; {joined_line(len(tx.slots))}.",
                 ErrorCode.NOT_ENOUGH_PLAYERS,
             )
         joined = list(tx.slots)  # in sign-up order
         _seat(tx, deal_seats(game, len(joined)))
+        if game.anonymous_names:
+            _mask(tx)  # the masked names, and new ids for the seats
         # Roles go by sign-up, as before seats were dealt (the seed alone decides them);
         # the resolver's players are in seat order, as the table sits.
         players = _deal(game, [s.seat for s in joined])
@@ -395,6 +395,7 @@ def start_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phase
         game.status = GameStatus.RUNNING
         game.started_at = tx.now
         game.save()
+        tx.names = naming.seat_names(tx.slots)  # the masked names, in an anonymous game
         emit(
             tx,
             "game_started",
@@ -411,10 +412,31 @@ def deal_seats(game: Game, count: int) -> list[int]:
     seed (the classic document: "Seating positions are randomized each game"), or in
     sign-up order where the host keeps it (a forum game's setting)."""
     seats = list(range(1, count + 1))
-    if not game.seats_in_signup_order:
+    # An anonymous game always deals them: the sign-ups showed each name's seat.
+    if not game.seats_in_signup_order or game.anonymous_names:
         # Its own stream of the seed: the roles' deal stays what the seed made it.
         random.Random(f"seats:{game.seed}").shuffle(seats)
     return seats
+
+
+def _mask(tx: Tx) -> None:
+    """An anonymous game's start: each seat gets a masked name from the deck and a new id.
+    The sign-ups showed every seat's id beside its player's name (the pages, the API, the
+    sign-up events), so the old ids would say whose each mask is. The ids are taken in seat
+    order, and the seats were dealt at random (``deal_seats``). Nothing but sign-up posts
+    and V/LAs refers to a seat before the start; the foreign keys are checked at commit."""
+    taken = get_user_model().objects.annotate(folded=Lower("username"))
+    taken = taken.filter(folded__in=[name.lower() for name in MASK_NAMES])
+    masks = deal_masks(tx.game.seed, len(tx.slots), taken.values_list("username", flat=True))
+    next_id = "SELECT nextval(pg_get_serial_sequence(%s, 'id'))"
+    with connection.cursor() as cursor:
+        for slot, mask in zip(tx.slots, masks, strict=True):
+            cursor.execute(next_id, [Slot._meta.db_table])
+            (new_id,) = cursor.fetchone()
+            Slot.objects.filter(pk=slot.pk).update(id=new_id, mask_name=mask)
+            Post.objects.filter(slot_id=slot.pk).update(slot_id=new_id)
+            Absence.objects.filter(slot_id=slot.pk).update(slot_id=new_id)
+            slot.id, slot.mask_name = new_id, mask
 
 
 def _seat(tx: Tx, seats: list[int]) -> None:

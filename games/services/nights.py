@@ -5,22 +5,19 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-import resolver
-
-from .. import naming
+from .. import gateway, naming
 from ..errors import ErrorCode, InvalidInput, NotFound, WrongPhase
-from ..models import NightAction, Phase, PhaseKind, PrivateResult, Slot
+from ..models import NightAction, Phase, PhaseKind, Post, PrivateResult, Slot, ThoughtAct, Thread
 from ..naming import slot_ref
 from ..plain_text import is_plain_text
 from ..reads.needs import NIGHT_ACTION, needs_of
-from ..reads.options import night_options, raw_action
+from ..reads.options import night_options
 from .common import (
     Tx,
-    by_resolver_name,
     emit,
     game_tx,
     render,
@@ -31,6 +28,7 @@ from .common import (
     state_of,
     target_slot,
 )
+from .thoughts import check_thoughts, keep_thoughts
 
 NIGHT_ZERO = "Night zero: the mafia meet and talk; nobody acts tonight."
 
@@ -42,14 +40,17 @@ def submit_night_action(
     ability: str,
     targets: list[int],
     extra: Mapping[str, Any] | None = None,
+    thoughts: str = "",
     now: datetime | None = None,
 ) -> NightAction:
-    """Submit or change tonight's use of ``ability`` (targets are slot ids).
+    """Submit or change tonight's use of ``ability`` (targets are slot ids); ``thoughts``:
+    the player's private reasoning (``services.thoughts``), kept with the action.
 
     Where the rules count refused attempts (``night_attempts``: classic's three), a refusal
     is counted and committed before the player is told; the last one stores a random valid
     target instead, and the refusal says so."""
     refused: InvalidInput | None = None
+    thoughts = check_thoughts(thoughts)
     with game_tx(game_id, now) as tx:
         require_running(tx.game)
         rules = rules_of(tx.game)
@@ -70,8 +71,10 @@ def submit_night_action(
             action = None
         else:
             action = _store_action(tx, phase, slot, ability, target_slots, extra)
+            keep_thoughts(tx, slot, ThoughtAct.NIGHT_ACTION, thoughts, phase=phase)
     if refused is not None:
         raise refused  # after the commit: the count (and any default) stands
+    assert action is not None  # stored, since it was not refused
     return action
 
 
@@ -84,6 +87,7 @@ def _store_action(
     extra: dict[str, Any],
     *,
     default: bool = False,
+    night_ending: bool = False,
 ) -> NightAction:
     action, created = NightAction.objects.update_or_create(
         phase=phase,
@@ -104,7 +108,7 @@ def _store_action(
     spec = rules_of(tx.game).factional_kill
     if spec is not None and ability == spec.slug and slot.is_mafia:
         emit(tx, "night_action", payload, "mafia")
-    if tx.game.league_setup:
+    if tx.game.league_setup and not night_ending:
         end_league_night_when_all_in(tx, phase)
     return action
 
@@ -179,12 +183,67 @@ def _random_valid_targets(
     return None
 
 
+def take_actions_not_sent(tx: Tx, phase: Phase) -> list[str]:
+    """A must-act night's end (``Game.must_act``): each living player who sent none of an
+    ability they have tonight has it taken at a random legal target (the night form's
+    choices, ``night_options``; the same seeded pick as classic's third refusal), and is
+    told so in a private result. A faction's kill is one for the faction, by a random
+    member, if nobody ordered it. An ability with a field to fill (the forger's role) has
+    no random choice and stays unused. Night zero never gets here (nobody acts in it).
+    Returns the notes for the host's report (resolver names)."""
+    if not tx.game.must_act or phase.night_zero:
+        return []
+    sent = set(phase.night_actions.values_list("actor_id", "ability"))
+    notes: list[str] = []
+    kill_by: list[tuple[Slot, Mapping[str, Any]]] = []  # who may order the faction's kill
+    for slot in sorted(tx.slots, key=lambda s: s.seat):
+        if not slot.alive or not slot.resolver_name:
+            continue
+        for option in night_options(tx.game, slot):
+            if option["factional"]:
+                kill_by.append((slot, option))
+            elif (slot.pk, option["ability"]) not in sent:
+                _take_at_random(tx, phase, slot, option, notes)
+    kills = {ability for _, ability in sent}
+    if kill_by and kill_by[0][1]["ability"] not in kills:
+        rng = random.Random(f"{tx.game.seed}:{phase.number}:faction")
+        killer, kill = rng.choice(kill_by)
+        _take_at_random(tx, phase, killer, kill, notes)
+    return notes
+
+
+def _take_at_random(
+    tx: Tx, phase: Phase, slot: Slot, option: Mapping[str, Any], notes: list[str]
+) -> None:
+    ability = option["ability"]
+    chosen = _random_valid_targets(tx, phase, slot, option)
+    if chosen is None:
+        notes.append(f"{slot.resolver_name} sent no {ability}; it has no random choice.")
+        return
+    _store_action(tx, phase, slot, ability, chosen, {}, default=True, night_ending=True)
+    targets = [t.resolver_name for t in chosen]
+    notes.append(
+        f"{slot.resolver_name} sent no {ability}: taken at random on {', '.join(targets)}."
+    )
+    payload = {
+        "kind": "must_act",
+        "ability": ability,
+        "targets": targets,
+        "factional": bool(option["factional"]),
+    }
+    _deliver(tx, phase, slot, payload)
+
+
 def end_league_night_when_all_in(tx: Tx, phase: Phase) -> None:
     """A league night has no host to cut it: once every seat that must act has acted, its
     deadline moves to now and the deadline machinery (the ETA task, the scan) ends it, as
     it ends any night. Acts after that are refused (``require_open_phase``)."""
     needs = needs_of(tx.game, tx.slots, phase)  # (the dead too, where the rules let them act)
     if any(NIGHT_ACTION in codes for codes in needs.values()):
+        return
+    if _partners_still_to_order(tx, phase):
+        return
+    if phase.night_zero and not _mafia_all_spoke(tx, phase):
         return
     was = phase.deadline
     phase.deadline = tx.now
@@ -199,6 +258,44 @@ def end_league_night_when_all_in(tx: Tx, phase: Phase) -> None:
             "was": was.isoformat() if was else None,
         },
     )
+
+
+def _mafia_all_spoke(tx: Tx, phase: Phase) -> bool:
+    """Whether every living mafia member has posted in the mafia chat tonight. Night zero
+    is the mafia's coordination phase (classic: "they do not kill anyone but may discuss
+    strategy, agree on signals"): a league's ran about a second, as nobody acts in it
+    (issue 33); it now lasts its night unless every member has had their say sooner."""
+    mafia = {s.pk for s in tx.slots if s.alive and s.is_mafia}
+    spoke = Post.objects.filter(game=tx.game, thread=Thread.MAFIA, phase=phase, slot_id__in=mafia)
+    return mafia <= set(spoke.values_list("slot_id", flat=True))
+
+
+def end_night_zero_when_the_mafia_spoke(tx: Tx) -> None:
+    """After a post in a league game's mafia chat: night zero may be over (see above)."""
+    phase = tx.phase
+    if tx.game.league_setup and phase is not None and phase.night_zero and not phase.resolved:
+        end_league_night_when_all_in(tx, phase)
+
+
+def _partners_still_to_order(tx: Tx, phase: Phase) -> bool:
+    """Whether a living member of a faction that shares a kill has sent no order yet. The
+    kill is "in" once one member sends it, but every member may send it and the last order
+    stands (classic: "Mafia privately choose", together): a league night that ended at the
+    first order refused a partner's later one (issue 33). The deadline still ends a night
+    a member sits out."""
+    spec = rules_of(tx.game).factional_kill
+    if spec is None or phase.night_zero:  # night zero: nobody may order a kill
+        return False
+    state = state_of(tx.game)
+    sent = set(phase.night_actions.filter(ability=spec.slug).values_list("actor_id", flat=True))
+    rules = rules_of(tx.game)
+    for slot in tx.slots:
+        if not slot.alive or slot.pk in sent or not slot.resolver_name:
+            continue
+        player = state.player(slot.resolver_name)
+        if rules.may_use_factional_kill(state, player):
+            return True
+    return False
 
 
 def withdraw_night_action(
@@ -253,8 +350,8 @@ def _check_night_action(
                 "extra",
             )
     try:
-        rules.parse_action(state, raw_action(actor, ability, targets, extra), "$", 0)
-    except resolver.InvalidScenario as exc:
+        rules.parse_action(state, gateway.night_order(actor, ability, targets, extra), "$", 0)
+    except gateway.InvalidScenario as exc:
         raise InvalidInput(naming.render(exc.message, tx.names), ErrorCode.ILLEGAL_ACTION) from None
 
 
@@ -263,7 +360,9 @@ _RESULT_WORDS = {
     "innocent": "innocent",
     "not_mafia": "not mafia",
     "red": "red (town)",
-    "black": "black (mafia)",
+    # Black is every side but the town's: the Maniac reads black but is not mafia (city
+    # rules). Said without naming roles: a result must not hint which roles are dealt.
+    "black": "black (not town)",
     "sheriff": "the Sheriff",
     "not_sheriff": "not the Sheriff",
 }
@@ -272,6 +371,15 @@ _RESULT_WORDS = {
 def describe_result(result: Mapping[str, Any], names: Mapping[int, str]) -> str:
     """One sentence for a player's private result, in current names."""
     kind = result.get("kind")
+    if kind == "must_act":
+        chosen = ", ".join(naming.render(str(t), names) for t in result.get("targets", []))
+        whose = "your team's" if result.get("factional") else "your"
+        return (
+            f"You did not act: the site chose {chosen} at random for {whose} "
+            f"{result.get('ability')}."
+        )
+    if kind == "no_result":
+        return gateway.rules_named(str(result.get("ruleset"))).no_result_line
     target = naming.render(str(result.get("target", "")), names)
     if kind == "investigation":
         word = _RESULT_WORDS.get(str(result.get("result")), str(result.get("result")))
@@ -291,21 +399,43 @@ def describe_result(result: Mapping[str, Any], names: Mapping[int, str]) -> str:
 
 
 def deliver_results(
-    tx: Tx, phase: Phase, results: Mapping[str, Iterable[Mapping[str, Any]]]
+    tx: Tx, phase: Phase, results: Sequence[tuple[Slot, Sequence[Mapping[str, Any]]]]
 ) -> None:
-    """Store each player's private results (resolver name -> results) and push them to that
-    player alone, in words: a cop's check, a tracker's visits, a day investigator's result."""
-    for name, items in results.items():
-        owner = by_resolver_name(tx, name)
-        if owner is None:
-            continue
+    """Store each player's private results ((slot, results), as the gateway gives them)
+    and push them to that player alone, in words: a cop's check, a tracker's visits, a day
+    investigator's result."""
+    for owner, items in results:
         for result in items:
-            payload = dict(result)
-            text = describe_result(payload, tx.names)
-            PrivateResult.objects.create(slot=owner, phase=phase, payload=payload, text=text)
-            emit(
-                tx,
-                "private_result",
-                {"phase": phase.number, "text": text, "result": render(tx, payload)},
-                f"slot:{owner.pk}",
-            )
+            _deliver(tx, phase, owner, dict(result))
+    if phase.is_night:
+        _deliver_no_results(tx, phase, results)
+
+
+def _deliver(tx: Tx, phase: Phase, owner: Slot, payload: dict[str, Any]) -> None:
+    text = describe_result(payload, tx.names)
+    PrivateResult.objects.create(slot=owner, phase=phase, payload=payload, text=text)
+    emit(
+        tx,
+        "private_result",
+        {"phase": phase.number, "text": text, "result": render(tx, payload)},
+        f"slot:{owner.pk}",
+    )
+
+
+def _deliver_no_results(
+    tx: Tx, phase: Phase, results: Sequence[tuple[Slot, Sequence[Mapping[str, Any]]]]
+) -> None:
+    """A player who sent an ability that tells them something and got nothing hears it in
+    their rule set's words (``Ruleset.no_result_line``): the PM said "No results yet", as if
+    the result were still to come (issue 33)."""
+    rules = rules_of(tx.game)
+    told = {owner.pk for owner, items in results if items}
+    for action in phase.night_actions.all():
+        if action.ability not in rules.result_abilities or not action.targets:
+            continue
+        owner = tx.locked.slot(action.actor_id)
+        if owner is None or owner.pk in told:
+            continue
+        told.add(owner.pk)
+        payload = {"kind": "no_result", "ability": action.ability, "ruleset": rules.name}
+        _deliver(tx, phase, owner, payload)

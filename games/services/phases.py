@@ -17,11 +17,8 @@ from django.db import transaction
 from django.db.models import Count, F
 from django.utils import timezone
 
-import resolver
-from resolver.model import SKIP, GameState
-from resolver.votes import tally
-
-from .. import naming, ratings
+from .. import gateway, ratings
+from ..gateway import DayEnd, GameState, NightOrder, Win
 from ..league import silent_days_before_action
 from ..models import (
     DeathCause,
@@ -46,16 +43,20 @@ from .common import (
     MIN_REVOTE_LENGTH,
     PRODS_BEFORE_ACTION,
     Tx,
-    by_resolver_name,
     emit,
     game_tx,
-    render,
     rules_of,
     slot_roles,
     state_of,
 )
-from .nights import deliver_results, end_league_night_when_all_in, raw_action
+from .nights import (
+    deliver_results,
+    end_league_night_when_all_in,
+    take_actions_not_sent,
+)
+from .reliability import leave_league_queues
 from .swap import replace_from_queue
+from .wills import post_surviving_wills, post_wills
 
 log = logging.getLogger(__name__)
 
@@ -64,13 +65,14 @@ def open_phase(tx: Tx, kind: str) -> Phase:
     game = tx.game
     number = game.phase_number + 1
     table_day = kind == PhaseKind.DAY and table.script_of(game) is not None
+    # A table day's deadline is its first turn's (every script opens with a turn).
+    deadline = tx.now + (game.turn_length if table_day else game.phase_length(kind))
     phase = Phase.objects.create(
         game=game,  # the locked instance: vote counts read its event_seq
         number=number,
         kind=kind,
         started_at=tx.now,
-        # A table day's deadline is its first turn's (every script opens with a turn).
-        deadline=tx.now + (game.turn_length if table_day else game.phase_length(kind)),
+        deadline=deadline,
         night_zero=table.is_night_zero(game, kind),
     )
     game.phase_number = number
@@ -83,7 +85,7 @@ def open_phase(tx: Tx, kind: str) -> Phase:
             "number": number,
             "kind": kind,
             "label": phase.label,
-            "deadline": phase.deadline.isoformat(),
+            "deadline": deadline.isoformat(),
         },
     )
     announce(tx, announcements.phase_begins(tx, phase, table_day=table_day))
@@ -92,9 +94,10 @@ def open_phase(tx: Tx, kind: str) -> Phase:
         table.start_day(tx, phase)
     if kind == PhaseKind.DAY:
         emit_vote_count(tx)  # open pages replace the last day's final count (or "no day yet")
-    elif game.league_setup:
-        # No host to cut it: a league night nobody has to act in (classic's night zero,
-        # when the mafia learn each other from their role PMs) ends at once.
+    elif game.league_setup and not phase.night_zero:
+        # No host to cut it: a league night nobody has to act in ends at once. Not night
+        # zero: it is the mafia's time to talk (it ends when they all have, or at its
+        # deadline: ``nights.end_night_zero_when_the_mafia_spoke``).
         end_league_night_when_all_in(tx, phase)
     return phase
 
@@ -170,118 +173,110 @@ def nearing_phases(now: datetime, within: timedelta) -> list[tuple[int, int, dat
     return [
         (game_id, number, deadline, turn_seq if day_state is not None else None)
         for game_id, number, deadline, turn_seq, day_state in rows
+        if deadline is not None  # always (deadline__gt above): narrows the nullable field
     ]
 
 
 def end_day(tx: Tx) -> None:
-    game, phase = tx.game, tx.phase
-    state = state_of(game)
-    rules = rules_of(game)
-    notes: list[str] = []
-    raw_day: dict[str, Any] = {"votes": ballots(tx, standing_votes(tx, revote=False))}
-    if rules.uses_nominations:
-        raw_day["nominations"] = {
-            n.nominator.resolver_name: (n.target.resolver_name if n.target else SKIP)
+    game, phase = tx.game, tx.current
+    nominations = None
+    if rules_of(game).uses_nominations:
+        nominations = [
+            (n.nominator, n.target)
             for n in phase.nominations.select_related("nominator", "target")
             if n.nominator.alive and (n.target is None or n.target.alive)
-        }
-    if phase.in_revote:
-        raw_day["revote"] = ballots(tx, standing_votes(tx, revote=True))
-    if game.uses_majority and "dayVote" not in rules.flags:
-        # Rule sets without their own majority rule: only a majority wagon eliminates.
-        count = tally(raw_day["votes"], state.alive_names)
-        if count.majority_target is None:
-            notes.append(f"No wagon reached majority ({count.majority} of {count.alive_count}).")
-            raw_day["votes"] = {}
-    try:
-        outcome = resolver.play_day(state, raw_day)
-    except resolver.InvalidScenario as exc:
-        # Should not happen (every vote was checked when cast); never leave the day stuck.
-        log.error("Day %s of game %s: resolver refused the votes: %s", phase.number, game.pk, exc)
-        notes.append(f"The votes could not be counted ({exc.message}); nobody is eliminated.")
-        outcome = resolver.play_day(state, {"votes": {}})
-    if outcome.revote and not phase.in_revote:
-        start_revote(tx, outcome.revote, outcome.explanation)
+        ]
+    outcome: DayEnd = gateway.resolve_day(
+        game,
+        tx.slots,
+        ballots(tx, standing_votes(tx, revote=False)),
+        number=phase.number,
+        nominations=nominations,
+        revote=ballots(tx, standing_votes(tx, revote=True)) if phase.in_revote else None,
+    )
+    if outcome.tied and not phase.in_revote:
+        start_revote(tx, outcome.tied, outcome.explanation)
         return
     # The count as it stands now, before the eliminated player leaves the living: the
     # day's final count (hammer vote included) is what the pages show until the next day.
     final = vote_count(phase, slots=tx.slots, votes=standing_votes(tx))
     final["resolved"] = True
-    eliminated = by_resolver_name(tx, outcome.eliminated) if outcome.eliminated else None
+    eliminated = outcome.eliminated
     if eliminated is not None:
-        kill(tx, eliminated, DeathCause.DAY, outcome.reveals.get(outcome.eliminated, ""))
-    report = outcome.to_report(phase.number)
-    report["site_notes"] = notes
-    close_phase(tx, report, outcome.state)
+        kill(tx, eliminated, DeathCause.DAY, outcome.revealed_role)
+    close_phase(tx, outcome.report, outcome.state)
     phase.final_count = final
     phase.save(update_fields=["final_count"])
     emit(tx, "vote_count", final)
     announce(tx, announcements.day_ended(final, eliminated, final["label"]))
-    day_over(tx, eliminated, report)
+    post_wills(tx, [eliminated] if eliminated is not None else [])
+    day_over(tx, eliminated, outcome.report_now)
 
 
 def end_table_day(tx: Tx) -> None:
     """A table day is done: its script's outcome through the rule set's own day resolution."""
-    game, phase = tx.game, tx.phase
-    script = table.script_of(game)
-    outcome = script.resolve(state_of(game), table.load(phase))
-    eliminated = by_resolver_name(tx, outcome.eliminated) if outcome.eliminated else None
+    game, phase = tx.game, tx.current
+    script = table.table_script(game)
+    day = table.load(phase)
+    outcome = gateway.resolve_table_day(
+        game, tx.slots, day, number=phase.number, notes=day.explanation
+    )
+    eliminated = outcome.eliminated
+    dies_now = eliminated is not None and eliminated.alive
     if eliminated is not None and eliminated.alive:  # (modkilled during their last words)
-        kill(tx, eliminated, DeathCause.DAY, outcome.reveals.get(outcome.eliminated, ""))
-    report = outcome.to_report(phase.number)
-    report["site_notes"] = list(table.load(phase).explanation)
-    close_phase(tx, report, outcome.state)
-    rounds = [
-        [
-            (by_resolver_name(tx, voter), None if target == SKIP else by_resolver_name(tx, target))
-            for voter, target in ballots.items()
-        ]
-        for ballots in table.load(phase).rounds
-    ]
-    announce(tx, announcements.table_day_ended(phase.label, eliminated, rounds))
-    day_over(tx, eliminated, report)
+        kill(tx, eliminated, DeathCause.DAY, outcome.revealed_role)
+    close_phase(tx, outcome.report, outcome.state)
+    if not table.verdict_told(script, day):  # said when the vote closed, before last words
+        rounds = table.verdict(tx, day)[1]
+        announce(tx, announcements.table_day_ended(phase.label, eliminated, rounds))
+    # (The verdict is told at the vote's close or now; the will follows the death itself. A
+    # player modkilled during their last words had theirs posted with the modkill.)
+    if dies_now and eliminated is not None:
+        post_wills(tx, [eliminated])
+    day_over(tx, eliminated, outcome.report_now)
 
 
-def day_over(tx: Tx, eliminated: Slot | None, report: dict[str, Any]) -> None:
+def day_over(tx: Tx, eliminated: Slot | None, report_now: dict[str, Any]) -> None:
     """What every day's end shares once it is announced: the public event, the host's
-    report, the prods, then the win check and the night."""
+    report (``report_now``: in current names), the prods, then the win check and the
+    night."""
     emit(
         tx,
         "day_ended",
         {
-            "number": tx.phase.number,
+            "number": tx.current.number,
             "eliminated": slot_ref(eliminated),
             "revealed_role": eliminated.revealed_role if eliminated else "",
         },
     )
-    emit(tx, "phase_report", render(tx, report), "host")
+    emit(tx, "phase_report", report_now, "host")
     check_inactivity(tx)
     after_phase(tx, next_kind=PhaseKind.NIGHT)
 
 
-def start_revote(tx: Tx, tied: Iterable[str], explanation: Iterable[str]) -> None:
-    phase = tx.phase
-    slots = [by_resolver_name(tx, name) for name in tied]
-    phase.revote = [s.pk for s in slots if s is not None]
+def start_revote(tx: Tx, slots: list[Slot], explanation: list[str]) -> None:
+    """A tied day goes to a revote between ``slots``; ``explanation`` in current names."""
+    phase = tx.current
+    phase.revote = [s.pk for s in slots]
     length = max(tx.game.day_length / 4, MIN_REVOTE_LENGTH)
     phase.deadline = tx.now + length
     phase.save(update_fields=["revote", "deadline"])
-    announce(tx, announcements.revote(phase.label, [s for s in slots if s], phase.deadline))
+    announce(tx, announcements.revote(phase.label, slots, phase.deadline))
     link_from_banner(tx, phase, replace=False)
     emit(
         tx,
         "revote_started",
         {
-            "tied": [slot_ref(s) for s in slots if s is not None],
+            "tied": [slot_ref(s) for s in slots],
             "deadline": phase.deadline.isoformat(),
-            "explanation": render(tx, list(explanation)),
+            "explanation": explanation,
         },
     )
     emit_vote_count(tx)
 
 
 def end_night(tx: Tx) -> None:
-    game, phase = tx.game, tx.phase
+    game, phase = tx.game, tx.current
     state = state_of(game)
     if phase.night_zero:  # nobody acted, nothing to resolve: the game state stays as it is
         close_phase(tx, {"phase": phase.number, "night_zero": True, "site_notes": []}, state)
@@ -289,36 +284,25 @@ def end_night(tx: Tx) -> None:
         emit(tx, "night_ended", {"number": phase.number, "deaths": []})
         after_phase(tx, next_kind=PhaseKind.DAY)
         return
-    rules = rules_of(game)
-    notes: list[str] = []
-    raw_actions = []
+    notes = take_actions_not_sent(tx, phase)  # a must-act night's
+    orders = []
     for action in phase.night_actions.select_related("actor").order_by("updated_at", "id"):
         actor = tx.locked.slot(action.actor_id)
-        targets = [tx.locked.slot(t) for t in action.targets]
-        raw = raw_action(actor, action.ability, [t for t in targets if t], action.extra)
-        try:  # an action can turn illegal after it was sent (its target was modkilled)
-            rules.parse_action(state, raw, "$", len(raw_actions))
-        except resolver.InvalidScenario as exc:
-            notes.append(f"Dropped {actor.resolver_name}'s {action.ability}: {exc.message}")
-            continue
-        raw_actions.append(raw)
-    try:
-        outcome = resolver.play_night(state, raw_actions)
-    except resolver.InvalidScenario as exc:
-        log.error("Night %s of game %s: resolver refused: %s", phase.number, game.pk, exc)
-        notes.append(f"The night could not be resolved ({exc.message}); nothing happens.")
-        outcome = resolver.play_night(state, [])
+        assert actor is not None  # a night action's actor is a seat of its game
+        targets = [t for i in action.targets if (t := tx.locked.slot(i)) is not None]
+        orders.append(NightOrder(actor, action.ability, targets, action.extra))
+    # (An order can turn illegal after it was sent, its target modkilled: the gateway
+    # drops it with a note.)
+    outcome = gateway.resolve_night(game, tx.slots, orders, number=phase.number, notes=notes)
     deaths = []
-    for name in outcome.dead:
-        slot = by_resolver_name(tx, name)
-        if slot is not None and slot.alive:
-            kill(tx, slot, DeathCause.NIGHT, outcome.reveals.get(name, ""))
-            deaths.append(slot)
+    for death in outcome.deaths:
+        if death.slot.alive:
+            kill(tx, death.slot, DeathCause.NIGHT, death.revealed_role)
+            deaths.append(death.slot)
     deliver_results(tx, phase, outcome.results)
-    report = outcome.to_report(phase.number)
-    report["site_notes"] = notes
-    close_phase(tx, report, outcome.state)
+    close_phase(tx, outcome.report, outcome.state)
     announce(tx, announcements.night_ended(phase.label, deaths))
+    post_wills(tx, deaths)
     emit(
         tx,
         "night_ended",
@@ -327,7 +311,7 @@ def end_night(tx: Tx) -> None:
             "deaths": [{**slot_ref(s), "revealed_role": s.revealed_role} for s in deaths],
         },
     )
-    emit(tx, "phase_report", render(tx, report), "host")
+    emit(tx, "phase_report", outcome.report_now, "host")
     after_phase(tx, next_kind=PhaseKind.DAY)
 
 
@@ -340,7 +324,7 @@ def kill(tx: Tx, slot: Slot, cause: str, revealed_role: str) -> None:
 
 
 def close_phase(tx: Tx, report: dict[str, Any], state: GameState) -> None:
-    phase = tx.phase
+    phase = tx.current
     phase.resolved = True
     phase.ended_at = tx.now
     phase.report = report
@@ -358,20 +342,25 @@ def after_phase(tx: Tx, next_kind: str) -> None:
 
 
 def check_win(tx: Tx) -> bool:
-    state = state_of(tx.game)
-    verdict = resolver.check_winner(state)
-    if verdict.winner is None:
+    win = gateway.win_of(tx.game, tx.slots)
+    if win is None:
         return False
-    finish(tx, verdict.winner, verdict.reason, {*state.co_winners, *verdict.co_winners})
+    end_with(tx, win)
     return True
 
 
 def finish(tx: Tx, winner: str, reason: str, co_winners: Iterable[str]) -> None:
-    game = tx.game
+    """End the game with a win told in resolver names (``reason``, ``co_winners``)."""
+    end_with(tx, gateway.winner(tx.slots, winner, reason, co_winners))
+
+
+def end_with(tx: Tx, win: Win) -> None:
+    """End the game: ``win`` (in slots and current names) is the verdict."""
+    game, winner = tx.game, win.winner
     game.status = GameStatus.FINISHED
     game.winner = winner
-    game.win_reason = naming.render(reason, tx.names)
-    game.co_winners = [s.pk for s in (by_resolver_name(tx, n) for n in co_winners) if s]
+    game.win_reason = win.reason
+    game.co_winners = [s.pk for s in win.co_winners]
     game.finished_at = tx.now
     game.save()
     # A rated game's ratings change with its end, in its transaction: exactly once. A
@@ -385,8 +374,10 @@ def finish(tx: Tx, winner: str, reason: str, co_winners: Iterable[str]) -> None:
         tx.phase.resolved = True
         tx.phase.ended_at = tx.now
         tx.phase.save(update_fields=["resolved", "ended_at"])
-    co = [tx.locked.slot(i) for i in game.co_winners]
+    # Co-winners are seats of the game: the filter only narrows Slot | None.
+    co = [s for i in game.co_winners if (s := tx.locked.slot(i)) is not None]
     announce(tx, announcements.game_over(winner, game.win_reason, co))
+    post_surviving_wills(tx)  # the survivors' wills: nothing is hidden any more
     link_from_banner(tx, tx.phase, replace=True)
     emit(
         tx,
@@ -407,7 +398,7 @@ def check_inactivity(tx: Tx) -> None:
     the minimum means "did anything at all": a player who let every turn and their vote run
     out on the timer (nothing posted, passed, nominated, voted or even tried) gets the prod.
     """
-    game, phase = tx.game, tx.phase
+    game, phase = tx.game, tx.current
     if not game.min_posts_per_day:
         return
     counts = dict(
@@ -441,25 +432,32 @@ def check_inactivity(tx: Tx) -> None:
         if slot.prods < limit:
             continue
         if game.inactivity_action == InactivityAction.MODKILL:
-            do_modkill(tx, slot, "inactivity")
+            do_modkill(tx, slot, "inactivity", inactivity=True)
         elif replace_from_queue(tx, slot):  # the next in the queue takes the slot
             continue
         elif game.league_setup:  # no host to find someone: the seat cannot stay silent
-            do_modkill(tx, slot, "inactivity")
+            do_modkill(tx, slot, "inactivity", inactivity=True)
         else:
             emit(tx, "replacement_needed", payload, "host")
 
 
-def do_modkill(tx: Tx, slot: Slot, reason: str) -> None:
-    state = resolver.remove_player(state_of(tx.game), slot.resolver_name)
+def do_modkill(tx: Tx, slot: Slot, reason: str, *, inactivity: bool = False) -> None:
+    """Remove ``slot``'s player from the game. ``inactivity``: the site's inactivity rule
+    does it (not the host's word): the event carries the mark the player's record, the
+    ratings and the league's cooldown read (``games.inactivity.INACTIVITY_MODKILL``)."""
+    if inactivity:
+        leave_league_queues(slot.user_id)
+    state = gateway.remove_player(tx.game, slot)
     tx.game.resolver_state = state.to_dict()
     tx.game.save(update_fields=["resolver_state"])
     kill(tx, slot, DeathCause.MODKILL, "")
     if tx.phase is not None and not tx.phase.resolved:
         NightAction.objects.filter(phase=tx.phase, actor=slot).delete()
     announce(tx, announcements.modkilled(slot, reason))
+    post_wills(tx, [slot])
     link_from_banner(tx, tx.phase, replace=False)
-    emit(tx, "modkill", {**slot_ref(slot), "reason": reason})
+    mark = {"inactivity": True} if inactivity else {}
+    emit(tx, "modkill", {**slot_ref(slot), "reason": reason, **mark})
     if tx.phase is not None and tx.phase.is_day and not tx.phase.resolved:
         emit_vote_count(tx)
     if tx.phase is not None and tx.phase.is_table_day and not tx.phase.resolved:

@@ -9,6 +9,8 @@ from .. import naming
 from ..live.inbox import publish_league_on_commit
 from ..markup import escape_markdown
 from ..models import LeagueQueueEntry, Replacement, ReplacementSignup, Slot
+from ..reads.access import host_ids
+from ..reads.moderation import same_person
 from .announcements import announce, name
 from .ballots import emit_vote_count
 from .common import Tx, emit, role_pm
@@ -25,16 +27,22 @@ def do_replace(tx: Tx, slot: Slot, new_user: Any) -> None:
     slot.prods = 0
     slot.save(update_fields=["user", "prods"])
     tx.names = naming.seat_names(tx.slots)
-    # As forum hosts do: the thread says who replaces whom (the old posts keep their name).
-    announce(tx, f"**{name(slot)} replaces {escape_markdown(old.get_username())}.**")
+    old_name, new_name = old.get_username(), new_user.get_username()
+    if naming.masked(slot):
+        # An anonymous game: the seat keeps its masked name and neither account is named.
+        old_name = new_name = slot.display_name
+        announce(tx, f"**A new player takes over {name(slot)}.**")
+    else:
+        # As forum hosts do: the thread says who replaces whom (old posts keep their name).
+        announce(tx, f"**{name(slot)} replaces {escape_markdown(old_name)}.**")
     emit(
         tx,
         "replaced",
         {
             "slot_id": slot.pk,
             "seat": slot.seat,
-            "old_name": old.get_username(),
-            "new_name": new_user.get_username(),
+            "old_name": old_name,
+            "new_name": new_name,
             "old_user_id": old.pk,
         },
     )
@@ -51,8 +59,8 @@ def replace_from_queue(tx: Tx, slot: Slot) -> bool:
         return replace_from_league_queue(tx, slot)
     for signup in ReplacementSignup.objects.filter(game=tx.game).select_related("user"):
         signup.delete()
-        if tx.locked.slot_of_user(signup.user_id) is not None or signup.user_id == tx.game.host_id:
-            continue  # joined the game some other way meanwhile
+        if not _may_take_a_seat(tx, signup.user):
+            continue  # joined the game some other way meanwhile, or off the site
         do_replace(tx, slot, signup.user)
         return True
     return False
@@ -68,10 +76,20 @@ def replace_from_league_queue(tx: Tx, slot: Slot) -> bool:
         .order_by("joined_at", "id")
     )
     for entry in waiting:
-        if tx.locked.slot_of_user(entry.user_id) is not None or entry.user_id == tx.game.host_id:
-            continue  # already at this table: they stay queued for the next game
+        if not _may_take_a_seat(tx, entry.user):
+            continue  # already at this table (or another account of theirs): next game
         entry.delete()
         do_replace(tx, slot, entry.user)
         publish_league_on_commit()  # the queue is one shorter
         return True
     return False
+
+
+def _may_take_a_seat(tx: Tx, user: Any) -> bool:
+    """An active account none of whose person's accounts (``same_person``) holds a seat in
+    the game or hosts it."""
+    if not user.is_active:
+        return False
+    theirs = same_person(user.pk)
+    hosts = host_ids(tx.game)
+    return not (hosts & theirs) and not any(s.user_id in theirs for s in tx.slots)

@@ -18,11 +18,10 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
-from resolver.days import DayRuleError, DayScript, DayState, Notice, attempt, get_day_script
-from resolver.model import SKIP
-
-from ..errors import ErrorCode, InvalidInput
-from ..models import Game, Nomination, Phase, PhaseKind, Vote, VoteKind
+from .. import gateway
+from ..errors import ErrorCode, GameRuleError, InvalidInput, WrongPhase
+from ..gateway import LAST_WORDS, SKIP, DayRuleError, DayScript, DayState, Notice, attempt
+from ..models import Game, Nomination, Phase, PhaseKind, Slot, Vote, VoteKind
 from ..naming import slot_ref
 from ..reads.table import turn_view
 from . import announcements
@@ -42,7 +41,16 @@ def script_of(game: Game) -> DayScript | None:
     """The game's day script, or None when its days are a free thread."""
     if not game.turn_based:
         return None
-    return get_day_script(game.ruleset)
+    return gateway.day_script(game.ruleset)
+
+
+def table_script(game: Game) -> DayScript:
+    """``script_of`` where the caller knows the game is turn-based (its table day is under
+    way), typed so; None there is a bug, said as one."""
+    script = script_of(game)
+    if script is None:
+        raise RuntimeError(f"Game {game.pk} has no day script: its days are a free thread.")
+    return script
 
 
 def is_night_zero(game: Game, kind: str) -> bool:
@@ -52,6 +60,7 @@ def is_night_zero(game: Game, kind: str) -> bool:
 
 
 def load(phase: Phase) -> DayState:
+    assert phase.day_state is not None  # written when a table day opens, read only after
     return DayState.from_dict(phase.day_state)
 
 
@@ -66,7 +75,7 @@ def day_settings(game: Game, script: DayScript) -> dict[str, Any]:
 def start_day(tx: Tx, phase: Phase) -> None:
     """Open a table day: the script's first step, its clock, and the news."""
     game = tx.game
-    script = script_of(game)
+    script = table_script(game)
     state = state_of(game)
     day_number = Phase.objects.filter(game=game, kind=PhaseKind.DAY).count()
     day = script.start_day(
@@ -80,30 +89,80 @@ def start_day(tx: Tx, phase: Phase) -> None:
     _publish(tx, day, [], new_turn=True)
 
 
-def apply(tx: Tx, event: Mapping[str, Any], *, timer: bool = False) -> str | None:
-    """Apply one event to the locked table day; returns why it was refused, or None.
+# How the site answers each kind of refusal a day script gives (``resolver.days``): out of
+# turn is "not now" for every act (409); what the rules refuse is 422, each with its code.
+REFUSALS: dict[str, tuple[type[GameRuleError], ErrorCode]] = {
+    gateway.OUT_OF_TURN: (WrongPhase, ErrorCode.NOT_YOUR_TURN),
+    gateway.NOT_IN_STEP: (InvalidInput, ErrorCode.NOT_IN_STEP),
+    gateway.SPEECH_TOO_LONG: (InvalidInput, ErrorCode.SPEECH_TOO_LONG),
+    gateway.SELF_QUESTION: (InvalidInput, ErrorCode.SELF_QUESTION),
+    gateway.NO_ADDRESSEE: (InvalidInput, ErrorCode.NO_ADDRESSEE),
+    gateway.REFUSED: (InvalidInput, ErrorCode.TURN_REFUSED),
+}
+# The field a refusal of each event kind is about, when it has one.
+FIELDS = {"nominate": "target", "vote": "target"}
+
+
+def apply(tx: Tx, event: Mapping[str, Any], *, timer: bool = False) -> GameRuleError | None:
+    """Apply one event to the locked table day; returns the refusal to raise, or None.
 
     A refused player event is counted (classic's "after 3 failed attempts" default) and
-    stored: the caller commits it and only then tells the player.
+    stored: the caller commits it and only then tells the player, with the count ("Attempt
+    1 of 3") or the default it brought.
     """
-    script = script_of(tx.game)
-    before = load(tx.phase)
-    reason = None
+    script = table_script(tx.game)
+    before = load(tx.current)
+    refusal = None
     try:
         if timer:
             after, notices = script.apply(before, event)
         else:
-            after, notices, reason = attempt(script, before, event)
+            after, notices, refusal = attempt(script, before, event)
     except DayRuleError as exc:
-        raise InvalidInput(render(tx, exc.reason), ErrorCode.TURN_REFUSED) from None
+        raise _answer(tx, exc, event, "") from None
     new_turn = _turn_key(after) != _turn_key(before)
     _store(tx, after, new_turn=new_turn)
     if _record(tx, before, after):
         emit_vote_count(tx)  # the sidebar's count lists the nominations and closed votes
     if after.tied and not before.tied:
         _announce_tie(tx, after)
+    if after.step == LAST_WORDS and before.step != LAST_WORDS:
+        _announce_verdict(tx, after)
     _publish(tx, after, notices, new_turn=new_turn)
-    return render(tx, reason) if reason else None
+    if refusal is None:
+        return None
+    return _answer(tx, refusal, event, _attempts(script, before, after, event, notices))
+
+
+def _answer(tx: Tx, refusal: DayRuleError, event: Mapping[str, Any], more: str) -> GameRuleError:
+    error, code = REFUSALS.get(refusal.code, REFUSALS[gateway.REFUSED])
+    field = FIELDS.get(str(event.get("kind"))) if isinstance(event, Mapping) else None
+    if code == ErrorCode.NO_ADDRESSEE or code == ErrorCode.SELF_QUESTION:
+        field = "to"
+    return error(render(tx, refusal.reason) + more, code, field)
+
+
+def _attempts(
+    script: DayScript,
+    before: DayState,
+    after: DayState,
+    event: Mapping[str, Any],
+    notices: list[Notice],
+) -> str:
+    """What the refusal cost, as nights say it: " (Attempt 1 of 3: ...)", or the default
+    the last attempt brought; "" where the rules count no attempts."""
+    limit = script.max_attempts
+    player = event.get("player")
+    if limit is None or not isinstance(player, str):
+        return ""
+    failed = after.failures.get(player, 0)
+    if failed > before.failures.get(player, 0):
+        return (
+            f" (Attempt {failed} of {limit}: after {limit} refused attempts the rules' "
+            "default applies.)"
+        )
+    default = next((n for n in notices if n.kind == "default" and n.player == player), None)
+    return f" ({default.text})" if default is not None else ""
 
 
 def done(phase: Phase) -> bool:
@@ -115,7 +174,7 @@ def _turn_key(state: DayState) -> tuple[Any, ...]:
 
 
 def _store(tx: Tx, state: DayState, *, new_turn: bool) -> None:
-    phase = tx.phase
+    phase = tx.current
     phase.day_state = state.to_dict()
     fields = ["day_state"]
     if new_turn and not state.done:
@@ -141,9 +200,11 @@ def _record(tx: Tx, before: DayState, after: DayState) -> bool:
         if nominator in before.nominations:
             continue
         recorded = True
+        nominator_slot = by_resolver_name(tx, nominator)
+        assert nominator_slot is not None  # the script's players are the table's seats
         Nomination.objects.create(
-            phase=tx.phase,
-            nominator=by_resolver_name(tx, nominator),
+            phase=tx.current,
+            nominator=nominator_slot,
             target=None if target == SKIP else by_resolver_name(tx, target),
         )
     for number in range(len(before.rounds), len(after.rounds)):
@@ -182,9 +243,34 @@ def _announce_tie(tx: Tx, state: DayState) -> None:
     announce(
         tx,
         announcements.table_tie(
-            tx.phase.label, [s for s in tied if s is not None], top, counts.get(SKIP) == top
+            tx.current.label, [s for s in tied if s is not None], top, counts.get(SKIP) == top
         ),
     )
+
+
+def _announce_verdict(tx: Tx, state: DayState) -> None:
+    """The vote just closed on a player who now gives last words: the thread is told the
+    day's verdict first, then hears them (issue 33: the words came before the verdict).
+    The day's end says nothing more (``verdict_told``)."""
+    announce(tx, announcements.table_day_ended(tx.current.label, *verdict(tx, state)))
+
+
+def verdict_told(script: DayScript, state: DayState) -> bool:
+    """Whether the thread heard the day's verdict when its vote closed (last words)."""
+    return script.gives_last_words and state.eliminated is not None
+
+
+def verdict(tx: Tx, state: DayState) -> tuple[Slot | None, list[list[tuple[Any, Any]]]]:
+    """Who the day eliminates and each vote's ballots (voter, target or None for skip)."""
+    eliminated = by_resolver_name(tx, state.eliminated) if state.eliminated else None
+    rounds = [
+        [
+            (by_resolver_name(tx, voter), None if target == SKIP else by_resolver_name(tx, target))
+            for voter, target in ballots.items()
+        ]
+        for ballots in state.rounds
+    ]
+    return eliminated, rounds
 
 
 def _ref(tx: Tx, name: str) -> dict[str, Any] | None:

@@ -66,7 +66,7 @@ def do_post(
         to=to,
         to_name=to.display_name if to is not None else "",
     )
-    emit(tx, "post", post_payload(post, user.get_username()), thread_audience(thread))
+    emit(tx, "post", post_payload(post, post.author_name), thread_audience(thread))
     return post
 
 

@@ -13,23 +13,23 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from resolver.days import DayRuleError
-from resolver.model import SKIP
-
-from ..errors import ErrorCode, GameRuleError, InvalidInput, NotAllowed, WrongPhase
-from ..models import PhaseKind, Slot, Thread
+from ..errors import ErrorCode, GameRuleError, InvalidInput, WrongPhase
+from ..gateway import SKIP, DayRuleError
+from ..models import Phase, PhaseKind, Slot, ThoughtAct, Thread
+from ..reads.options import self_vote_refusal
+from ..reads.policy import require_host_control
 from . import table
 from .common import (
     Tx,
     emit,
     game_tx,
-    require_host,
     require_open_phase,
     require_player,
     require_running,
     target_slot,
 )
 from .phases import end_table_day
+from .thoughts import check_thoughts, keep_thoughts
 from .thread import PostResult, do_post
 
 
@@ -53,12 +53,12 @@ def table_post(
     """
     require_open_phase(tx, PhaseKind.DAY)  # paused, or past the turn's deadline: refused
     player = slot.resolver_name
-    script = table.script_of(tx.game)
+    script = table.table_script(tx.game)
     body, tokens = script.split_post(body or "")
     has_text = bool((body or "").strip())
     if not has_text and not tokens:
         raise InvalidInput("The post is empty.", ErrorCode.EMPTY, "body")
-    before = table.load(tx.phase)
+    before = table.load(tx.current)
     event: dict[str, Any] = {"kind": "post", "player": player, "words": len(body.split())}
     addressee = None
     if before.step == "question":
@@ -67,16 +67,16 @@ def table_post(
     note = ""
     if tokens and (not has_text or _accepted(script, before, event)):
         for token_event in script.token_events(before, player, tokens):
-            reason = table.apply(tx, token_event)
-            if reason:
-                return PostResult(None), InvalidInput(reason, ErrorCode.TURN_REFUSED)
+            refused = table.apply(tx, token_event)
+            if refused:
+                return PostResult(None), refused
         note = _skip_discussion_note(tx, script, player, before)
     post = None
     if has_text:
-        if table.load(tx.phase).step == before.step:
-            reason = table.apply(tx, event)
-            if reason:
-                return PostResult(None), NotAllowed(reason, ErrorCode.NOT_YOUR_TURN)
+        if table.load(tx.current).step == before.step:
+            refused = table.apply(tx, event)
+            if refused:
+                return PostResult(None), refused
         # else: its own line ended the discussion; the message is still the speaker's.
         post = do_post(tx, user, slot, body, Thread.PUBLIC, to=addressee)
         if addressee is not None:
@@ -97,7 +97,7 @@ def _accepted(script: Any, state: Any, event: dict[str, Any]) -> bool:
 
 def _skip_discussion_note(tx: Tx, script: Any, player: str, before: Any) -> str:
     """What a post's skip-discussion line did, in words (the answer says it)."""
-    after = table.load(tx.phase)
+    after = table.load(tx.current)
     if after.step != before.step:
         return "A majority voted to end the discussion: the vote begins."
     needed = script.skip_discussion_needed(after)
@@ -111,57 +111,59 @@ def _skip_discussion_note(tx: Tx, script: Any, player: str, before: Any) -> str:
     return f"You had no vote to end the discussion to take back ({votes})."
 
 
-def pass_turn(user: Any, game_id: int, *, now: datetime | None = None) -> None:
+def pass_turn(user: Any, game_id: int, *, thoughts: str = "", now: datetime | None = None) -> None:
     """End your turn without a post (a power question or statement, a defense, last words)."""
-    _player_event(
-        user, game_id, lambda tx, slot: {"kind": "pass", "player": slot.resolver_name}, now=now
-    )
+    thoughts = check_thoughts(thoughts)
+    with game_tx(game_id, now) as tx:
+        slot, phase = _table_player(tx, user)
+        refused = table.apply(tx, {"kind": "pass", "player": slot.resolver_name})
+        if refused is None:
+            keep_thoughts(tx, slot, ThoughtAct.PASS, thoughts, phase=phase)
+        _end_if_done(tx)
+    if refused:
+        raise refused
 
 
 def table_nominate(tx: Tx, slot: Slot, target_slot_id: int | None) -> GameRuleError | None:
     """Classic: the speaker's nomination (a slot id, or None for skip on day 1)."""
     target = SKIP if target_slot_id is None else target_slot(tx, target_slot_id).resolver_name
-    reason = table.apply(tx, {"kind": "nominate", "player": slot.resolver_name, "target": target})
+    refused = table.apply(tx, {"kind": "nominate", "player": slot.resolver_name, "target": target})
     _end_if_done(tx)
-    return InvalidInput(reason, ErrorCode.TURN_REFUSED, "target") if reason else None
+    return refused
 
 
 def table_vote(tx: Tx, slot: Slot, target_slot_id: int | None) -> GameRuleError | None:
-    """A ballot in the table's concurrent vote; nobody sees it until the vote closes."""
+    """A ballot in the table's concurrent vote; nobody sees it until the vote closes. The
+    game's self-vote setting holds at the table too (issue 33: a power or city table took
+    a self-vote where the game said ``self_vote_allowed: false``)."""
     target = SKIP if target_slot_id is None else target_slot(tx, target_slot_id).resolver_name
-    reason = table.apply(tx, {"kind": "vote", "player": slot.resolver_name, "target": target})
+    if not tx.game.self_vote_allowed:
+        refused = self_vote_refusal(slot.pk, target_slot_id)
+        if refused is not None:
+            return refused
+    refused = table.apply(tx, {"kind": "vote", "player": slot.resolver_name, "target": target})
     _end_if_done(tx)
-    return InvalidInput(reason, ErrorCode.TURN_REFUSED, "target") if reason else None
+    return refused
 
 
 def skip_speaker(user: Any, game_id: int, *, now: datetime | None = None) -> None:
     """The host ends the current turn (or closes the vote): the rules' default applies."""
     with game_tx(game_id, now) as tx:
-        require_host(user, tx.game)
-        require_running(tx.game)
-        if not in_table_day(tx):
-            raise WrongPhase(
-                "There is no turn to skip: this is not a table day.", ErrorCode.NO_TURN
-            )
+        require_host_control(tx.game, user, "skip_turn", tx.phase)
         table.apply(tx, {"kind": "timeout"}, timer=True)
         _end_if_done(tx)
 
 
-def _player_event(user: Any, game_id: int, make: Any, *, now: datetime | None) -> None:
-    with game_tx(game_id, now) as tx:
-        require_running(tx.game)
-        slot = require_player(tx, user)
-        require_open_phase(tx, PhaseKind.DAY)
-        if not in_table_day(tx):
-            raise WrongPhase(
-                "This game's day is a free thread: there are no turns.", ErrorCode.NO_TURN
-            )
-        reason = table.apply(tx, make(tx, slot))
-        _end_if_done(tx)
-    if reason:
-        raise NotAllowed(reason, ErrorCode.NOT_YOUR_TURN)
+def _table_player(tx: Tx, user: Any) -> tuple[Slot, Phase]:
+    """A living player's slot and the table day they act in."""
+    require_running(tx.game)
+    slot = require_player(tx, user)
+    phase = require_open_phase(tx, PhaseKind.DAY)
+    if not in_table_day(tx):
+        raise WrongPhase("This game's day is a free thread: there are no turns.", ErrorCode.NO_TURN)
+    return slot, phase
 
 
 def _end_if_done(tx: Tx) -> None:
-    if table.done(tx.phase) and not tx.phase.resolved:
+    if table.done(tx.current) and not tx.current.resolved:
         end_table_day(tx)

@@ -12,18 +12,19 @@ from django.utils import timezone
 
 from .. import display, markup
 from ..errors import ErrorCode, WrongPhase
-from ..models import Game, GameStatus, PhaseKind, Thread, Vote, VoteCountPost
-from ..reads.vote_count import vote_count
+from ..models import Game, GameStatus, PhaseKind, SecretVotes, Thread, Vote, VoteCountPost
+from ..reads.policy import require_host_control
+from ..reads.vote_count import SECRET_NOTE, public_count, vote_count
 from .ballots import standing_votes
-from .common import game_tx, require_host, require_open_phase, require_running
+from .common import game_tx, require_open_phase, require_running
 from .thread import do_post
 
 
 def post_vote_count(user: Any, game_id: int, *, now: datetime | None = None) -> VoteCountPost:
     """The host asks the site to post the numbered vote count now."""
     with game_tx(game_id, now) as tx:
-        require_host(user, tx.game)
-        return _post(tx)
+        require_host_control(tx.game, user, "count", tx.phase)
+        return _post(tx)  # (its own checks too: the scheduled counts come without a host)
 
 
 def post_scheduled_counts(now: datetime | None = None) -> list[int]:
@@ -36,6 +37,8 @@ def post_scheduled_counts(now: datetime | None = None) -> list[int]:
         with game_tx(game_id, now) as tx:
             phase, every = tx.phase, tx.game.vote_count_every
             if phase is None or phase.resolved or not phase.is_day or phase.is_paused:
+                continue
+            if every is None:  # the host turned the counts off since the query above
                 continue
             last = phase.count_posts.aggregate(at=Max("created_at"))["at"] or phase.started_at
             if now - last >= every:
@@ -58,7 +61,10 @@ def _post(tx: Any) -> VoteCountPost:
     number = (phase.count_posts.aggregate(n=Max("number"))["n"] or 0) + 1
     label = f"Vote count {day}.{number}"
     last_vote = Vote.objects.filter(phase=phase).order_by("-id").first()
-    post = do_post(tx, tx.game.host, None, count_text(label, data), Thread.PUBLIC, is_host=True)
+    # In the thread as everyone sees it (secret votes: totals or nothing); the history keeps
+    # the whole count, shown whole to the host and to everyone once the day is over.
+    text = count_text(label, public_count(tx.game, data))
+    post = do_post(tx, tx.game.host, None, text, Thread.PUBLIC, is_host=True)
     return VoteCountPost.objects.create(
         phase=phase,
         number=number,
@@ -73,6 +79,11 @@ def _post(tx: Any) -> VoteCountPost:
 def count_text(label: str, data: dict[str, Any]) -> str:
     """The count as a forum moderator posts it (Markdown)."""
     lines = [f"**{label}**", ""]
+    if data.get("secret") == SecretVotes.HIDDEN:
+        lines += [f"{SECRET_NOTE}.", "", data["majority_text"] + "."]
+        return "\n".join(lines)
+    if data.get("secret"):
+        lines += [f"{SECRET_NOTE}: each wagon shows its total only.", ""]
     for wagon in data["wagons"]:
         voters = ", ".join(
             markup.escape_markdown(v["name"]) + (f" (×{v['weight']})" if v.get("weight") else "")
@@ -80,12 +91,16 @@ def count_text(label: str, data: dict[str, Any]) -> str:
         )
         tail = f" — L-{wagon['l_minus']}" if data["vote_rule"] != "plurality" else ""
         name = markup.escape_markdown(wagon["name"])
-        lines.append(f"- **{name} ({wagon['count']})**: {voters}{tail}")
+        if data.get("secret"):
+            lines.append(f"- **{name} ({wagon['count']})**{tail}")
+        else:
+            lines.append(f"- **{name} ({wagon['count']})**: {voters}{tail}")
     if not data["wagons"]:
         lines.append("No votes yet.")
-    lines.append("")
-    not_voting = ", ".join(markup.escape_markdown(p["name"]) for p in data["not_voting"])
-    lines.append(f"Not voting ({len(data['not_voting'])}): {not_voting or '—'}")
+    if not data.get("secret"):
+        lines.append("")
+        not_voting = ", ".join(markup.escape_markdown(p["name"]) for p in data["not_voting"])
+        lines.append(f"Not voting ({len(data['not_voting'])}): {not_voting or '—'}")
     away = data.get("away") or []
     if away:  # a paragraph of its own: a single line break would run it into the last
         lines.append("")

@@ -11,7 +11,9 @@ from ..models import (
     Nomination,
     PhaseKind,
     Post,
+    SecretVotes,
     Slot,
+    ThoughtAct,
     Thread,
     Vote,
     VoteKind,
@@ -19,7 +21,7 @@ from ..models import (
 )
 from ..naming import slot_ref
 from ..reads.options import SKIP, VoteOptions, vote_options
-from ..reads.vote_count import SKIP_LABEL, counted
+from ..reads.vote_count import SKIP_LABEL, counted, votes_are_secret
 from . import turns
 from .ballots import (
     ballots,
@@ -41,11 +43,17 @@ from .common import (
     target_slot,
 )
 from .phases import end_day
+from .thoughts import check_thoughts, keep_thoughts
 from .thread import PostResult, do_post
 
 
 def cast_vote(
-    user: Any, game_id: int, target_slot_id: int | None, *, now: datetime | None = None
+    user: Any,
+    game_id: int,
+    target_slot_id: int | None,
+    *,
+    thoughts: str = "",
+    now: datetime | None = None,
 ) -> PostResult:
     """The vote button: posts "**Vote: Name**" for the player and applies it.
 
@@ -54,17 +62,25 @@ def cast_vote(
     vote closes).
     """
     refused = None
+    thoughts = check_thoughts(thoughts)
     with game_tx(game_id, now) as tx:
         slot = require_player(tx, user)
+        phase = tx.phase  # the act's, before a hammer may end it
         if turns.in_table_day(tx):
             require_open_phase(tx, PhaseKind.DAY)
             refused = turns.table_vote(tx, slot, target_slot_id)
-            result = PostResult(None, None, "", tx.phase.resolved)
+            result = PostResult(None, None, "", tx.current.resolved)
+            if refused is None:
+                keep_thoughts(tx, slot, ThoughtAct.VOTE, thoughts, phase=phase)
         else:
             target = None if target_slot_id is None else target_slot(tx, target_slot_id)
             _check_vote(tx, slot, target)
-            name = SKIP_LABEL if target is None else markup.escape_markdown(target.display_name)
-            post = do_post(tx, user, slot, f"**Vote: {name}**", Thread.PUBLIC)
+            post = None
+            if not votes_are_secret(tx.game, tx.current):
+                # Secret votes: the button posts nothing (the post would name the target).
+                name = SKIP_LABEL if target is None else markup.escape_markdown(target.display_name)
+                post = do_post(tx, user, slot, f"**Vote: {name}**", Thread.PUBLIC)
+            keep_thoughts(tx, slot, ThoughtAct.VOTE, thoughts, phase=phase, post=post)
             vote, day_ended = do_vote(tx, slot, target, post)
             result = PostResult(post, vote, "", day_ended)
     if refused is not None:
@@ -82,7 +98,9 @@ def unvote(user: Any, game_id: int, *, now: datetime | None = None) -> PostResul
                 ErrorCode.TABLE_VOTE,
             )
         _check_unvote(tx, slot)
-        post = do_post(tx, user, slot, "**Unvote**", Thread.PUBLIC)
+        post = None
+        if not votes_are_secret(tx.game, tx.current):  # (secret votes: as the vote button)
+            post = do_post(tx, user, slot, "**Unvote**", Thread.PUBLIC)
         vote = do_unvote(tx, slot, post)
         return PostResult(post, vote)
 
@@ -113,7 +131,9 @@ def _check_vote(tx: Tx, voter: Slot, target: Slot | None) -> None:
         and rules_of(tx.game).uses_nominations
         and Nomination.objects.filter(phase=phase, target=target).exists()
     )
-    refused = _ballot(tx, voter, [target.pk] if nominated else []).refusal(target)
+    # (nominated implies a target: the test only narrows its type)
+    nominated_ids = [target.pk] if nominated and target is not None else []
+    refused = _ballot(tx, voter, nominated_ids).refusal(target)
     if refused is not None:
         raise refused
 
@@ -123,7 +143,7 @@ def do_vote(
 ) -> tuple[Vote | None, bool]:
     """Apply a checked vote; returns the vote row (None if unchanged) and whether the day ended."""
     _check_vote(tx, voter, target)
-    phase = tx.phase
+    phase = tx.current
     current = standing_votes(tx).get(voter.pk)
     if current is not None and current.target_id == (target.pk if target else None):
         return current, False  # voting again for the same wagon changes nothing
@@ -136,15 +156,13 @@ def do_vote(
         revote=phase.in_revote,
     )
     record_vote(tx, vote)
-    emit(
-        tx,
-        "vote",
-        {
-            "voter": slot_ref(voter),
-            "target": slot_ref(target),
-            "post_number": post.number if post else None,
-        },
-    )
+    payload = {
+        "voter": slot_ref(voter),
+        "target": slot_ref(target),
+        "post_number": post.number if post else None,
+    }
+    for audience in vote_audiences(tx, voter):
+        emit(tx, "vote", payload, audience)
     day_ended = _after_vote(tx)
     if not day_ended:
         emit_vote_count(tx)
@@ -163,30 +181,36 @@ def _check_unvote(tx: Tx, voter: Slot) -> Vote:
 def do_unvote(tx: Tx, voter: Slot, post: Post | None) -> Vote:
     current = _check_unvote(tx, voter)
     vote = Vote.objects.create(
-        phase=tx.phase,
+        phase=tx.current,
         voter=voter,
         target=None,
         kind=VoteKind.UNVOTE,
         post=post,
-        revote=tx.phase.in_revote,
+        revote=tx.current.in_revote,
     )
     record_vote(tx, vote)
-    emit(
-        tx,
-        "unvote",
-        {
-            "voter": slot_ref(voter),
-            "target": slot_ref(tx.locked.slot(current.target_id)) if current.target_id else None,
-            "post_number": post.number if post else None,
-        },
-    )
+    payload = {
+        "voter": slot_ref(voter),
+        "target": slot_ref(tx.locked.slot(current.target_id)) if current.target_id else None,
+        "post_number": post.number if post else None,
+    }
+    for audience in vote_audiences(tx, voter):
+        emit(tx, "unvote", payload, audience)
     emit_vote_count(tx)
     return vote
 
 
+def vote_audiences(tx: Tx, voter: Slot) -> tuple[str, ...]:
+    """Who hears of a vote or unvote: everyone, or with secret votes only the host and the
+    voter's own feed (who votes whom is theirs until the day ends)."""
+    if votes_are_secret(tx.game, tx.current):
+        return ("host", f"slot:{voter.pk}")
+    return ("public",)
+
+
 def _after_vote(tx: Tx) -> bool:
     """Hammer or lock after a vote; True if the day ended (hammer)."""
-    game, phase = tx.game, tx.phase
+    game, phase = tx.game, tx.current
     if not game.uses_majority or phase.in_revote:
         return False
     votes = standing_votes(tx)
@@ -210,27 +234,43 @@ def _after_vote(tx: Tx) -> bool:
             if ids:
                 Vote.objects.filter(pk__in=ids).update(locked=True)
                 tx.standing.clear()
-                emit(tx, "wagon_locked", {"target": wagon_ref(tx, wagon.target)})
+                # Hidden votes: not even a wagon shows until the day ends (totals show its lock).
+                hidden = tx.game.secret_votes == SecretVotes.HIDDEN
+                emit(
+                    tx,
+                    "wagon_locked",
+                    {"target": wagon_ref(tx, wagon.target)},
+                    "host" if hidden else "public",
+                )
     return False
 
 
 def nominate(
-    user: Any, game_id: int, target_slot_id: int | None, *, now: datetime | None = None
+    user: Any,
+    game_id: int,
+    target_slot_id: int | None,
+    *,
+    thoughts: str = "",
+    now: datetime | None = None,
 ) -> Nomination | None:
     """Classic: put a player (or, on day 1, "skip") on the ballot; once per player per day.
 
     On a table day the nomination is the speaker's, during their speech (None returned).
     """
     refused = None
+    thoughts = check_thoughts(thoughts)
     with game_tx(game_id, now) as tx:
         slot = require_player(tx, user)
         require_running(tx.game)
+        phase = tx.phase  # (the day a table's nomination may end)
         if turns.in_table_day(tx):
             require_open_phase(tx, PhaseKind.DAY)
             refused = turns.table_nominate(tx, slot, target_slot_id)
             nomination = None
         else:
             nomination = _nominate(tx, user, slot, target_slot_id)
+        if refused is None:
+            keep_thoughts(tx, slot, ThoughtAct.NOMINATION, thoughts, phase=phase)
     if refused is not None:
         raise refused  # after the commit: the refused attempt itself counts (classic)
     return nomination

@@ -7,20 +7,27 @@ from typing import Any
 
 from django import template
 from django.utils.dateparse import parse_datetime
-from django.utils.timezone import template_localtime
 
-from ..game_settings import split_length
+# Django has it (the template engine's own localtime); django-stubs leaves it out.
+from django.utils.timezone import template_localtime  # type: ignore[attr-defined]
+
+from .. import game_settings
+from ..game_settings import length_words
+from ..reads.access import cohosts as cohosts_of
 
 register = template.Library()
 
 
 @register.filter
+def cohosts(game: Any) -> tuple[Any, ...]:
+    """The game's co-hosts and backup hosts (``reads.access.cohosts``: read once a state)."""
+    return cohosts_of(game)
+
+
+@register.filter
 def duration(value: timedelta | None) -> str:
     """A phase length in the host's words: "24 hours", "3 days", "90 minutes"."""
-    if value is None:
-        return ""
-    amount, unit = split_length(value)
-    return f"{amount} {unit[:-1] if amount == 1 else unit}"
+    return length_words(value)
 
 
 @register.filter
@@ -153,6 +160,15 @@ def ability_title(slug: str) -> str:
 
 
 @register.filter
+def thought_act(act: str) -> str:
+    """ "a night action" for ``night_action``: the act some thoughts came with."""
+    from ..models import ThoughtAct
+
+    label = dict(ThoughtAct.choices).get(act, act)
+    return label[:1].lower() + label[1:]
+
+
+@register.filter
 def with_article(title: str) -> str:
     """ "a Town Goon", "an Alien": a role name after "You are" or "They were"."""
     from .. import display
@@ -199,3 +215,27 @@ def agent_badge(context: Any, name: Any) -> str:
 
     # The template's one line, without the file's closing newline (it sits after a name).
     return mark_safe(get_template("games/_agent_badge.html").render().rstrip("\n"))
+
+
+@register.filter
+def joined_of(count: int, cap: int | None = None) -> str:
+    """``{{ count|joined_of:cap }}``: "1 of 7 players has joined" (``display.joined_line``)."""
+    from .. import display
+
+    return display.joined_line(int(count), None if cap is None else int(cap))
+
+
+@register.filter
+def first_phase(starts_with: str) -> str:
+    """``{{ game.starts_with|first_phase }}``: "The game starts with a day." (one sentence,
+    ``display.first_phase_line``)."""
+    from .. import display
+
+    return display.first_phase_line(str(starts_with))
+
+
+@register.simple_tag
+def house_rules(game: Any) -> list[str]:
+    """``{% house_rules game as rules %}``: what the game's settings change from the usual
+    game, a sentence each (``game_settings.house_rules``)."""
+    return game_settings.house_rules(game)

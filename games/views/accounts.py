@@ -4,13 +4,16 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
-from allauth.account.models import EmailAddress
 from allauth.account.views import LoginView, SignupView
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
 
-from .. import ratelimit
+from .. import login_unlock, ratelimit
 
 
 class RateLimitedSignupView(SignupView):
@@ -25,11 +28,12 @@ class RateLimitedSignupView(SignupView):
 
 
 class RateLimitedLoginView(LoginView):
-    """allauth's login, refused for a while after too many wrong passwords (per name and
-    address, and per address)."""
+    """allauth's login, refused for a while after too many wrong passwords (per account and
+    address, per address, and per account from anywhere: ``ratelimit.check_login``)."""
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        username = counted_name(str(request.POST.get("username", "")))
+        # Read as the form reads it (NFKC, stripped): a full-width name counts as its ASCII.
+        username = unicodedata.normalize("NFKC", str(request.POST.get("username", ""))).strip()
         try:
             ratelimit.check_login(request, username)
         except ratelimit.RateLimited as exc:
@@ -40,21 +44,28 @@ class RateLimitedLoginView(LoginView):
         return response
 
 
-def counted_name(login: str) -> str:
-    """The name a login attempt counts against: an account's e-mail address counts as its
-    name, so guessing by name and by address share one limit."""
-    if "@" in login:
-        owner = (
-            EmailAddress.objects.filter(email__iexact=login.strip()[:254])
-            .values_list("user__username", flat=True)
-            .first()
-        )
-        if owner:
-            return owner
-    return login
-
-
 def too_many_account_requests(request: HttpRequest, exception: Any = None) -> HttpResponse:
     """allauth's own limits (reset and verification mail, the account pages) answer with
     the site's 429 page. They count per minute or a few minutes."""
     return ratelimit.too_many_requests(request, ratelimit.RateLimited("account", 60))
+
+
+def unlock(request: HttpRequest, key: str) -> HttpResponse:
+    """The unlock link mailed past an account's log-in limit (``games.login_unlock``). A GET
+    asks to confirm (a mail scanner's visit unlocks nothing); the POST gives this browser
+    the cookie that passes the account's limit, and goes to the log-in."""
+    user = login_unlock.user_of_link(key)
+    if user is None or request.method != "POST":
+        return render(request, "account/unlock.html", {"valid": user is not None}, status=200)
+    response = redirect("login")
+    response.set_cookie(
+        login_unlock.COOKIE,
+        login_unlock.cookie_value(user),
+        max_age=login_unlock.UNLOCK_SECONDS,
+        secure=request.is_secure(),
+        httponly=True,
+        samesite="Lax",
+        path=reverse("login"),
+    )
+    messages.success(request, "This browser may log in to the account now.")
+    return response

@@ -21,6 +21,7 @@ from ..errors import GameRuleError, InvalidInput, NotFound
 from ..forms import SiteForm, apply_service_error, form_message
 from ..models import AgentToken
 from ..reads.agents import agent_called, agents_of
+from ..reads.reliability import record
 from ..services import agents as agent_services
 
 NEW_KEY = "agents_new_key"  # the session's one-time slot for a key just made
@@ -103,13 +104,13 @@ def agent_page(request: HttpRequest, name: str) -> HttpResponse:
     if agent is None:
         raise Http404("There is no agent of that name.")
     mine = request.user.is_authenticated and agent.owner_id == request.user.pk
-    context: dict[str, Any] = {"agent": agent, "mine": mine}
+    context: dict[str, Any] = {"agent": agent, "mine": mine, "record": record(agent.user)}
     if mine:
         new_key = request.session.pop(NEW_KEY, None)
         if new_key and new_key.get("agent") != name:
             new_key = None
         context.update(
-            tokens=list(AgentToken.objects.filter(agent=agent)),
+            tokens=list(AgentToken.objects.filter(agent=agent).select_related("agent__user")),
             new_key=new_key,
             edit_form=AgentEditForm(
                 initial={"description": agent.description, "code_url": agent.code_url}

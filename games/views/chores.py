@@ -19,7 +19,9 @@ from ..forms import AwayForm, form_message
 from ..models import Absence, Post, Thread
 from ..reads import activity
 from ..reads.access import Viewer, get_game
-from ..reads.thread_page import parse_iso, unknown_seats
+from ..reads.seats import replacement_queue
+from ..reads.thread_page import parse_iso, unknown_iso_line, unknown_names, unknown_seats
+from ..reads.vote_count import sees_whole_count
 from .common import run_service
 
 MAX_ISO_COLUMNS = 6
@@ -29,6 +31,7 @@ def votes(request: HttpRequest, game_id: int) -> HttpResponse:
     """Every vote and unvote in order, and every numbered count with what changed it."""
     game = get_game(game_id)
     viewer = Viewer.of(game, request.user)
+    whole = sees_whole_count(game, request.user)  # secret votes: the host's alone till dusk
     return render(
         request,
         "games/votes.html",
@@ -36,8 +39,8 @@ def votes(request: HttpRequest, game_id: int) -> HttpResponse:
             "game": game,
             "viewer": viewer,
             "threads": viewer.readable_threads(),
-            "log": activity.vote_log(game),
-            "history": list(reversed(activity.count_history(game))),
+            "log": activity.vote_log(game, whole=whole),
+            "history": list(reversed(activity.count_history(game, whole=whole))),
         },
     )
 
@@ -56,9 +59,9 @@ def activity_page(request: HttpRequest, game_id: int) -> HttpResponse:
             "game": game,
             "viewer": viewer,
             "threads": viewer.readable_threads(),
-            "overview": activity.activity(game),
+            "overview": activity.activity(game, whole=sees_whole_count(game, request.user)),
             "my_absences": my_absences,
-            "queue": list(game.replacement_queue.select_related("user")),
+            "queue": replacement_queue(game),  # by place in line in an anonymous game
             "in_queue": request.user.is_authenticated
             and game.replacement_queue.filter(user=request.user).exists(),
             "today": date.today().isoformat(),
@@ -90,7 +93,10 @@ def multi_iso(request: HttpRequest, game_id: int) -> HttpResponse:
             "slots": sorted(slots.values(), key=lambda s: s.seat),
             "live_slots": list(slots.values()),
             "seats": seats,
-            "unknown": unknown_seats(seats, list(slots.values())),
+            "unknown": unknown_iso_line(
+                unknown_seats(seats, list(slots.values())),
+                unknown_names(request.GET.getlist("iso"), slots.values()),
+            ),
         },
     )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -11,6 +11,16 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from ..errors import GameRuleError
+
+if TYPE_CHECKING:  # the site's user model is Django's (AUTH_USER_MODEL is not set)
+    from django.contrib.auth.models import User
+
+
+class SignedInRequest(HttpRequest):
+    """The type of a request behind ``@login_required``: its user is a person who signed in
+    (not AnonymousUser). Only for annotations: Django makes the request objects."""
+
+    user: User
 
 
 def back(request: HttpRequest, default: str) -> HttpResponseRedirect:

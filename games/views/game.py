@@ -15,9 +15,10 @@ from .. import display, fragments, ratelimit, services
 from ..errors import GameRuleError
 from ..forms import PostForm, TargetForm, form_message, reply_hint
 from ..models import Game, Post, Thread
-from ..reads import snapshot
+from ..reads import post_limit, snapshot, thread_page
 from ..reads.access import THREAD_LABELS, Viewer, get_game
 from ..reads.paging import page_reach
+from ..reads.policy import post_refusal
 from ..reads.seats import replaced_out
 from ..reads.thread_page import parse_iso, read_thread_page, unknown_seats
 from .common import back, run_service, thread_url
@@ -29,11 +30,14 @@ def _quote_initial(game: Game, thread: str, raw: str | None) -> str:
         number = int(raw or "")
     except ValueError:
         return ""
-    post = Post.objects.filter(game=game, thread=thread, number=number).select_related("author")
-    post = post.first()
+    post = (
+        Post.objects.filter(game=game, thread=thread, number=number)
+        .select_related("author")
+        .first()
+    )
     if post is None:
         return ""
-    return f"[quote={post.author.get_username()} #{post.number}]\n{post.body}\n[/quote]\n"
+    return f"[quote={post.author_name} #{post.number}]\n{post.body}\n[/quote]\n"
 
 
 def _thread_page(request: HttpRequest, game: Game, thread: str) -> HttpResponse:
@@ -44,12 +48,22 @@ def _thread_page(request: HttpRequest, game: Game, thread: str) -> HttpResponse:
     viewer = Viewer.of(game, request.user, slots)
     viewer.require_read(thread)
     current = snapshot.current_phase(game) if not game.is_signups else None
-    iso = parse_iso(request.GET.getlist("iso"), slots)
+    asked = request.GET.getlist("iso")
+    iso = parse_iso(asked, slots)
+    unknown_names = thread_page.unknown_names(asked, slots)
+    if unknown_names and not iso:
+        iso = [thread_page.NOBODY]
     page, counts = read_thread_page(game, thread, iso, request.GET.get("page"), slots)
     if not iso:  # how far they have read, for "my games" (an ISO view skips posts)
         seen = page.posts[-1].number if page.posts else 0
         services.record_visit(request.user, game.pk, thread, seen)
-    block = viewer.posting_block(thread, current)
+    # The reply box is shown exactly when the service would take the post (one policy).
+    refusal = post_refusal(viewer, thread, current)
+    block = refusal.message if refusal is not None else ""
+    # Under a post limit the box says what is left today; at the limit it is closed.
+    allowance = post_limit.of_viewer(viewer, thread, current) if not block else None
+    if allowance is not None and allowance.reached:
+        block, allowance = allowance.sentence(), None
     form = None
     if not block:
         form = PostForm(
@@ -69,11 +83,14 @@ def _thread_page(request: HttpRequest, game: Game, thread: str) -> HttpResponse:
         # HTML for every viewer of the thread.
         "posts_html": fragments.render_posts(page.posts),
         "iso": iso,
-        "iso_query": "&".join(f"iso={s}" for s in iso),
-        "iso_unknown": unknown_seats(iso, slots),
+        "iso_query": "&".join(f"iso={s}" for s in iso if s != thread_page.NOBODY),
+        "iso_unknown": thread_page.unknown_iso_line(
+            [s for s in unknown_seats(iso, slots) if s != thread_page.NOBODY], unknown_names
+        ),
         "iso_counts": counts,
         "form": form,
         "posting_block": block,
+        "posts_left": allowance.sentence() if allowance is not None else "",
         # a former player of the game: who replaced them (their seat's secrets are not theirs)
         "replaced": replaced_out(game, request.user) if viewer.slot is None else None,
         "is_last_page": page.number == page.num_pages,
@@ -84,7 +101,7 @@ def _thread_page(request: HttpRequest, game: Game, thread: str) -> HttpResponse:
         "live_slots": slots,
         "my_slot": viewer.slot,
         "public_setup": display.public_setup(game),
-        "vote_count_html": fragments.vote_count_html(vote_count),
+        "vote_count_html": fragments.vote_count_html(vote_count, whole=viewer.is_host),
         "banner": fragments.phase_banner_context(game, current=current),
         "players_html": fragments.players_html(
             request, game, viewer, current=current, slots=slots, vc=vote_count["vc"]
@@ -130,6 +147,7 @@ def reply(request: HttpRequest, game_id: int, thread: str = Thread.PUBLIC) -> Ht
     if not form.is_valid():
         messages.error(request, form_message(form))
         return HttpResponseRedirect(url + "?page=last#reply")
+    post: Post | None  # None: only skip-discussion lines were sent
     try:
         if viewer.is_host:
             post = services.host_post(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -16,7 +17,9 @@ from .. import deadlines, ratelimit, services, webhooks
 from ..errors import GameRuleError
 from ..forms import (
     CancelForm,
+    CoHostForm,
     ExtendForm,
+    HandOverForm,
     HostPostForm,
     ModkillForm,
     ReplaceForm,
@@ -26,9 +29,12 @@ from ..forms import (
 )
 from ..inactivity import slots_needing_replacement
 from ..models import Game, GameWebhook, Phase
-from ..reads.access import Viewer, get_game
+from ..reads.access import Viewer, cohosts, get_game
 from ..reads.phase_history import phase_records
+from ..reads.policy import host_controls
+from ..reads.seats import replacement_queue
 from ..reads.vote_count import vote_count
+from ..reads.wills import wills_for_host
 
 
 def _require_host(game: Game, user: Any) -> Viewer:
@@ -60,7 +66,7 @@ def dashboard(request: HttpRequest, game_id: int) -> HttpResponse:
         "modkill_form": ModkillForm(slots=living),
         "replace_form": ReplaceForm(slots=slots),
         "next_form": SlotChoiceForm(slots=slots, auto_id="next_%s"),
-        "queue": list(game.replacement_queue.select_related("user")),
+        "queue": replacement_queue(game, sees_all=True),
         "post_form": HostPostForm(threads=viewer.readable_threads()),
         "needs_replacement": slots_needing_replacement(game),
         "vote_count": vote_count(phase) if phase is not None and phase.is_day else None,
@@ -69,6 +75,14 @@ def dashboard(request: HttpRequest, game_id: int) -> HttpResponse:
         # The URL is the host's secret: in their own form here, nowhere else.
         "webhook_form": WebhookForm(initial={"url": _webhook_url(game)}, auto_id="webhook_%s"),
         "webhook": webhooks.status(game),
+        # Co-hosts and backup hosts; only the game's own host changes them or hands it over.
+        "cohosts": cohosts(game),
+        "is_the_host": viewer.is_the_host,
+        # The controls shown are those the services accept now (one policy).
+        "controls": host_controls(game, request.user, phase),
+        "cohost_form": CoHostForm(auto_id="cohost_%s"),
+        "hand_over_form": HandOverForm(auto_id="handover_%s"),
+        "wills": wills_for_host(game),  # the host reads every will (last wills only)
     }
     return render(request, "games/host.html", context)
 
@@ -89,11 +103,12 @@ def _host_op(request: HttpRequest, game: Game, op: str) -> str:
     """Run one host action; return the success message. Raises GameRuleError."""
     user, gid = request.user, game.pk
     slots = list(game.slots.select_related("user"))
+    form: forms.Form  # each action's own form
     if op == "extend":
-        form = ExtendForm(request.POST)
-        if not form.is_valid():
-            return _form_error(form)
-        services.extend_deadline(user, gid, by=form.length())
+        extend = ExtendForm(request.POST)
+        if not extend.is_valid():
+            return _form_error(extend)
+        services.extend_deadline(user, gid, by=extend.length())
         return "The deadline was extended."
     if op == "cut":
         services.cut_deadline_now(user, gid)
@@ -155,9 +170,32 @@ def _host_op(request: HttpRequest, game: Game, op: str) -> str:
         if hook is None:
             return "The webhook is removed: nothing more is posted to the chat."
         return "The webhook is set: the announcements will be posted to the chat."
+    if op == "cohost-add":
+        form = CoHostForm(request.POST)
+        if not form.is_valid():
+            return _form_error(form)
+        added = services.add_cohost(
+            user, gid, form.cleaned_data["username"], form.cleaned_data["kind"]
+        )
+        return f"{added.user.get_username()} is now a {added.get_kind_display().lower()}."
+    if op == "cohost-remove":
+        try:
+            removed = int(request.POST.get("user_id", ""))
+        except ValueError:
+            raise _FormError("Choose the co-host to remove.") from None
+        services.remove_cohost(user, gid, removed)
+        if removed == getattr(user, "pk", None):
+            return "You stepped down: you no longer host this game."
+        return "The co-host was removed."
+    if op == "hand-over":
+        form = HandOverForm(request.POST)
+        if not form.is_valid():
+            return _form_error(form)
+        handed = services.hand_over(user, gid, form.cleaned_data["username"])
+        return f"{handed.host.get_username()} hosts the game now; you stay on as a co-host."
     if op == "webhook-retry":
-        count = services.retry_webhook(user, gid)
-        return f"Sending {count} post{'s' if count != 1 else ''} to the webhook again."
+        resent = services.retry_webhook(user, gid)
+        return f"Sending {resent} post{'s' if resent != 1 else ''} to the webhook again."
     raise Http404("No such host action.")
 
 
@@ -181,4 +219,7 @@ def host_action(request: HttpRequest, game_id: int, op: str) -> HttpResponse:
         messages.error(request, getattr(exc, "message", str(exc)))
     else:
         messages.success(request, message)
+        if op == "cohost-remove" and not Viewer.of(get_game(game_id), request.user).is_host:
+            # Stepped down: the dashboard is no longer theirs.
+            return HttpResponseRedirect(reverse("games:thread", args=[game_id]))
     return HttpResponseRedirect(reverse("games:host", args=[game_id]))

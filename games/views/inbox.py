@@ -13,13 +13,14 @@ from django.views.decorators.http import require_POST
 
 from ..errors import GameRuleError, NotFound
 from ..forms import apply_service_error
-from ..notification_kinds import CHANNELS, NOTIFICATION_KINDS
+from ..notification_kinds import CHANNELS, SETTABLE_KINDS
 from ..reads.inbox import prefs_of, read_inbox
 from ..services import inbox as inbox_services
+from .common import SignedInRequest
 
 
 @login_required
-def inbox(request: HttpRequest) -> HttpResponse:
+def inbox(request: SignedInRequest) -> HttpResponse:
     page = read_inbox(request.user.pk, request.GET.get("page"))
     return render(request, "games/notifications.html", {"page": page})
 
@@ -64,25 +65,25 @@ class PrefsForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        for kind in NOTIFICATION_KINDS.values():
+        for kind in SETTABLE_KINDS.values():
             self.fields[f"channel_{kind.name}"] = forms.ChoiceField(
                 label=kind.label, choices=list(CHANNELS.items())
             )
 
     def groups(self) -> list[tuple[str, list[forms.BoundField]]]:
-        play = [self[f"channel_{k.name}"] for k in NOTIFICATION_KINDS.values() if not k.for_host]
-        host = [self[f"channel_{k.name}"] for k in NOTIFICATION_KINDS.values() if k.for_host]
+        play = [self[f"channel_{k.name}"] for k in SETTABLE_KINDS.values() if not k.for_host]
+        host = [self[f"channel_{k.name}"] for k in SETTABLE_KINDS.values() if k.for_host]
         return [("Games you play", play), ("Games you host", host)]
 
 
 @login_required
-def notification_settings(request: HttpRequest) -> HttpResponse:
+def notification_settings(request: SignedInRequest) -> HttpResponse:
     prefs = prefs_of(request.user.pk)
     initial: dict[str, Any] = {
         "reminder_hours": prefs.reminder_hours,
         "digest_minutes": prefs.digest_minutes,
         "desktop": prefs.desktop,
-        **{f"channel_{k}": prefs.channel(k) for k in NOTIFICATION_KINDS},
+        **{f"channel_{k}": prefs.channel(k) for k in SETTABLE_KINDS},
     }
     form = PrefsForm(request.POST if request.method == "POST" else None, initial=initial)
     if request.method == "POST" and form.is_valid():
@@ -90,7 +91,7 @@ def notification_settings(request: HttpRequest) -> HttpResponse:
         try:
             inbox_services.save_prefs(
                 request.user,
-                channels={k: data[f"channel_{k}"] for k in NOTIFICATION_KINDS},
+                channels={k: data[f"channel_{k}"] for k in SETTABLE_KINDS},
                 reminder_hours=data["reminder_hours"],
                 digest_minutes=data["digest_minutes"],
                 desktop=data["desktop"],

@@ -15,13 +15,22 @@ from django.views.decorators.http import require_POST
 from .. import services
 from ..errors import GameRuleError
 from ..reads.league import my_league_games, queues
+from ..reads.moderation import same_person
+from ..reads.reliability import league_cooldown
 
 
 def league(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "games/league.html",
-        {"queues": queues(request.user), "games": my_league_games(request.user)},
+        {
+            "queues": queues(request.user),
+            "games": my_league_games(request.user),
+            # Said before a Join is refused for it (the join still checks it).
+            "cooldown": league_cooldown(same_person(request.user.pk))
+            if request.user.is_authenticated
+            else None,
+        },
     )
 
 

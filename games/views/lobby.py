@@ -11,13 +11,13 @@ from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from resolver.rulesets import get_ruleset
-
 from .. import display, services
 from ..errors import GameRuleError
 from ..forms import GameForm, apply_service_error, flag_field_name, form_initial, role_formset
+from ..gateway import rules_named as get_ruleset
 from ..models import Game, GameStatus, Ruleset, SavedSetup
 from ..setups import SETUPS
+from .common import SignedInRequest
 
 LOBBY_LIMIT = 50
 
@@ -66,7 +66,7 @@ def _initial(
 
 
 @login_required
-def create_game(request: HttpRequest) -> HttpResponse:
+def create_game(request: SignedInRequest) -> HttpResponse:
     setup_slug = request.GET.get("setup", "")
     ruleset = request.POST.get("ruleset") or request.GET.get("ruleset", "")
     saved = None

@@ -14,11 +14,12 @@ from django.views.decorators.http import require_POST
 
 from .. import services
 from ..errors import GameRuleError
-from ..forms import DayActionForm, NightActionForm, WithdrawForm, form_message
+from ..forms import DayActionForm, NightActionForm, WillForm, WithdrawForm, form_message
 from ..models import Game, Slot
 from ..reads.access import Viewer, get_game
 from ..reads.role_pm import RolePM
 from ..reads.seats import replaced_out
+from ..reads.wills import will_of
 from .common import run_service
 
 
@@ -51,6 +52,7 @@ def role_context(game: Game, slot: Slot) -> dict[str, Any]:
             for a in sorted(read.past, key=lambda a: (a.phase.number, a.pk))
         ],
         "results": read.results,
+        "will": will_of(game, slot),  # None: the game has no last wills
     }
 
 
@@ -73,7 +75,7 @@ def _forms(context: dict[str, Any], data: Any = None, submitted: str = "") -> li
 
 def _player_slot(game: Game, user: Any) -> Slot:
     viewer = Viewer.of(game, user)
-    if not viewer.has_role:
+    if not viewer.has_role or viewer.slot is None:  # (has_role: a slot; the test narrows)
         raise Http404("You have no role in this game.")
     return viewer.slot
 
@@ -163,5 +165,25 @@ def day_action(request: HttpRequest, game_id: int) -> HttpResponse:
         request,
         lambda: services.use_day_action(request.user, game_id, target=target, ability=ability),
         success="Done: see the thread and your results.",
+        on_error=url,
+    )
+
+
+@login_required
+@require_POST
+def will(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The role PM's last-will form: keep (or change) the player's will."""
+    game = get_game(game_id)
+    _player_slot(game, request.user)
+    url = reverse("games:role", args=[game_id])
+    form = WillForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, form_message(form))
+        return HttpResponseRedirect(url)
+    text = form.cleaned_data["text"]
+    return run_service(
+        request,
+        lambda: services.write_will(request.user, game_id, text),
+        success="Your will is saved: it is posted in the thread when you die.",
         on_error=url,
     )

@@ -20,6 +20,7 @@ from ..forms import MAX_SIMULATED_GAMES, SimulateForm, form_message
 from ..models import Openness, Ruleset, SavedSetup, SimulationRun, StartsWith, VoteRule
 from ..setups import SETUPS
 from ..simulator import rates
+from .common import SignedInRequest
 
 CHART_WIDTH, BAR_HEIGHT, LABEL_WIDTH = 640, 28, 130
 TEXT_WIDTH = 140  # room right of the widest interval for "85% (80%-89%)"
@@ -64,7 +65,7 @@ def setup_page(request: HttpRequest, slug: str = "", saved_id: int | None = None
 
 @login_required
 @require_POST
-def simulate(request: HttpRequest, slug: str = "", saved_id: int | None = None) -> HttpResponse:
+def simulate(request: SignedInRequest, slug: str = "", saved_id: int | None = None) -> HttpResponse:
     _, _, saved = _setup(slug, saved_id, request.user)
     form = SimulateForm(request.POST)
     if not form.is_valid():

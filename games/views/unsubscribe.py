@@ -25,7 +25,7 @@ def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
     )
     if username is None:  # the account is gone
         return render(request, "notifications/unsubscribe.html", {"bad": True}, status=400)
-    context = {"username": username, "kind": kind, "what": mail.kind_label(kind)}
+    context: dict[str, object] = {"username": username, "kind": kind, "what": mail.kind_label(kind)}
     if request.method == "POST":
         mail.stop_email(user_id, kind)
         context["done"] = True

@@ -23,6 +23,13 @@ from ..rulesets import NAMES as RULESET_NAMES
 from ..rulesets import get_ruleset
 from .base import (
     DONE,
+    NO_ADDRESSEE,
+    NOT_IN_STEP,
+    OUT_OF_TURN,
+    REFUSAL_CODES,
+    REFUSED,
+    SELF_QUESTION,
+    SPEECH_TOO_LONG,
     DayRuleError,
     DayScript,
     DayState,
@@ -47,11 +54,19 @@ def get_day_script(ruleset: str) -> DayScript | None:
     if ruleset not in _MODULES:
         known = ", ".join((*_MODULES, *(n for n in RULESET_NAMES if n not in _MODULES)))
         raise DayRuleError(f"Unknown rule set {ruleset!r}; use one of {known}.")
-    return importlib.import_module(_MODULES[ruleset]).SCRIPT
+    script: DayScript = importlib.import_module(_MODULES[ruleset]).SCRIPT
+    return script
 
 
 __all__ = [
     "DONE",
+    "NOT_IN_STEP",
+    "NO_ADDRESSEE",
+    "OUT_OF_TURN",
+    "REFUSAL_CODES",
+    "REFUSED",
+    "SELF_QUESTION",
+    "SPEECH_TOO_LONG",
     "DayRuleError",
     "DayScript",
     "DayState",

@@ -43,12 +43,26 @@ TIMER_EVENTS = frozenset({TIMEOUT, CLOSE_VOTE})
 SITE_EVENTS = frozenset({REMOVED})
 
 
-class DayRuleError(ResolverError):
-    """An event the day's rules do not allow now. ``reason`` is one sentence for the player."""
+# What kind of refusal a ``DayRuleError`` is: the site answers each its own way.
+REFUSED = "refused"  # the rules refuse the event itself (a dead target, not on the ballot)
+OUT_OF_TURN = "out_of_turn"  # another player's turn, or this player's is spent
+NOT_IN_STEP = "not_in_step"  # nobody does that in this step (a pass during the speeches)
+SPEECH_TOO_LONG = "speech_too_long"
+SELF_QUESTION = "self_question"
+NO_ADDRESSEE = "no_addressee"  # a question that names nobody
+REFUSAL_CODES = frozenset(
+    {REFUSED, OUT_OF_TURN, NOT_IN_STEP, SPEECH_TOO_LONG, SELF_QUESTION, NO_ADDRESSEE}
+)
 
-    def __init__(self, reason: str) -> None:
+
+class DayRuleError(ResolverError):
+    """An event the day's rules do not allow now. ``reason`` is one sentence for the player;
+    ``code`` one of ``REFUSAL_CODES``."""
+
+    def __init__(self, reason: str, code: str = REFUSED) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.code = code
 
 
 # -- values ---------------------------------------------------------------------------
@@ -188,8 +202,9 @@ class Turn:
     timer: str | None = None
     messages_left: int | None = None
 
-    def may(self, player: str, kind: str) -> bool:
-        return kind in self.actions.get(player, ())
+    def may(self, player: str | None, kind: str) -> bool:
+        # None: the vote's turn has no speaker (nobody holds a turn of their own)
+        return player is not None and kind in self.actions.get(player, ())
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -263,6 +278,9 @@ class DayScript:
     missing_vote: ClassVar[str | None] = None  # a ballot not cast counts as this (None: abstain)
     first_phase: ClassVar[str | None] = None  # "day" / "night" where the rules say
     night_zero: ClassVar[bool] = False  # a night before day 1 with no night actions
+    # The player voted out speaks last words before the day ends (classic, city): the
+    # site tells the thread the verdict when the vote closes, before those words.
+    gives_last_words: ClassVar[bool] = False
     # Settings the game itself decides each day, not the host (city: who is vote-immune).
     game_decided: ClassVar[frozenset[str]] = frozenset()
     # How a host's setting is asked for (a whole number): its label, least and most.
@@ -329,13 +347,13 @@ class DayScript:
         if state.step == DONE:
             return Turn(DONE, None, (), state.round, frozen_map())
         if state.step == VOTE:
-            actions = {p: (VOTE_EVENT,) for p in state.alive}
+            votes = {p: (VOTE_EVENT,) for p in state.alive}
             return Turn(
                 VOTE,
                 None,
                 state.order,
                 state.round,
-                frozen_map(actions),
+                frozen_map(votes),
                 options=state.ballot,
                 timer=VOTE,
             )
@@ -368,18 +386,16 @@ class DayScript:
         out: Out = []
         if kind in TIMER_EVENTS:
             return self._timer(state, kind, out), out
-        player = event.get("player")
+        player = self._check_player(state, event.get("player"))
         if kind == REMOVED:
-            self._check_player(state, player)
             return self._removed(state, player, out), out
-        self._check_player(state, player)
         if player not in state.acted:  # here today, even if what they sent is refused
             state = replace(state, acted=(*state.acted, player))
         if kind == INVALID:
             return self._refused(state, player, str(event.get("reason") or ""), out), out
         turn = self.now(state)
         if not turn.may(player, kind):
-            raise DayRuleError(self._why_not(state, turn, player, kind))
+            raise DayRuleError(*self._why_not(state, turn, player, kind))
         handler = getattr(self, f"_on_{kind}")
         return handler(state, player, event, out), out
 
@@ -582,7 +598,8 @@ class DayScript:
             if words > limit:
                 raise DayRuleError(
                     f"{player}'s speech has {words} words; the limit is {limit}. "
-                    "Shorten it and post again."
+                    "Shorten it and post again.",
+                    SPEECH_TOO_LONG,
                 )
         state = replace(self.on_post(state, player, event, out), posted=True)
         if self.ends_on_post(state):
@@ -707,21 +724,27 @@ class DayScript:
             return self._on_vote(state, player, {"target": default}, out)
         return self.turn_default(state, out, why)
 
-    def _check_player(self, state: DayState, player: Any) -> None:
+    def _check_player(self, state: DayState, player: object) -> str:
+        """``player`` as a seat's name (an event's field is whatever was sent)."""
         if not isinstance(player, str) or player not in state.seats:
             raise DayRuleError(f"{player!r} is not a player in this game.")
         if player not in state.alive:
             raise DayRuleError(f"{player} is dead and cannot act.")
+        return player
 
-    def _why_not(self, state: DayState, turn: Turn, player: str, kind: str) -> str:
+    def _why_not(self, state: DayState, turn: Turn, player: str, kind: str) -> tuple[str, str]:
+        """(why, its code) for an event ``turn`` does not allow ``player`` now."""
         step = _STEP_NAMES.get(state.step, state.step)
         if kind == POST and state.posted and player == turn.speaker:
-            return f"{player} has already spoken this turn."
-        if turn.speaker is not None and turn.may(turn.speaker, kind) and player != turn.speaker:
-            return f"It is {turn.speaker}'s turn ({step.lower()}), not {player}'s."
+            return f"{player} has already spoken this turn.", OUT_OF_TURN
+        # A post is the speaker's in every step that has one, even once they have posted
+        # (a classic speaker still to nominate): whose turn it is is the answer.
+        speakers = turn.may(turn.speaker, kind) or kind == POST
+        if turn.speaker is not None and speakers and player != turn.speaker:
+            return f"It is {turn.speaker}'s turn ({step.lower()}), not {player}'s.", OUT_OF_TURN
         if not any(kind in kinds for kinds in turn.actions.values()):
-            return f"Nobody can {kind.replace('_', ' ')} during the {step.lower()}."
-        return f"{player} cannot {kind.replace('_', ' ')} now."
+            return f"Nobody can {kind.replace('_', ' ')} during the {step.lower()}.", NOT_IN_STEP
+        return f"{player} cannot {kind.replace('_', ' ')} now.", OUT_OF_TURN
 
 
 _STEP_NAMES = {
@@ -742,12 +765,12 @@ def _without(mapping: Mapping[str, Any], key: str) -> Mapping[str, Any]:
 
 def attempt(
     script: DayScript, state: DayState, event: Mapping[str, Any]
-) -> tuple[DayState, list[Notice], str | None]:
+) -> tuple[DayState, list[Notice], DayRuleError | None]:
     """Apply a player's event; if it is refused, count the refusal instead.
 
-    Returns (state, notices, reason): reason is None when the event was applied, else why
-    it was refused (the state then has the refusal counted, and after the rules' number of
-    failed attempts the default applied). Timer events are applied as they are.
+    Returns (state, notices, refusal): None when the event was applied, else the error
+    that refused it (the state then has the refusal counted, and after the rules' number
+    of failed attempts the default applied). Timer events are applied as they are.
     """
     try:
         new, notices = script.apply(state, event)
@@ -759,4 +782,4 @@ def attempt(
         new, notices = script.apply(
             state, {"kind": INVALID, "player": player, "reason": error.reason}
         )
-        return new, notices, error.reason
+        return new, notices, error

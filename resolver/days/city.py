@@ -43,6 +43,7 @@ class CityDay(DayScript):
     defaults = {"vote_immune": ()}  # living players who cannot be voted out today
     game_decided = frozenset({"vote_immune"})  # the night decides it, not the host
     first_phase = "day"
+    gives_last_words = True
 
     def settings_from_game(self, game: GameState) -> dict[str, Any]:
         return settings_for(game)

@@ -66,6 +66,7 @@ class ClassicDay(DayScript):
     missing_vote = SKIP
     first_phase = "night"  # night zero comes before day 1
     night_zero = True
+    gives_last_words = True
 
     # -- data ------------------------------------------------------------------------
     def announces_deaths(self, day_number: int) -> bool:

@@ -31,7 +31,12 @@ from ..rulesets.base import names
 from ..votes import plurality
 from .base import (
     DISCUSSION,
+    NO_ADDRESSEE,
+    NOT_IN_STEP,
+    OUT_OF_TURN,
     QUESTION,
+    REFUSED,
+    SELF_QUESTION,
     STATEMENT,
     UNVOTE_SKIP_DISCUSSION,
     VOTE_SKIP_DISCUSSION,
@@ -55,7 +60,8 @@ def discussion_budget(alive: int, day: int, settings: Mapping[str, Any]) -> int:
         day - 1
     )
     floor, cap = settings["discussion_open_floor"], settings["discussion_open_cap"]
-    return max(floor, min(cap, alive * allowance))
+    messages: int = max(floor, min(cap, alive * allowance))
+    return messages
 
 
 class PowerDay(DayScript):
@@ -169,7 +175,7 @@ class PowerDay(DayScript):
         if state.step == QUESTION:
             target = event.get("target")
             if target not in self.turn_options(state):
-                raise DayRuleError(_bad_question(state, player, target))
+                raise DayRuleError(*_bad_question(state, player, target))
             out.append(Notice("question", f"{player} asks {target} a question.", player))
         if state.step == DISCUSSION:
             return replace(state, messages=state.messages + 1, silence=0)
@@ -189,18 +195,20 @@ class PowerDay(DayScript):
         voted = speaker in state.skip_discussion
         return {speaker: (UNVOTE_SKIP_DISCUSSION,) if voted else (VOTE_SKIP_DISCUSSION,)}
 
-    def _why_not(self, state: DayState, turn: Any, player: str, kind: str) -> str:
+    def _why_not(self, state: DayState, turn: Any, player: str, kind: str) -> tuple[str, str]:
         if kind in TOKENS.values() and turn.speaker and player != turn.speaker:
             return (
                 f"{kind.upper()} goes in your own message, on your turn: it is "
-                f"{turn.speaker}'s turn, not {player}'s."
+                f"{turn.speaker}'s turn, not {player}'s.",
+                OUT_OF_TURN,
             )
         if kind in TOKENS.values() and turn.speaker == player:
             if kind == VOTE_SKIP_DISCUSSION:
-                return f"{player} already votes to end the discussion."
-            return f"{player} has no vote to end the discussion to take back."
+                return f"{player} already votes to end the discussion.", REFUSED
+            return f"{player} has no vote to end the discussion to take back.", REFUSED
         if kind in TOKENS.values() and state.step not in DISCUSSION_STEPS:
-            return f"{kind.upper()} counts only during the question round and the discussion."
+            why = f"{kind.upper()} counts only during the question round and the discussion."
+            return why, NOT_IN_STEP
         return super()._why_not(state, turn, player, kind)
 
     def skip_discussion_needed(self, state: DayState) -> int:
@@ -254,14 +262,15 @@ class PowerDay(DayScript):
         )
 
 
-def _bad_question(state: DayState, player: str, target: Any) -> str:
+def _bad_question(state: DayState, player: str, target: Any) -> tuple[str, str]:
     if target is None:
-        return f"{player}'s question must name the living player it is addressed to, or pass."
+        why = f"{player}'s question must name the living player it is addressed to, or pass."
+        return why, NO_ADDRESSEE
     if target == player:
-        return f"{player} cannot ask themself; name another living player, or pass."
+        return f"{player} cannot ask themself; name another living player, or pass.", SELF_QUESTION
     if target in state.seats:
-        return f"{player} cannot ask {target}: {target} is dead."
-    return f"{player} cannot ask {target!r}: not a player in this game."
+        return f"{player} cannot ask {target}: {target} is dead.", REFUSED
+    return f"{player} cannot ask {target!r}: not a player in this game.", REFUSED
 
 
 def strip_tokens(body: str) -> tuple[str, tuple[str, ...]]:

@@ -21,4 +21,5 @@ def get_ruleset(name: object, where: str = "$.ruleset") -> Ruleset:
     """The rule set called ``name``, or InvalidScenario naming the known ones."""
     if not isinstance(name, str) or name not in _MODULES:
         raise InvalidScenario(f"Unknown rule set {name!r}; use one of {', '.join(NAMES)}.", where)
-    return importlib.import_module(_MODULES[name]).RULESET
+    ruleset: Ruleset = importlib.import_module(_MODULES[name]).RULESET
+    return ruleset

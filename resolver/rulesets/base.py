@@ -115,17 +115,23 @@ class ModifierSpec:
 
     slug: str
     title: str
-    description: str
+    wording: str  # the description as written, with ``{s}`` plural endings (see ``text``)
     param: str | None = None
     least: int = 1
     kind: str = "night"
+
+    @property
+    def description(self) -> str:
+        """The one line every page shows where no number is given ("N times"): the raw
+        ``wording`` is never shown, so "N time{s}" cannot reach a page (issue 33)."""
+        return self.text()
 
     def text(self, arg: int | None = None) -> str:
         """The description with the parameter filled in, when there is one. A ``{s}`` after
         a word that counts the parameter is its plural ending: "N time{s}" reads "1 time",
         "2 times", and "N times" where no number is given."""
         plural = "" if arg == 1 else "s"
-        text = self.description.replace("{s}", plural)
+        text = self.wording.replace("{s}", plural)
         if self.param is None or arg is None:
             return text
         return text.replace(self.param, str(arg))
@@ -173,6 +179,12 @@ class Ruleset:
     alignment_titles: ClassVar[Mapping[str, str]] = {"town": "Town", "mafia": "Mafia"}
     win_conditions: ClassVar[Mapping[str, str]] = {}
     factional_kill: ClassVar[AbilitySpec | None] = None
+    # Night abilities that tell their user something (a result) the night they are used,
+    # and what a user who sent one and got nothing is told: each rule set's own answer to
+    # what a blocked player learns (the forum's RAR: no feedback; power: "blocked cops
+    # don't investigate", the only thing that stops a cop's result). Said by the site.
+    result_abilities: ClassVar[frozenset[str]] = frozenset()
+    no_result_line: ClassVar[str] = "Your action got no result."
     dead_may_act: ClassVar[bool] = False
     # Refused night actions before the rules use a random valid target instead (classic:
     # "After 3 failed attempts, a default action is applied"); None: a refusal costs nothing.
@@ -314,7 +326,7 @@ class Ruleset:
     def _spent(self, state: GameState, actor: str, ability: AbilitySpec) -> bool:
         if ability.uses is None:
             return False
-        used = state.memory.get("uses", {}).get(actor, {}).get(ability.slug, 0)
+        used: int = state.memory.get("uses", {}).get(actor, {}).get(ability.slug, 0)
         return used >= ability.uses
 
     def parse_night(self, state: GameState, raw: Any, where: str) -> tuple[Action, ...]:

@@ -189,6 +189,7 @@ class Classic(Ruleset):
                         f"{where}.nominations.{nominator}",
                     )
             ballot = self.ballot(day)
+            assert ballot is not None  # nominations were given: a ballot of them
             for voter, target in day.votes.items():
                 if target != SKIP and target not in ballot:
                     raise InvalidScenario(

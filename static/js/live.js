@@ -500,10 +500,19 @@
     while (el.childNodes.length > kids.length) el.removeChild(el.lastChild);
   }
 
+  // A reload must not cancel what the viewer just started: a link clicked or a form sent
+  // (a post, a vote) in the moment before it would be lost to the reload. Such a navigation
+  // shows the new state anyway; if it never leaves (a download), the reload comes later.
+  var leavingSince = 0;
+  window.addEventListener("beforeunload", function () { leavingSince = Date.now(); });
   function reload() {
     closing = true;
     if (socket) socket.close();
-    setTimeout(function () { location.reload(); }, 300);
+    function go() {
+      if (leavingSince && Date.now() - leavingSince < 10000) { setTimeout(go, 1000); return; }
+      location.reload();
+    }
+    setTimeout(go, 300);
   }
 
   // -- status and notices ----------------------------------------------------------------

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 from mafia_client import Client
-from rest_framework.authtoken.models import Token
 
+from tests.factories import person_key
 from tests.live.celery_support import test_database_url
 from tests.servers import AsgiServer
 
@@ -44,7 +44,7 @@ def client_for(site: AsgiServer) -> Callable[[Any], Client]:
     """``client_for(user)``: a ``mafia_client.Client`` signed in with the user's token."""
 
     def make(user: Any) -> Client:
-        key = Token.objects.get_or_create(user=user)[0].key
+        key = person_key(user)
         return Client(site.url, key, username=user.username)
 
     return make

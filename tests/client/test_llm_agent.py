@@ -1,22 +1,23 @@
-"""``client/examples/llm_agent.py`` against a stand-in chat server (the OpenAI
-chat-completions wire format, scripted answers): it posts the scripted speech, votes and
-acts at night for the scripted names, and falls back to a legal option when the answer
-names none it may choose."""
+"""``client/examples/llm_agent.py`` against the client's stand-in chat server
+(``mafia_client.standin``: the OpenAI chat-completions wire format, here with scripted
+answers): it posts the scripted speech, votes and acts at night for the scripted names,
+falls back to a legal option when the answer names none it may choose, and is told what a
+person in its seat sees (the thread since its last turn, its role PM and results, the vote
+count, the table) -- before, it was given the question and its options only."""
 
 from __future__ import annotations
 
 import importlib.util
-import json
-import threading
+import sys
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mafia_client import Seat
+from mafia_client.standin import StandInChat
 
-from games.models import NightAction, Post
+from games.models import NightAction, Post, Thought
 from tests.conftest import slot_of
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
@@ -27,61 +28,20 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "client" / "examples" / "llm_age
 def example() -> Any:
     spec = importlib.util.spec_from_file_location("llm_agent", EXAMPLE)
     module = importlib.util.module_from_spec(spec)
+    sys.modules["llm_agent"] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
 
-class ChatServer:
-    """``POST /v1/chat/completions``: ``script(prompt)`` answers; every request is kept."""
-
-    def __init__(self, script: Callable[[str], str]) -> None:
-        self.requests: list[dict[str, Any]] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                auth = self.headers.get("Authorization")
-                outer.requests.append({"path": self.path, "body": body, "auth": auth})
-                prompt = body["messages"][-1]["content"]
-                data = json.dumps(
-                    {
-                        "id": "chatcmpl-1",
-                        "object": "chat.completion",
-                        "model": body["model"],
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": {"role": "assistant", "content": script(prompt)},
-                                "finish_reason": "stop",
-                            }
-                        ],
-                    }
-                ).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-
-
 @pytest.fixture
-def chat_env(monkeypatch: Any) -> Iterator[Callable[[Callable[[str], str]], ChatServer]]:
-    servers: list[ChatServer] = []
+def chat_env(monkeypatch: Any) -> Iterator[Callable[[Callable[[str], str]], StandInChat]]:
+    """``chat_env(script)``: the client's stand-in chat server answering ``script(request)``
+    (the prompt's last paragraph: what is asked), and the agent's environment set to it."""
+    servers: list[StandInChat] = []
 
-    def start(script: Callable[[str], str]) -> ChatServer:
-        server = ChatServer(script)
-        servers.append(server)
+    def start(script: Callable[[str], str]) -> StandInChat:
+        server = StandInChat(script=lambda prompt: script(prompt.rsplit("\n\n", 1)[-1]))
+        servers.append(server.start())
         monkeypatch.setenv("OPENAI_BASE_URL", server.url)
         monkeypatch.setenv("OPENAI_MODEL", "scripted-1")
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
@@ -131,6 +91,11 @@ def test_the_llm_agent_speaks_and_chooses_as_scripted(make_game, client_for, hos
     assert checked.targets == [mafioso.pk]
     protected = NightAction.objects.get(actor=doctor, phase__number=2)
     assert len(protected.targets) == 1 and protected.targets[0] in legal
+    # Each choice went with the model's answer as its thoughts (read by nobody until the end).
+    said = {(t.slot_id, t.act): t.text for t in Thought.objects.filter(game=game)}
+    assert said[(cop.pk, "vote")] == f"Hmm. I vote {mafioso.display_name}, final answer."
+    assert said[(cop.pk, "night_action")] == f"Let me look at {mafioso.display_name}."
+    assert said[(doctor.pk, "night_action")] == "Nobody-At-All, the ghost."
     # The wire: chat-completions with the model, the key, and the options named.
     assert {r["path"] for r in chat.requests} == {"/v1/chat/completions"}
     assert {r["body"]["model"] for r in chat.requests} == {"scripted-1"}
@@ -177,3 +142,97 @@ def test_the_readmes_agent_is_complete_and_plays(make_game, client_for, host):
     client_for(host).post_json(f"games/{game.pk}/host/cut/")
     assert Seat(cop_client, game.pk, agent).step()  # the night: its ability, a legal target
     assert NightAction.objects.filter(actor=cop, phase__number=2).count() == 1
+
+
+def test_the_llm_agent_sees_what_a_person_sees(make_game, client_for, host, chat_env):
+    """Each prompt carries the thread since the seat's last turn (each post told once),
+    its role PM and new results, the vote count and the table; earlier turns stay in the
+    conversation."""
+    llm = example()
+    game = make_game("forum-cop-doctor-nine")
+    seats = list(game.slots.select_related("user").order_by("seat"))
+    cop = slot_of(game, "cop")
+    mafia = [s for s in seats if s.is_mafia]
+    town = [s for s in seats if not s.is_mafia and s.pk != cop.pk]
+    victim = next(s for s in town if s.role != "doctor")
+
+    def script(request: str) -> str:
+        if "Write your" in request:
+            return "Quiet people worry me."
+        if "target with" in request:
+            return mafia[0].display_name
+        return town[0].display_name
+
+    chat = chat_env(script)
+    agent = llm.LlmAgent(llm.Chat.from_env())
+    by = {s.pk: client_for(s.user) for s in seats}
+    by[town[0].pk].post(game.pk, "ALPHA-LINE: I have a feeling about seat nine.")
+    by[town[1].pk].vote(game.pk, mafia[1].pk)
+    assert Seat(by[cop.pk], game.pk, agent).step()  # day 1: a post and a vote
+    first = chat.requests[0]["body"]["messages"][-1]["content"]
+    assert "ALPHA-LINE" in first and town[0].display_name in first  # the thread, by author
+    assert "Vote count" in first and f"{mafia[1].display_name}: 1 ({town[1].display_name})" in first
+    assert "Alive:" in first and victim.display_name in first  # the table
+    assert "cop" in first.lower() and "Cop" in first  # the role PM, in the site's words
+    # The night: the cop checks a mafioso, the mafia kill; day 2 tells the result, once.
+    hosting = client_for(host)
+    hosting.post_json(f"games/{game.pk}/host/cut/")
+    assert Seat(by[cop.pk], game.pk, agent).step()
+    kill = next(a for a in by[mafia[0].pk].role(game.pk).abilities if a.factional)
+    by[mafia[0].pk].night_action(game.pk, kill.ability, [victim.pk])
+    hosting.post_json(f"games/{game.pk}/host/cut/")
+    by[town[0].pk].post(game.pk, "BETA-LINE: who did the cop look at?")
+    told = len(chat.requests)
+    assert Seat(by[cop.pk], game.pk, agent).step()  # day 2
+    messages = chat.requests[told]["body"]["messages"]
+    day2 = messages[-1]["content"]
+    assert "BETA-LINE" in day2 and "ALPHA-LINE" not in day2  # since its last turn only
+    assert "Your result" in day2 and mafia[0].display_name in day2
+    assert f"Dead: {victim.display_name}" in day2
+    assert any("ALPHA-LINE" in m["content"] for m in messages[:-1])  # remembered
+    later = chat.requests[told + 1]["body"]["messages"][-1]["content"]
+    assert "Your result" not in later  # told once
+
+
+def test_the_stand_in_answers_in_the_openai_wire_format():
+    import json
+    import urllib.request
+
+    with StandInChat(seed=3) as chat:
+
+        def ask(prompt: str) -> dict[str, Any]:
+            body = {"model": "x", "messages": [{"role": "user", "content": prompt}]}
+            request = urllib.request.Request(
+                chat.url + "/chat/completions",
+                json.dumps(body).encode(),
+                {"Content-Type": "application/json"},
+            )
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return json.loads(response.read())
+
+        picked = ask("Whom? Answer with one name from: Ann Lee, Bob, skip.")
+        assert picked["choices"][0]["message"]["content"] in ("Ann Lee", "Bob", "skip")
+        said = ask("Write your speech in at most 4 words.")
+        assert len(said["choices"][0]["message"]["content"].split()) <= 4
+        used = said["usage"]
+        assert used["prompt_tokens"] > 0 and used["completion_tokens"] > 0
+        assert used["total_tokens"] == used["prompt_tokens"] + used["completion_tokens"]
+        with urllib.request.urlopen(chat.url + "/models", timeout=10) as response:
+            assert json.loads(response.read())["data"][0]["id"] == "stand-in"
+
+
+def test_a_failing_chat_endpoint_falls_back_to_legal_moves(make_game, client_for, monkeypatch):
+    """An endpoint that refuses (after its retries) leaves no seat silent: the post says
+    little and the vote goes to a legal option."""
+    llm = example()
+    monkeypatch.setattr(llm, "RETRY_PAUSE", 0.0)
+    with StandInChat() as gone:
+        url = gone.url  # a port nobody listens on once it is closed
+    game = make_game("forum-vanilla")
+    seat = game.slots.select_related("user").order_by("seat").first()
+    seat_client = client_for(seat.user)
+    agent = llm.LlmAgent(llm.Chat(url, "nobody"))
+    assert Seat(seat_client, game.pk, agent).step()
+    assert Post.objects.filter(game=game, slot=seat, body="I have nothing to add.").exists()
+    voters = {v.slot_id for w in seat_client.vote_count(game.pk).wagons for v in w.voters}
+    assert seat.pk in voters and agent.chat.usage.calls == 0

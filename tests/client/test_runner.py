@@ -9,10 +9,9 @@ from typing import Any
 
 import mafia_client
 import pytest
-from rest_framework.authtoken.models import Token
 
 from tests.bots import reference_bot
-from tests.factories import UserFactory
+from tests.factories import UserFactory, person_key
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(420)]
 
@@ -23,7 +22,7 @@ def test_library_bots_play_a_table_game_to_the_end(site):
 
     def api(name: str) -> Any:
         user = UserFactory(username=name)
-        return bots.Api(site.url, Token.objects.create(user=user).key, username=name)
+        return bots.Api(site.url, person_key(user), username=name)
 
     host = api("libhost")
     game = host.post(

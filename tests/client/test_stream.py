@@ -103,11 +103,12 @@ def test_models_parse_the_real_answers(make_game, client_for):
 
 
 def test_queues_join_and_leave_on_the_real_league(client_for, site):
-    """``queues()`` / ``join_queue`` / ``leave_queue`` against the site's league API; a
+    """``queues()`` / ``enter_queue`` / ``leave_queue`` against the site's league API (the
+    waiting ``join_queue``: test_league_agents.py); a
     bad token's stream is refused for good, not retried."""
     users = [UserFactory(username=f"queuer{i}") for i in range(2)]
     first, second = client_for(users[0]), client_for(users[1])
-    joined = first.join_queue("forum-vanilla")
+    joined = first.enter_queue("forum-vanilla")
     assert (joined.setup, joined.queued, joined.waiting, joined.players) == (
         "forum-vanilla",
         True,
@@ -115,14 +116,14 @@ def test_queues_join_and_leave_on_the_real_league(client_for, site):
         7,
     )
     assert "Waiting for 6 more" in joined.problem
-    assert second.join_queue("forum-vanilla").waiting == 2
+    assert second.enter_queue("forum-vanilla").waiting == 2
     mine = {q.setup: q for q in first.queues()}
     assert mine["forum-vanilla"].queued and mine["forum-vanilla"].latest_game is None
     assert not mine["classic-ten"].queued and mine["classic-ten"].players == 10
     left = first.leave_queue("forum-vanilla")
     assert (left.queued, left.waiting) == (False, 1)
     with pytest.raises(ApiError) as refused:
-        first.join_queue("no-such-setup")
+        first.join_queue("no-such-setup", timeout=30)
     assert refused.value.status == 404 and refused.value.code == "unknown_setup"
 
     async def stream_with_a_bad_token() -> None:

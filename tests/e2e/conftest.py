@@ -160,6 +160,10 @@ def _stack(redis_url: str) -> Iterator[Stack]:
         "CHANNEL_LAYER_PREFIX": f"e2e{os.getpid()}",
         "CELERY_QUEUE": "e2e",
         "DEADLINE_SCAN_SECONDS": "1",
+        # League games (the league story's) with nights of a minute, the least a phase may
+        # last, instead of two: its night zero (the mafia's talk) waits for its deadline
+        # whenever a mafioso says nothing; turns and votes keep the league's own lengths.
+        "LEAGUE_TIMING": "night_length=60",
         "DEBUG": "1",
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "CSRF_TRUSTED_ORIGINS": base_url,

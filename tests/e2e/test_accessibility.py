@@ -31,7 +31,7 @@ from playwright.sync_api import Page, expect
 from tests.bots import reference_bot
 
 from . import story as story_module
-from .conftest import LOGS, chromium_watchdog, create_users
+from .conftest import LOGS, chromium_watchdog, create_users, django_shell
 
 pytestmark = pytest.mark.e2e
 
@@ -63,6 +63,8 @@ GAME_PAGES: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
         ("activity", "activity/", ("anonymous", "player", "host")),
         ("multi-ISO", "iso/?iso=1&iso=2", ("anonymous",)),
         ("host dashboard", "host/", ("host",)),
+        ("whispers", "whispers/", ("player", "host")),
+        ("bookmark a post", "posts/1/bookmark/", ("player",)),
     ],
     "night": [
         ("thread", "", ("anonymous", "host", "player", "mafia", "dead")),
@@ -79,6 +81,9 @@ GAME_PAGES: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
         ("activity", "activity/", ("anonymous",)),
         ("multi-ISO", "iso/?iso=1&iso=2", ("anonymous",)),
         ("archive", "archive/", ("anonymous", "host")),
+        ("review", "review/", ("anonymous", "host")),
+        ("review of a night", "review/?phase=2", ("anonymous",)),
+        ("whispers", "whispers/", ("anonymous",)),
         ("host dashboard", "host/", ("host",)),
     ],
     "table day": [
@@ -109,9 +114,18 @@ SITE_PAGES: list[tuple[str, str, tuple[str, ...]]] = [
     ("not found", "/games/999999/", ("anonymous",)),
     ("notifications", "/notifications/", ("host",)),
     ("notification settings", "/notifications/settings/", ("host",)),
+    ("my bookmarks", "/bookmarks/", ("host",)),
     ("leaderboard", "/leaderboard/forum/", ("anonymous",)),
     ("leaderboard, bad filter", "/leaderboard/forum/?side=nope", ("anonymous",)),
     ("player's page", "/players/host/", ("anonymous",)),
+    # Moderation (``moderation_state``: the host is a site moderator, with a report, a
+    # sanction and its appeal, and a declared alternate waiting).
+    ("report a player", f"/players/{OUTSIDER}/report/", ("host",)),
+    ("moderators' queue", "/moderation/", ("host",)),
+    ("moderation log", "/moderation/log/", ("host",)),
+    ("moderation record", f"/moderation/people/{OUTSIDER}/", ("host",)),
+    ("appeal page", "appeal", ("anonymous",)),
+    ("declare an alternate", "/accounts/alt/", ("host",)),
 ]
 CASES = [
     (phase, page, viewer)
@@ -238,6 +252,8 @@ class Game:
 
     def call(self, name: str, method: str, suffix: str, data: dict | None = None) -> Any:
         api, path = self.run.apis[name], f"games/{self.game_id}/{suffix}"
+        if method == "PUT":
+            return api._call("PUT", path, data)
         return api.get(path) if method == "GET" else api.post(path, data)
 
     def read_roles(self) -> None:
@@ -280,6 +296,9 @@ def forum_game(run: Run) -> None:
             "day_length_minutes": LONG,
             "night_length_minutes": LONG,
             "min_posts_per_day": 1,
+            "whispers": "private",
+            "post_limit": 2,  # the reply box says how many posts are left today
+            "last_wills": True,  # the role PM's will box; the dead player's posted will
         },
         PLAYERS[:7],
     )
@@ -292,6 +311,8 @@ def forum_game(run: Run) -> None:
     mafia = [n for n, t in game.teams.items() if t == "mafia"]
     cop = next(n for n, r in game.roles.items() if r == "cop")
     game.cast = {"player": town[0], "mafia": mafia[0], "dead": town[1]}
+    game.call(town[0], "PUT", "will/", {"text": "I was *town*."})
+    game.call(town[1], "PUT", "will/", {"text": "Goodbye."})
     game.call(HOST, "POST", "host/modkill/", {"slot_id": game.slots[town[1]], "reason": "a11y"})
     game.call(
         town[0],
@@ -306,8 +327,9 @@ def forum_game(run: Run) -> None:
     game.call(mafia[0], "POST", "posts/", {"body": "**Vote: nobody-of-that-name**"})
     game.call(mafia[0], "POST", "vote/", {"target": game.slots[town[2]]})
     game.call(mafia[0], "POST", "posts/", {"body": "Us.", "thread": "mafia"})
+    game.call(town[0], "POST", "whispers/", {"to": game.slots[cop], "body": "Just *us*."})
     game.call(HOST, "POST", "vote-counts/")
-    game.audit_phase("day")
+    game.audit_phase("day")  # the player's reply box: "1 of 2 posts left today."
 
     # Six alive: four votes hammer town[2]; the night follows.
     for name in (mafia[1], cop):
@@ -356,10 +378,28 @@ def site_pages(run: Run) -> None:
     simulation = page.url
     with contextlib.suppress(AssertionError):  # audited done if it ends in time, else running
         expect(page.locator("body")).to_contain_text("done", timeout=20_000)
+    known = {"simulation": simulation, "appeal": moderation_state(run)}
     for name, url, viewers in SITE_PAGES:
         for viewer in viewers:
             person = {"anonymous": "anonymous", "host": HOST}[viewer]
-            audit(run, ("site", name, viewer), person, simulation if url == "simulation" else url)
+            audit(run, ("site", name, viewer), person, known.get(url, url))
+
+
+def moderation_state(run: Run) -> str:
+    """Make the host a site moderator with something in each part of the queue; the URL
+    of the appeal page (its signed link) of the sanction made."""
+    code = (
+        "from games.reads.people import user_called as u\n"
+        "from games.reads.moderation import appeal_token\n"
+        "from games.services import moderation as m\n"
+        f"m.set_moderator(u({HOST!r}))\n"
+        f"m.file_report(u({PLAYERS[1]!r}), reason='abuse', text='rude', player={OUTSIDER!r})\n"
+        f"s = m.sanction(u({HOST!r}), u({OUTSIDER!r}), 'warn', reason='spam', note='Stop.')\n"
+        "m.appeal(None, s.pk, text='Sorry.')\n"
+        f"m.declare_alt(u({OUTSIDER!r}), {PLAYERS[9]!r})\n"
+        "print(appeal_token(s.pk))\n"
+    )
+    return f"/appeal/{django_shell(run.env, code).strip()}/"
 
 
 # What plays each phase's pages (every other phase is the forum game's).

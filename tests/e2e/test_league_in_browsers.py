@@ -76,7 +76,7 @@ class Seat(threading.Thread):
         try:
             client = self.api.client
             known = [g.game_id for g in client.my_games().active]
-            client.join_queue(SETUP)
+            client.enter_queue(SETUP)  # no wait: the person joins the queue last
             self.joined.set()
             self.game_id = client.wait_for_game(known=known, timeout=GAME_TIMEOUT).game_id
             strategy = bots.Bot(self.api, self.game_id)

@@ -398,6 +398,9 @@ def play_vote(table: Table, turn: dict[str, Any], target: str) -> None:
     people = [n for n in living if n in PEOPLE]
     ballot = {o.get("name") for o in turn["ballot"] if not o.get("skip")}
     choice = target if target in ballot else sorted(ballot)[0]
+    # Nobody votes for themself here (city's and power's self_vote_allowed is false: their
+    # own name is not on their list): the first voter is someone else than the choice.
+    voters.sort(key=lambda n: n == choice)
     first, *rest = voters
     held = hold_the_vote_list(table, people[0], choice) if people else None
     table.apis[first].post(f"games/{table.game_id}/vote/", {"target": table.slot_ids[choice]})
@@ -411,7 +414,8 @@ def play_vote(table: Table, turn: dict[str, Any], target: str) -> None:
     expect(panel).to_contain_text("Ballots are shown when the vote closes")
     table.seen.add("voted")
     for name in people:
-        person_votes(table, name, choice)
+        mine = choice if choice != name else next((n for n in sorted(ballot) if n != name), "skip")
+        person_votes(table, name, mine)
     for name in rest:
         with contextlib.suppress(bots.ApiError):
             table.apis[name].post(

@@ -20,6 +20,7 @@ from games.live import inbox as live_inbox
 from games.live import publisher
 from games.live.tokens import token_group
 from games.services import agents as agent_services
+from games.services import moderation
 from mafia_site.token_sockets import REFUSED
 from tests.factories import UserFactory
 from tests.live.ws_support import Socket, live_redis_layer, open_socket
@@ -184,3 +185,30 @@ async def test_a_lost_revocation_push_still_closes_the_socket_within_the_recheck
             worker.failed.clear()
     for socket in (revoked, other_token):
         await socket.close()
+
+
+async def test_a_suspension_closes_the_persons_and_their_agents_sockets_at_once(
+    make_game, host, settings
+):
+    """A moderator's suspension (``services.moderation``): the person's own page socket
+    (signed in by cookie) and their agent's token socket close at once, by the push; the
+    other players' sockets stay open; reopening is refused (the account is inactive)."""
+    settings.LIVE_TOKEN_RECHECK_SECONDS = 600  # only the pushes can close them
+    owner, agent, game, first, _second = await db(_agent_in_game)(make_game, host)
+    person = await db(_a_person_in)(game, agent)
+    moderator = await db(UserFactory)(username="warden")
+    await db(moderation.set_moderator)(moderator)
+    owners_page, connected, _ = await open_socket(game.pk, person)
+    assert connected
+    agents = await _open_ready(game.pk, first.key)
+    bystander, connected, _ = await open_socket(game.pk, host)
+    assert connected
+
+    await db(moderation.sanction)(moderator, person, "suspend", reason="abuse", days=3)
+    assert await closed_with(owners_page, 3.0) == REFUSED
+    await db(moderation.sanction)(moderator, owner, "ban", reason="cheating")
+    assert await closed_with(agents, 3.0) == REFUSED
+    assert await closed_with(bystander, 0.5) is None
+    _again, connected, code = await token_socket(game.pk, first.key)
+    assert not connected and code == REFUSED
+    await bystander.close()

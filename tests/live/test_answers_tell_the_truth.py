@@ -16,9 +16,9 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
-from rest_framework.authtoken.models import Token
 
 from games.models import Slot, Vote
+from tests.factories import person_key
 from tests.servers import AsgiServer
 
 from .celery_support import make_running_game
@@ -38,7 +38,7 @@ def test_postgres_cut_under_concurrent_voters_every_answer_tells_the_truth(tmp_p
     game, _, _ = make_running_game(day_length=timedelta(hours=1), vote_rule="plurality")
     slots = list(Slot.objects.filter(game=game).select_related("user").order_by("seat"))
     voters = slots[:VOTERS]
-    tokens = {v.pk: Token.objects.create(user=v.user).key for v in voters}
+    tokens = {v.pk: person_key(v.user) for v in voters}
     server = AsgiServer(
         {
             "DATABASE_URL": db_url(),

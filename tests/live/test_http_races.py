@@ -24,10 +24,10 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
 from games import services
 from games.models import NightAction, Phase, Slot
+from tests.factories import person_key
 from tests.servers import AsgiServer
 
 from .celery_support import events_of, make_running_game, phase_number
@@ -58,7 +58,7 @@ class Client:
     """One player's keep-alive HTTP connection with their API token."""
 
     def __init__(self, server: AsgiServer, user: Any) -> None:
-        self.token = Token.objects.get_or_create(user=user)[0].key
+        self.token = person_key(user)
         self.conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
 
     def post(self, path: str, body: dict | None = None) -> tuple[int, dict]:

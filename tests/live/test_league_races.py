@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rest_framework.authtoken.models import Token
 
 from games.models import GameStatus, LeagueQueueEntry, Slot
 from tests.factories import UserFactory
@@ -28,10 +27,7 @@ TRIALS = 5
 
 
 def _people(prefix: str, n: int) -> list[Any]:
-    users = [UserFactory(username=f"{prefix}{i}") for i in range(n)]
-    for user in users:
-        Token.objects.get_or_create(user=user)
-    return users
+    return [UserFactory(username=f"{prefix}{i}") for i in range(n)]
 
 
 def _join(client: Client, setup: str) -> tuple[int, dict]:

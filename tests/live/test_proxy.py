@@ -50,9 +50,9 @@ import websockets
 import yaml
 from mafia_client import Client as MafiaClient
 from mafia_client import EventStream
-from rest_framework.authtoken.models import Token
 
 from games.models import Post
+from tests.factories import person_key
 from tests.servers import ROOT, AsgiServer, LoopThread, RedisServer, free_port, stop_group
 
 from .celery_support import make_running_game, wait_for
@@ -288,7 +288,7 @@ def call(
 
 
 def token_of(user: Any) -> str:
-    return Token.objects.get_or_create(user=user)[0].key
+    return person_key(user)
 
 
 def since(proxy: Nginx, mark: int) -> list[Line]:

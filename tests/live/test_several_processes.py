@@ -110,7 +110,6 @@ from django.test import Client as DjangoClient
 from django.utils import timezone
 from mafia_client import Client as MafiaClient
 from mafia_client import EventStream
-from rest_framework.authtoken.models import Token
 from websockets.asyncio.client import connect
 
 from games.live import inbox as live_inbox
@@ -118,6 +117,7 @@ from games.live import publisher
 from games.live.kinds import STATE_KINDS
 from games.lru import ProcessLRU
 from games.models import GameEvent, Phase, Post, Slot, Vote
+from tests.factories import person_key
 from tests.servers import AsgiServer, LoopThread, RedisServer
 
 from .celery_support import (
@@ -234,7 +234,7 @@ def on_the_cluster(cluster: Cluster, settings: Any) -> Iterator[None]:
 
 # -- HTTP --------------------------------------------------------------------------------------
 def token_of(user: Any) -> str:
-    return Token.objects.get_or_create(user=user)[0].key
+    return person_key(user)
 
 
 def call(

@@ -10,7 +10,19 @@ from pathlib import Path
 import pytest
 
 from resolver.days import DayRuleError, DayState, attempt, get_day_script, speaking_order
-from resolver.days.base import DONE, SPEECH, VOTE, Notice, Turn
+from resolver.days.base import (
+    DONE,
+    NO_ADDRESSEE,
+    NOT_IN_STEP,
+    OUT_OF_TURN,
+    REFUSED,
+    SELF_QUESTION,
+    SPEECH,
+    SPEECH_TOO_LONG,
+    VOTE,
+    Notice,
+    Turn,
+)
 
 SEATS = [f"S{i}" for i in range(10)]
 
@@ -67,26 +79,50 @@ def test_turn_and_notice_are_plain_json():
 
 
 @pytest.mark.parametrize(
-    ("event", "reason"),
+    ("event", "reason", "code"),
     [
-        ("not a dict", 'An event is an object with a "kind".'),
-        ({"kind": "dance", "player": "A"}, "Unknown event kind 'dance'."),
-        ({"kind": "post", "player": "Zed"}, "'Zed' is not a player in this game."),
-        ({"kind": "post", "player": "D"}, "D is dead and cannot act."),
-        ({"kind": "post", "player": "B"}, "It is A's turn (speeches), not B's."),
-        ({"kind": "vote", "player": "A", "target": "B"}, "Nobody can vote during the speeches."),
-        ({"kind": "close_vote"}, "There is no vote to close: the day is in the speech."),
-        ({"kind": "post", "player": "A", "words": -1}, "A post's word count must be a whole"),
+        ("not a dict", 'An event is an object with a "kind".', REFUSED),
+        ({"kind": "dance", "player": "A"}, "Unknown event kind 'dance'.", REFUSED),
+        ({"kind": "post", "player": "Zed"}, "'Zed' is not a player in this game.", REFUSED),
+        ({"kind": "post", "player": "D"}, "D is dead and cannot act.", REFUSED),
+        ({"kind": "post", "player": "B"}, "It is A's turn (speeches), not B's.", OUT_OF_TURN),
+        (
+            {"kind": "vote", "player": "A", "target": "B"},
+            "Nobody can vote during the speeches.",
+            NOT_IN_STEP,
+        ),
+        ({"kind": "close_vote"}, "There is no vote to close: the day is in the speech.", REFUSED),
+        (
+            {"kind": "post", "player": "A", "words": -1},
+            "A post's word count must be a whole",
+            REFUSED,
+        ),
     ],
 )
-def test_illegal_events_are_refused_with_a_reason_and_change_nothing(event, reason):
+def test_illegal_events_are_refused_with_a_reason_and_change_nothing(event, reason, code):
     script = get_day_script("city")
     state = script.start_day(["A", "B", "C", "D"], ["A", "B", "C"], 1)
     before = state.to_dict()
     with pytest.raises(DayRuleError) as error:
         script.apply(state, event)
     assert error.value.reason.startswith(reason)
+    assert error.value.code == code
     assert state.to_dict() == before
+
+
+def test_classic_speeches_tell_whose_turn_it_is_and_that_nobody_passes():
+    script = get_day_script("classic")
+    state = script.start_day(["A", "B", "C"], ["A", "B", "C"], 1)
+    with pytest.raises(DayRuleError) as passing:
+        script.apply(state, {"kind": "pass", "player": "A"})
+    assert passing.value.reason == "Nobody can pass during the speeches."
+    assert passing.value.code == NOT_IN_STEP
+    # A has spoken but still owes a nomination: B's post is told whose turn it is.
+    state, _ = script.apply(state, {"kind": "post", "player": "A", "words": 10})
+    with pytest.raises(DayRuleError) as error:
+        script.apply(state, {"kind": "post", "player": "B", "words": 10})
+    assert error.value.reason == "It is A's turn (speeches), not B's."
+    assert error.value.code == OUT_OF_TURN
 
 
 def test_nothing_happens_after_the_day_is_done():
@@ -116,12 +152,13 @@ def test_attempt_applies_a_legal_event_and_counts_a_refused_one():
     script = get_day_script("classic")
     state = script.start_day(["A", "B", "C"], ["A", "B", "C"], 2)  # day 2: B speaks first
     nominate = {"kind": "nominate", "player": "B", "target": "x"}
-    state, notices, reason = attempt(script, state, nominate)
-    assert reason == "B cannot nominate 'x': not a player in this game."
+    state, notices, refusal = attempt(script, state, nominate)
+    assert refusal is not None and refusal.code == REFUSED
+    assert refusal.reason == "B cannot nominate 'x': not a player in this game."
     assert state.failures == {"B": 1}
     assert notices[0].kind == "refused"
-    state, _, reason = attempt(script, state, {**nominate, "target": "A"})
-    assert reason is None
+    state, _, refusal = attempt(script, state, {**nominate, "target": "A"})
+    assert refusal is None
     assert state.nominations == {"B": "A"}
     assert state.step == SPEECH and state.failures == {}
 
@@ -140,3 +177,19 @@ def test_a_vote_closes_by_itself_once_every_living_player_has_voted():
     state, _ = script.apply(state, {"kind": "vote", "player": "C", "target": "skip"})
     assert script.now(state).step == DONE
     assert state.eliminated == "B"
+
+
+def test_each_refusal_of_a_speech_has_its_own_code():
+    power = get_day_script("power")
+    state = power.start_day(["A", "B", "C"], ["A", "B", "C"], 2)  # the question round
+    speaker = power.now(state).speaker
+    for target, code in ((None, NO_ADDRESSEE), (speaker, SELF_QUESTION)):
+        with pytest.raises(DayRuleError) as error:
+            power.apply(state, {"kind": "post", "player": speaker, "target": target})
+        assert error.value.code == code
+    classic = get_day_script("classic")
+    state = classic.start_day(["A", "B", "C"], ["A", "B", "C"], 1)
+    with pytest.raises(DayRuleError) as error:
+        classic.apply(state, {"kind": "post", "player": "A", "words": 151})
+    assert error.value.code == SPEECH_TOO_LONG
+    assert "151 words; the limit is 150" in error.value.reason

@@ -54,7 +54,7 @@ def test_role_pm_of_a_plain_role():
 
 def test_role_pm_lists_own_abilities_then_the_faction_kill():
     pm = role_pm("forum", "mafia_roleblocker", ["strong_willed"])
-    assert pm["title"] == "Mafia Strong-Willed Mafia Roleblocker"
+    assert pm["title"] == "Strong-Willed Mafia Roleblocker"
     assert len(pm["abilities"]) == 2
     assert "roleblock" in pm["abilities"][0]
     assert "mafia may kill" in pm["abilities"][1]
@@ -74,6 +74,27 @@ def test_role_pm_in_another_rule_set_and_alignment():
     assert pm["abilities"] == ["Each night, check one player: red or black."]
     assert role_pm("forum", "cop", alignment="mafia")["abilities"][-1].startswith(
         "Each night, the mafia"
+    )
+
+
+def test_a_numbered_modifier_reads_as_english_without_a_number():
+    # Issue 33: the create form's "X-Shot" help read "N time{s}" raw.
+    forum = get_ruleset("forum")
+    shots = forum.modifier_specs["shots"]
+    assert "{s}" not in shots.description and "N times" in shots.description
+    assert "{s}" not in forum.modifiers["vote_weight"]
+    assert shots.text(1).count("1 time ") == 1 and "2 times" in shots.text(2)
+    for rules in RULESETS:
+        for spec in rules.modifier_specs.values():
+            assert "{" not in spec.description, spec.slug
+
+
+def test_a_role_named_for_its_faction_does_not_repeat_it():
+    # Issue 33: "You are a Mafia Mafia Roleblocker."
+    assert role_pm("forum", "mafia_roleblocker")["title"] == "Mafia Roleblocker"
+    assert role_pm("power", "mafia_roleblocker")["title"] == "Mafia Roleblocker"
+    assert role_pm("forum", "mafia_roleblocker", alignment="town")["title"] == (
+        "Town Mafia Roleblocker"
     )
 
 

@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 
 from games import services
 from games.models import GameStatus, NightAction, Post, Slot
+from games.setups import SETUPS
 from tests.conftest import current_phase, slot_of, slots_of
 from tests.factories import UserFactory
 
@@ -175,6 +176,34 @@ def test_posts_create_list_page_and_iso(make_game):
     assert iso["count"] == 10 and all(p["seat"] == b.seat for p in iso["results"])
     counts = {c["seat"]: c["posts"] for c in iso["iso_counts"]}
     assert counts[a.seat] == 20 and counts[b.seat] == 10
+    by_name = api().get(f"/api/v1/games/{game.pk}/posts/?iso={b.display_name.upper()}")
+    assert by_name.json()["count"] == 10
+    # A player the game does not have: said, not the whole thread as if nothing was asked.
+    for query, said in (("zzz", "No player called zzz."), ("99", "No player with number 99.")):
+        nobody = api().get(f"/api/v1/games/{game.pk}/posts/?iso={b.seat}&iso={query}")
+        assert nobody.status_code == 422, nobody.content
+        assert nobody.json()["code"] == "no_player" and nobody.json()["error"] == said
+
+
+def test_an_automatic_post_reads_as_plain_text_beside_its_escaped_source(host, make_users):
+    game = services.create_game(
+        host, title="Names", seed=3, **SETUPS["forum-vanilla"].game_kwargs()
+    )
+    odd = UserFactory(username="bot-a1 (3)")
+    for user in [odd, *make_users(game.player_cap - 1)]:
+        services.join_game(user, game.pk)
+    services.start_game(host, game.pk)
+    services.modkill(host, game.pk, Slot.objects.get(game=game, user=odd).pk)
+    posts = api().get(f"/api/v1/games/{game.pk}/posts/?page=last").json()["results"]
+    said = next(p for p in posts if p["is_auto"] and "bot" in p["body"])
+    assert "bot\\-a1 \\(3\\)" in said["body"]  # the source escapes Markdown
+    assert "bot-a1 (3)" in said["text"] and "\\" not in said["text"]
+    assert "<" not in said["text"]
+    # Every post has it: a player's own words, a line per paragraph.
+    player = game.slots.exclude(user=odd).order_by("seat").first().user
+    services.submit_post(player, game.pk, body="**Hello** there.\n\nSecond *line*.")
+    mine = api().get(f"/api/v1/games/{game.pk}/posts/?page=last").json()["results"][-1]
+    assert mine["text"] == "Hello there.\n\nSecond line."
 
 
 def test_post_vote_message_and_errors(make_game, host):
@@ -453,3 +482,6 @@ def test_swagger_page_works_offline(db):
     page = api().get("/api/v1/docs/").content.decode()
     sources = re.findall(r'(?:src|href)="([^"]+\.(?:js|css))"', page)
     assert sources and all(s.startswith("/static/") for s in sources), sources
+    # Nothing inline the Content-Security-Policy (style-src 'self') would refuse.
+    assert "<style" not in page and " style=" not in page
+    assert all("<script src=" in tag for tag in re.findall(r"<script[^>]*>", page))

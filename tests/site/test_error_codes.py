@@ -59,8 +59,8 @@ def test_no_error_code_is_a_bare_string() -> None:
 
 def test_every_team_thread_and_phase_has_its_code() -> None:
     from games.models import TEAM_THREADS, PhaseKind
+    from games.reads.policy import OUTSIDERS
     from games.services.common import ONLY_IN
-    from games.services.posts import OUTSIDERS
 
     assert set(OUTSIDERS) == set(TEAM_THREADS)
     assert set(ONLY_IN) == set(PhaseKind)

@@ -24,7 +24,7 @@ from games import display, naming, services
 from games.models import Game, PrivateResult, Slot
 from resolver.rulesets import get_ruleset
 from tests.conftest import current_phase, slot_of
-from tests.factories import UserFactory
+from tests.factories import UserFactory, person_key
 
 pytestmark = pytest.mark.django_db
 
@@ -324,9 +324,7 @@ def test_post_references_count_nothing_but_their_own_thread(make_game):
 
 # -- caches keep nothing personal ---------------------------------------------------------------
 def token_of(user: Any) -> str:
-    from rest_framework.authtoken.models import Token
-
-    return Token.objects.get_or_create(user=user)[0].key
+    return person_key(user)
 
 
 def _not_stored(response) -> None:

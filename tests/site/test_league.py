@@ -23,7 +23,7 @@ from games.models import (
 )
 from games.services import league as league_services
 from games.setups import SETUPS
-from tests.factories import UserFactory
+from tests.factories import UserFactory, person_key
 
 VANILLA = "forum-vanilla"  # 7 seats, forum days, silent seats replaced
 
@@ -294,6 +294,10 @@ def test_a_league_night_ends_once_every_action_is_in(
     assert phase.deadline > timezone.now()  # the mafia's kill is still missing
     services.submit_night_action(goon.user, game.pk, ability="kill", targets=[town[0].pk])
     phase.refresh_from_db()
+    assert phase.deadline > timezone.now()  # the partner may still send the kill (issue 33)
+    partner = next(s for s in slots if s.role == "goon" and s != goon)
+    services.submit_night_action(partner.user, game.pk, ability="kill", targets=[town[1].pk])
+    phase.refresh_from_db()
     assert phase.deadline <= timezone.now()  # all in: the deadline is now
     assert tasks.run_due_phases() == [(game.pk, phase.number)]
     game.refresh_from_db()
@@ -303,15 +307,21 @@ def test_a_league_night_ends_once_every_action_is_in(
     assert not Notification.objects.filter(user=game.host).exists()
 
 
-def test_a_league_night_nobody_acts_in_ends_at_once(
+def test_a_league_night_zero_is_the_mafia_s_time_to_talk(
     db: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
-    """Classic's night zero (the mafia learn each other from their role PMs): no host to
-    cut it, nobody to wait for."""
+    """Classic's night zero is the mafia's coordination phase (issue 33: it ran about a
+    second, as nobody acts in it): it lasts its night, or ends once every living mafia
+    member has posted in the mafia chat."""
     game = _league_game("classic-ten", django_capture_on_commit_callbacks)
     phase = game.current_phase()
     assert not phase.is_day and phase.night_zero
-    assert phase.deadline <= timezone.now()
+    assert phase.deadline >= timezone.now() + league.TABLE_TIMING["night_length"] / 2
+    mafia = list(game.slots.filter(role="mafia").select_related("user"))
+    for n, member in enumerate(mafia, start=1):
+        services.submit_post(member.user, game.pk, body=f"Signal {n}.", thread="mafia")
+        phase.refresh_from_db()
+        assert (phase.deadline <= timezone.now()) == (n == len(mafia))
     assert tasks.run_due_phases() == [(game.pk, phase.number)]
     game.refresh_from_db()
     assert game.current_phase().is_day
@@ -340,7 +350,6 @@ def test_a_hosted_night_waits_for_its_deadline(make_game: Any) -> None:
 def test_the_api_lists_joins_and_leaves_queues(
     db: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
-    from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
     users = people(7)
@@ -365,7 +374,7 @@ def test_the_api_lists_joins_and_leaves_queues(
     clients = []
     for user in users:
         client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {person_key(user)}")
         clients.append(client)
     with django_capture_on_commit_callbacks(execute=True):
         answer = clients[0].post(f"/api/v1/queues/{VANILLA}/join/")

@@ -3,10 +3,20 @@ person gets is searched for what they may not know.
 
 Games: forum (cop and doctor nine, a free-thread day), and city, classic and power played as
 tables (turns). Every phase the mafia, the masons and the dead post a fresh secret in their
-thread and every night every role sends its action; the day's vote goes to the mafia.
+thread and every night every role sends its action; the day's vote goes to the mafia. The
+games are played with last wills: every phase each living player writes a fresh will with a
+unique marker. The forum game's nights are must-act, and on the first the watching town
+player sends nothing: the site's random action for them, its private result (told to them
+alone) and the host's note of it are searched for too.
 
-People: anonymous, a logged-in spectator, a town investigator (cop / sheriff / detective),
-a mafia member, a dead player (a plain townie modkilled on day 1) and the host. At each
+People: anonymous, a logged-in spectator, a town investigator (cop / sheriff / detective)
+who is also a site moderator, a mafia member, a dead player (a plain townie modkilled on
+day 1) and the host; in the forum game also a co-host (who may know all the host knows) and
+a co-host the host removes after the first scan (a spectator from then on: nothing of the
+host's may reach them any more). The host reports every secret post to the moderators,
+quoting it: the moderators' queue, log and records of a game's players are fetched by
+everyone each phase, and a moderator who plays in the game must find none of those reports
+there. At each
 capture each person fetches every page and API read of the game (thread, private threads,
 role PM, host page, archive; the game, posts of every thread, vote count, turn, role PM,
 host view, archive; their own notifications: the inbox page, its API and the bell's socket
@@ -30,6 +40,17 @@ every body:
 - other players' private results, the resolver's night explanations, sanity values, and
   the ability names of night actions the person may not see;
 - every secret posted in a thread the person may not read;
+- in the forum game, played with secret votes (``Game.secret_votes`` "totals", scanned
+  once more mid-day after some votes, one of them typed in a post): who votes whom, for
+  everyone but the host until the day ends: "Vote: <name>" / "voted <name>" anywhere, a
+  wagon's voters in the HTML or the JSON, a vote event or a vote log entry of the day
+  naming another voter (``ballots_shown``);
+- every will but the person's own, until its writer's death posts it (the last one written:
+  an earlier one is never posted; a cleaned player's never, the rules hide it with the role);
+- in the forum game, played with anonymous names (``Game.anonymous_names``): every
+  player's own user name but the person's own (the user names are unique markers:
+  ``watched<n>``), while the game runs; a person's page (``/players/<name>/``...) is
+  searched without its own subject's name, and must not link the game or give its id;
 - traces: the game-wide event counter (``event_seq``, a ``seq`` key), site-wide ids of
   posts, events, actions and results (``id``/``pk``/``post_id``... keys other than a
   game's id, ``data-*-id`` / ``post-<digits>`` in HTML), frame numbers that skip (a gap in
@@ -79,6 +100,10 @@ from games.live.page_render import league_parts, page_path, render_page
 from games.models import Game, NightAction, PrivateResult, Slot, WebhookDelivery
 from games.notifications import mail
 from games.reads.table import turn_view
+from games.reads.thoughts import thoughts_of
+from games.reads.vote_count import votes_are_secret
+from games.services import moderation
+from games.services.whispers import send_whisper
 from games.setups import SETUPS
 from resolver.rulesets import get_ruleset
 from tests.factories import UserFactory
@@ -94,6 +119,8 @@ INBOX_BODIES = ("/api/v1/notifications/", "socket: inbox")
 SITE_ID_KEYS = {"pk", "post_id", "event_id", "action_id", "result_id", "seq", "event_seq"}
 # The host's chat webhook: its URL is the host's secret; what is posted to it is public.
 WEBHOOK_URL = "https://chat.example/api/webhooks/4242/wh-secret-token-7c1e"
+# The private result that tells a player of a must-act night that the site acted for them.
+MUST_ACT_RESULT = "You did not act: the site chose"
 HTML_ID_TRACES = re.compile(
     r"data-(?:post|event|action|result)-?id|data-(?:last-)?seq=|event_seq|id=\"post-\d"
 )
@@ -122,7 +149,9 @@ class Knowledge:
 
 def knowledge(game: Game, person: Person) -> Knowledge:
     slots = list(game.slots.all())
-    if person.name == "host" or game.is_finished:
+    # A co-host knows what the host knows, while they are one (the host names them).
+    cohost = person.user is not None and game.cohosts.filter(user=person.user).exists()
+    if person.name == "host" or cohost or game.is_finished:
         return Knowledge(None, True, {s.pk for s in slots}, set(THREADS), set())
     me = next((s for s in slots if s.pk == person.slot_id), None)
     known: set[int] = set()
@@ -154,14 +183,29 @@ class Secrets:
     """Everything hidden in the game so far: thread secrets, by thread."""
 
     posts: dict[str, list[str]] = field(default_factory=lambda: {t: [] for t in THREADS})
+    # Bookmark notes, by their writer's user id: nobody else ever, not even after the end.
+    notes: dict[int, list[str]] = field(default_factory=dict)
+    # Last wills: each slot's markers, in the order written (the last one is its will).
+    wills: dict[int, list[str]] = field(default_factory=dict)
+    # Whispers (the games are played with private whispers): (marker, sender, recipient).
+    whispers: list[tuple[str, int, int]] = field(default_factory=list)
+    # Thoughts sent with acts: nobody's, not even the host's, until the end.
+    thoughts: list[str] = field(default_factory=list)
+
+    def thought(self, game: Game) -> str:
+        marker = f"THOUGHTSECRET{game.pk}x{len(self.thoughts)}"
+        self.thoughts.append(marker)
+        return f"I reckon {marker}"
 
 
 def forbidden(game: Game, who: Knowledge, secrets: Secrets) -> dict[str, str]:
     """token -> why it may not reach this person."""
+    # (until the end: then the review and the export show them to everyone)
+    thoughts = {} if game.is_finished else dict.fromkeys(secrets.thoughts, "a player's thoughts")
     if who.is_host:
-        return {}
+        return thoughts  # the host sees everything else
+    out: dict[str, str] = {"wh-secret-token-7c1e": "the host's webhook URL", **thoughts}
     rules = get_ruleset(game.ruleset)
-    out: dict[str, str] = {"wh-secret-token-7c1e": "the host's webhook URL"}
     slots = list(game.slots.select_related("user"))
     allowed_roles = {s.role for s in slots if s.pk in who.known or revealed(s)}
     words_everywhere = {a.lower() for a in rules.alignment_titles} | set(THREADS)
@@ -176,12 +220,38 @@ def forbidden(game: Game, who: Knowledge, secrets: Secrets) -> dict[str, str]:
         if slot.sanity and slot.sanity != "sane":
             out[slot.sanity] = f"{slot.display_name}'s sanity"
     me = who.slot
+    by_pk = {s.pk: s for s in slots}
+    for slot_id, markers in secrets.wills.items():
+        writer = by_pk[slot_id]
+        if me is not None and me.pk == slot_id:
+            continue
+        # Posted at the death, unless a janitor's clean hid the role (and so the will).
+        cleaned = rules.reveals_roles_on_death and writer.revealed_role == "unknown"
+        posted = markers[-1:] if not writer.alive and not cleaned else []
+        out.update({m: f"{writer.display_name}'s will" for m in markers if m not in posted})
+    if votes_secret_now(game):  # who votes whom, however it would be written
+        for slot in slots:  # (a bold "Vote: <name>" is ``ballots_shown``'s: the vote
+            out[f"voted {slot.display_name}"] = "who voted whom"  # buttons' titles say it)
     for thread, posted in secrets.posts.items():
         if thread not in who.threads:
             out.update(dict.fromkeys(posted, f"a post in the {thread} thread"))
+    if naming.masks_hide(game):  # an anonymous game: every player's own name but theirs
+        for slot in slots:
+            if me is None or slot.pk != me.pk:
+                out[slot.user.get_username()] = f"{slot.display_name}'s real name"
+    party = set()
+    for marker, sender, recipient in secrets.whispers:
+        if me is None or me.pk not in (sender, recipient):
+            out[marker] = "a whisper"
+        else:
+            party.add(me.pk)
+    if secrets.whispers and not party:  # private whispers: not even that they happened
+        out["whispered to"] = "that a whisper happened"
     for result in PrivateResult.objects.filter(phase__game=game).select_related("slot"):
         if me is None or result.slot_id != me.pk:
-            out[result.text] = f"{result.slot.display_name}'s private result"
+            # (A must-act night's "You did not act: the site chose..." is one too.)
+            random = " (must-act)" if result.text.startswith(MUST_ACT_RESULT) else ""
+            out[result.text] = f"{result.slot.display_name}'s private result{random}"
     kill = rules.factional_kill.slug if rules.factional_kill else None
     for action in NightAction.objects.filter(phase__game=game):
         mine = me is not None and action.actor_id == me.pk
@@ -192,6 +262,9 @@ def forbidden(game: Game, who: Knowledge, secrets: Secrets) -> dict[str, str]:
     for phase in game.phases.filter(resolved=True, kind="night"):
         for line in (phase.report or {}).get("explanation", []):
             out[naming.render(line, names)] = f"the resolver's explanation of {phase.label}"
+        for line in (phase.report or {}).get("site_notes", []):  # the host's report
+            if " sent no " in line:  # a must-act night's action taken at random
+                out[naming.render(line, names)] = "the host note of a random action"
     return out
 
 
@@ -200,12 +273,23 @@ def page_urls(g: int) -> list[str]:
     pages = [f"/games/{g}/", f"/games/{g}/?page=last"]
     pages += [f"/games/{g}/t/{t}/" for t in THREADS[1:]]
     pages += [f"/games/{g}/role/", f"/games/{g}/host/", f"/games/{g}/archive/", "/"]
+    pages += [f"/games/{g}/review/", f"/games/{g}/review/?phase=1"]
+    pages += [f"/games/{g}/whispers/"]
     api = [f"/api/v1/games/{g}/", f"/api/v1/games/{g}/vote-count/", f"/api/v1/games/{g}/turn/"]
     api += [f"/api/v1/games/{g}/posts/?thread={t}&page=last" for t in THREADS]
     api += [f"/api/v1/games/{g}/role/", f"/api/v1/games/{g}/host/"]
     api += [f"/api/v1/games/{g}/archive/", "/api/v1/games/"]
+    api += [f"/api/v1/games/{g}/review/", f"/api/v1/games/{g}/export/"]
+    api += [f"/api/v1/games/{g}/whispers/"]
     # Each person's own notifications (the inbox page, its API, the bell's socket frame).
     pages += ["/notifications/"]
+    # The moderators' pages (the town player is a moderator: a report of a private post of
+    # this game must not reach them), and the report form of each thread's first post.
+    pages += ["/moderation/", "/moderation/log/"]
+    pages += [f"/games/{g}/t/{t}/posts/1/report/" for t in THREADS[1:]]
+    # Each person's own bookmarks (the mafia chat's writer bookmarks its secrets, with notes).
+    pages += ["/bookmarks/"]
+    api += ["/api/v1/bookmarks/"]
     api += ["/api/v1/notifications/?page=1", "/api/v1/notifications/?page=2"]
     return pages + api
 
@@ -215,8 +299,14 @@ def rating_urls(game: Game) -> list[str]:
     games with their roles: only finished games may show there)."""
     urls = [f"/leaderboard/{game.ruleset}/", f"/api/v1/leaderboard/{game.ruleset}/"]
     for name in game.slots.values_list("user__username", flat=True):
-        urls += [f"/players/{name}/", f"/api/v1/players/{name}/"]
+        urls += [f"/players/{name}/", f"/api/v1/players/{name}/", f"/moderation/people/{name}/"]
     return urls
+
+
+# Who fetches the moderators' pages: the moderator who plays (the one who must find no
+# report of this game there) and one outsider (refused). The others are refused alike, and
+# fetching a record per player for everyone doubled the city game's scan.
+MODERATION_WATCHERS = frozenset({"town", "spectator"})
 
 
 def capture(game: Game, person: Person) -> dict[str, Any]:
@@ -226,8 +316,12 @@ def capture(game: Game, person: Person) -> dict[str, Any]:
         client.force_login(person.user)
     bodies: dict[str, Any] = {}
     for url in page_urls(game.pk) + rating_urls(game):
+        if url.startswith("/moderation/") and person.name not in MODERATION_WATCHERS:
+            continue
         response = client.get(url, follow=url.endswith("/role/") or url == "/notifications/")
         assert response.status_code in (200, 302, 401, 403, 404), (url, response.status_code)
+        if "/review/" in url or "/export/" in url:  # nobody's until the end, not the host's
+            assert response.status_code == (200 if game.is_finished else 404), (url, person.name)
         text = response.content.decode()
         bodies[url] = json.loads(text) if url.startswith("/api/") else text
     if person.user is None:  # the chat webhook speaks to the public: anonymous's knowledge
@@ -355,6 +449,7 @@ def structural(game: Game, who: Knowledge, where: str, body: Any) -> list[str]:
             problems.append(f"{where}: a site-wide id or counter {key!r}")
         # A notification's own id is the person's own (the inbox's links need it).
         own_notification = where.startswith(INBOX_BODIES) and "kind" in obj and "text" in obj
+        own_notification |= where == "/api/v1/bookmarks/" and "note" in obj  # theirs too
         if "id" in obj and obj["id"] not in game_ids and not own_notification:
             problems.append(f"{where}: an 'id' that is not a game's ({obj['id']})")
         if obj.get("role_list") and not who.is_host:
@@ -371,6 +466,62 @@ def structural(game: Game, who: Knowledge, where: str, body: Any) -> list[str]:
     return problems
 
 
+PERSON_PAGES = ("/players/", "/api/v1/players/", "/moderation/people/")
+
+
+def ties(game: Game, where: str, body: Any) -> list[str]:
+    """A person's page that links them to an anonymous game while it runs (its thread or
+    archive in the HTML, its id in the JSON): their seat's mask would be one guess away."""
+    if not naming.masks_hide(game) or where.startswith("/moderation/"):
+        return []
+    if isinstance(body, str):
+        linked = re.search(rf"/games/{game.pk}/", body)
+        return [f"{where}: links the anonymous game ({linked.group(0)})"] if linked else []
+    named = [obj for obj in objects(body) if obj.get("game_id") == game.pk]
+    return [f"{where}: names the anonymous game"] if named else []
+
+
+def votes_secret_now(game: Game) -> bool:
+    """Whether the day running now has secret votes (``Game.secret_votes``)."""
+    if game.secret_votes == "off":
+        return False
+    phase = game.current_phase() if game.is_running else None
+    return votes_are_secret(game, phase)
+
+
+VOTERS_SHOWN = re.compile(r'class="voters">\s*[^<\s]|class="voters">\s*<a')
+
+
+def bold_vote(game: Game) -> re.Pattern[str]:
+    """A vote naming a player as a post shows it: bold in HTML, or as written (Markdown,
+    BBCode); the reply box's hint ("**Vote: Name**") names nobody."""
+    names = "|".join(re.escape(s.display_name) for s in game.slots.all())
+    return re.compile(rf"(<strong>|<b>|\*\*|__|\[b\])\s*vote\s*:\s*({names})\b", re.IGNORECASE)
+
+
+def ballots_shown(game: Game, who: Knowledge, where: str, body: Any) -> list[str]:
+    """Who votes whom, where votes are secret and the person is not the host: a wagon's
+    voters (HTML or JSON), another player's vote or unvote event, today's vote log."""
+    if who.is_host or not votes_secret_now(game):
+        return []
+    typed = bold_vote(game)
+    if isinstance(body, str):
+        found = [VOTERS_SHOWN.search(body), typed.search(body)]
+        return [f"{where}: who votes whom ({m.group(0)!r})" for m in found if m is not None]
+    me = who.slot.pk if who.slot is not None else None
+    problems = [f"{where}: a post's vote {t!r}"[:200] for t in strings(body) if typed.search(t)]
+    today = game.phase_number
+    for obj in objects(body):
+        if obj.get("voters"):
+            problems.append(f"{where}: a wagon's voters {obj['voters']!r}"[:200])
+        voter = obj.get("voter")
+        if "target" in obj and isinstance(voter, dict) and voter.get("slot_id") != me:
+            problems.append(f"{where}: {voter.get('name')}'s vote")
+        if "target" in obj and isinstance(voter, str) and obj.get("phase") == today:
+            problems.append(f"{where}: today's vote log ({voter})")
+    return problems
+
+
 def scan(
     game: Game, people: list[Person], secrets: Secrets, label: str, seen: dict | None = None
 ) -> list[str]:
@@ -380,6 +531,9 @@ def scan(
     for person in people:
         who = knowledge(game, person)
         bad = forbidden(game, who, secrets)
+        for writer, notes in secrets.notes.items():
+            if person.user is None or person.user.pk != writer:
+                bad.update(dict.fromkeys(notes, "someone else's bookmark note"))
         if seen is not None:  # what was searched for, so the test knows the scan had teeth
             seen.setdefault(person.name, set()).update(bad.values())
         patterns = {token: token_pattern(token) for token in bad}
@@ -391,7 +545,13 @@ def scan(
                 problems.append(f"{label} {person.name}: the socket hears {audience!r}")
         for where, body in bodies.items():
             problems += [f"{label} {person.name} {p}" for p in structural(game, who, where, body)]
+            shown = ballots_shown(game, who, where, body)
+            problems += [f"{label} {person.name} {p}" for p in shown]
             text = searchable(body, cut)
+            if where.startswith(PERSON_PAGES):
+                # A person's page names its person; it must not tie them to a masked seat.
+                problems += [f"{label} {person.name} {p}" for p in ties(game, where, body)]
+                text = text.replace(where.split("/")[-2], " ")
             for token, pattern in patterns.items():
                 if found := pattern.search(text):
                     context = text[max(found.start() - 60, 0) : found.end() + 40]
@@ -421,16 +581,86 @@ def post_secrets(game: Game, secrets: Secrets) -> None:
             continue
         secret = f"{thread.upper()}SECRET{game.pk}x{n}"
         with contextlib.suppress(GameRuleError):
-            services.submit_post(who[0].user, game.pk, body=f"psst {secret}", thread=thread)
+            made = services.submit_post(
+                who[0].user,
+                game.pk,
+                body=f"psst {secret}",
+                thread=thread,
+                thoughts=secrets.thought(game),
+            )
             secrets.posts[thread].append(secret)
+            if thread == "mafia":  # bookmarked by its writer, with a private note
+                note = f"BOOKMARKNOTE{game.pk}x{n}"
+                services.bookmark_post(
+                    who[0].user, game.pk, made.post.number, thread=thread, note=note
+                )
+                secrets.notes.setdefault(who[0].user.pk, []).append(note)
+            # The host reports it to the moderators, quoting it (the queue shows both).
+            moderation.file_report(
+                game.host,
+                reason="other",
+                text=f"they said {secret}",
+                game_id=game.pk,
+                thread=thread,
+                number=made.post.number,
+            )
 
 
-def night_actions(game: Game, spare: set[int]) -> None:
+def whisper_secrets(game: Game, people: list[Person], secrets: Secrets) -> None:
+    """By day, two fresh whispers with unique markers: the watching town player to someone
+    unwatched, and between two unwatched players (whom no watching person may learn of)."""
+    watched = {p.slot_id for p in people if p.slot_id}
+    alive = living(game)
+    town_id = next(p.slot_id for p in people if p.name == "town")
+    town = next((s for s in alive if s.pk == town_id), None)
+    others = [s for s in alive if s.pk not in watched]
+    pairs = [(town, others[0])] if town is not None and others else []
+    if len(others) >= 3:
+        pairs.append((others[1], others[2]))
+    for sender, recipient in pairs:
+        assert sender is not None
+        marker = f"WHISPERSECRET{game.pk}x{len(secrets.whispers)}"
+        with contextlib.suppress(GameRuleError):
+            send_whisper(sender.user, game.pk, to=recipient.pk, body=f"psst {marker}")
+            secrets.whispers.append((marker, sender.pk, recipient.pk))
+
+
+def write_wills(game: Game, secrets: Secrets) -> None:
+    """Every living player writes a fresh will, with a marker of its own."""
+    for slot in living(game):
+        marker = f"WILLSECRET{game.pk}x{slot.seat}x{len(secrets.wills.get(slot.pk, []))}"
+        with contextlib.suppress(GameRuleError):
+            services.write_will(slot.user, game.pk, f"My will: {marker}")
+            secrets.wills.setdefault(slot.pk, []).append(marker)
+
+
+def secret_votes_midday(game: Game, keep: set[int]) -> None:
+    """Some of the day's votes, short of a majority: each watching player's (one typed in
+    a post, the others by the button) and one more, all on the day's target."""
+    target = day_target(game, keep)
+    alive = living(game)
+    voters = [s for s in alive if s.pk in keep and s.pk != target.pk]
+    voters += [s for s in alive if s.pk not in keep and s.pk != target.pk][:1]
+    for n, slot in enumerate(voters[: len(alive) // 2 - 1]):
+        with contextlib.suppress(GameRuleError):
+            if n == 0:
+                body = f"I am sure now.\n\n**Vote: {target.display_name}**"
+                services.submit_post(slot.user, game.pk, body=body)
+            else:
+                services.cast_vote(slot.user, game.pk, target.pk)
+
+
+def night_actions(
+    game: Game, spare: set[int], secrets: Secrets, absent: frozenset[int] = frozenset()
+) -> None:
     """Every living player sends an action with each ability (the mafia kill someone who is
-    not one of the watching people, while there is such a one)."""
+    not one of the watching people, while there is such a one), but the ``absent`` ones:
+    on a must-act night the site takes theirs at random."""
     game.refresh_from_db()
     sent_kill = False
     for slot in living(game):
+        if slot.pk in absent:
+            continue
         for option in services.night_options(game, slot):
             choices = list(option["choices"])
             if option["extra"] or not choices:
@@ -451,8 +681,22 @@ def night_actions(game: Game, spare: set[int]) -> None:
             with contextlib.suppress(GameRuleError):
                 services.submit_night_action(
                     slot.user, game.pk, ability=option["ability"],
-                    targets=[choices[0]] * option["targets"],
+                    targets=[choices[0]] * option["targets"], thoughts=secrets.thought(game),
                 )  # fmt: skip
+
+
+def own_result(game: Game, person: Person, number: int) -> str | None:
+    """The must-act result the site left ``person`` in night ``number``, if any."""
+    return (
+        PrivateResult.objects.filter(
+            phase__game=game,
+            phase__number=number,
+            slot_id=person.slot_id,
+            text__startswith=MUST_ACT_RESULT,
+        )
+        .values_list("text", flat=True)
+        .first()
+    )
 
 
 def day_target(game: Game, keep: set[int]) -> Slot:
@@ -464,14 +708,16 @@ def day_target(game: Game, keep: set[int]) -> Slot:
     return (mafia + others or alive)[0]
 
 
-def play_day(game: Game, host: Any, keep: set[int]) -> None:
+def play_day(game: Game, host: Any, keep: set[int], secrets: Secrets) -> None:
     phase = game.current_phase()
     target = day_target(game, keep)
     if not phase.is_table_day:
         for slot in living(game):
             if slot.pk != target.pk and game.current_phase().number == phase.number:
                 with contextlib.suppress(GameRuleError):
-                    services.cast_vote(slot.user, game.pk, target.pk)
+                    services.cast_vote(
+                        slot.user, game.pk, target.pk, thoughts=secrets.thought(game)
+                    )
                 game.refresh_from_db()
         game.refresh_from_db()
         if game.is_running and game.phase_number == phase.number:
@@ -491,7 +737,9 @@ def play_day(game: Game, host: Any, keep: set[int]) -> None:
             for slot in slots:
                 if slot.alive and slot.pk not in voted:
                     with contextlib.suppress(GameRuleError):
-                        services.cast_vote(slot.user, game.pk, choice)
+                        services.cast_vote(
+                            slot.user, game.pk, choice, thoughts=secrets.thought(game)
+                        )
             game.refresh_from_db()
             if game.is_running and game.current_phase().turn_seq == phase.turn_seq:
                 services.skip_speaker(host, game.pk)  # close the vote
@@ -514,9 +762,9 @@ def play_day(game: Game, host: Any, keep: set[int]) -> None:
                 may = set(turn_view(game, game.current_phase(), slots, me)["you_may"])
             if "nominate" in may:
                 pick = target.pk if target.pk in options else options[0]
-                services.nominate(me.user, game.pk, pick)
+                services.nominate(me.user, game.pk, pick, thoughts=secrets.thought(game))
             elif "pass" in may:
-                services.pass_turn(me.user, game.pk)
+                services.pass_turn(me.user, game.pk, thoughts=secrets.thought(game))
             elif game.current_phase().turn_seq == phase.turn_seq:
                 services.skip_speaker(host, game.pk)
         except GameRuleError:
@@ -527,6 +775,17 @@ def play_day(game: Game, host: Any, keep: set[int]) -> None:
 def start(setup: str, host: Any) -> tuple[Game, list[Person]]:
     kwargs = SETUPS[setup].game_kwargs()
     # Neutral names: a title or user name saying "cop" would be found as a role.
+    # With private whispers: nobody but their two players and the host may learn of one.
+    kwargs["whispers"] = "private"
+    kwargs["last_wills"] = True  # each player's will is theirs until their death posts it
+    # A forum game plays with anonymous names: the players' own names are searched for.
+    kwargs["anonymous_names"] = not kwargs["turn_based"]
+    # The forum game's votes are secret (totals only until the day ends): who votes whom is
+    # searched for mid-day (``secret_votes_midday``). Its nights are must-act: the watching
+    # town player sends nothing on the first, the site acts for them at random.
+    if not kwargs["turn_based"]:
+        kwargs["secret_votes"] = "totals"
+        kwargs["must_act"] = True
     game = services.create_game(host, title="A watched game", seed=5, **kwargs)
     services.set_webhook(host, game.pk, WEBHOOK_URL)  # every announcement goes out too
     for n in range(game.player_cap):
@@ -537,6 +796,7 @@ def start(setup: str, host: Any) -> tuple[Game, list[Person]]:
     game.refresh_from_db()
     slots = list(game.slots.select_related("user").order_by("seat"))
     town = next(s for s in slots if s.role in INVESTIGATORS)
+    moderation.set_moderator(town.user)  # a site moderator who plays in this game
     mafia = next(s for s in slots if s.is_mafia)
     dead = next(s for s in slots if s.role in PLAIN_TOWN)
     people = [
@@ -547,7 +807,18 @@ def start(setup: str, host: Any) -> tuple[Game, list[Person]]:
         Person("dead", dead.user, dead.pk),
         Person("host", host),
     ]
+    if not kwargs["turn_based"]:  # the forum game: a co-host, and one who is removed
+        for name in ("cohost", "ex-cohost"):
+            people.append(Person(name, UserFactory(username=f"watching{name.replace('-', '')}")))
+            services.add_cohost(host, game.pk, people[-1].user.username)
     return game, people
+
+
+def remove_the_ex_cohost(game: Game, host: Any, people: list[Person]) -> None:
+    """After the first scan the host removes one co-host: from then on a spectator."""
+    ex = next((p for p in people if p.name == "ex-cohost"), None)
+    if ex is not None and game.cohosts.filter(user=ex.user).exists():
+        services.remove_cohost(host, game.pk, ex.user.pk)
 
 
 @pytest.mark.parametrize(
@@ -561,6 +832,8 @@ def test_nothing_hidden_leaks_in_a_whole_game(setup, host, settings):
     secrets = Secrets()
     problems: list[str] = []
     seen: dict[str, set[str]] = {}
+    town = next(p for p in people if p.name == "town")
+    absent_nights: list[int] = []  # the must-act nights the town player sent nothing
     for _ in range(30):
         game.refresh_from_db()
         if not game.is_running:
@@ -572,20 +845,69 @@ def test_nothing_hidden_leaks_in_a_whole_game(setup, host, settings):
             if not game.is_running:
                 break
         post_secrets(game, secrets)
+        write_wills(game, secrets)
+        if phase.is_day:
+            whisper_secrets(game, people, secrets)
         if phase.is_night:
-            night_actions(game, watched)
+            absent = frozenset({town.slot_id}) if game.must_act and not absent_nights else None
+            night_actions(game, watched, secrets, absent or frozenset())
+            if absent:
+                absent_nights.append(phase.number)
         problems += scan(game, people, secrets, f"{phase.label}:", seen)
+        remove_the_ex_cohost(game, host, people)
+        if phase.is_day and votes_secret_now(game):
+            secret_votes_midday(game, watched)
+            problems += scan(game, people, secrets, f"{phase.label}, votes cast:", seen)
         if phase.is_night:
             services.cut_deadline_now(host, game.pk)
+            if phase.number in absent_nights:  # the site acted for them: they are told
+                told = own_result(game, town, phase.number)
+                assert told is not None and Slot.objects.get(pk=town.slot_id).alive, setup
+                role_pm = Client()
+                role_pm.force_login(town.user)
+                page = role_pm.get(f"/games/{game.pk}/role/").content.decode()
+                assert told in html.unescape(page), setup
         else:
-            play_day(game, host, watched)
+            play_day(game, host, watched, secrets)
     game.refresh_from_db()
     assert game.is_finished, f"{setup} did not end"
     assert not problems, "\n".join(problems[:40])
     # The scan had something to find: hidden roles, secrets, results, actions, explanations.
     kinds = {why.split("'s ")[-1] if "'s " in why else why for why in seen["spectator"]}
     assert {"role", "private result", "a post in the mafia thread"} <= kinds, kinds
+    if setup == "forum-cop-doctor-nine":  # the removed co-host was searched as a spectator
+        assert any(why.endswith("'s role") for why in seen["ex-cohost"]), seen["ex-cohost"]
+        # Nothing of the game is hidden from a co-host (others' bookmark notes still are).
+        assert not any(why.endswith(("'s role", "thread")) for why in seen["cohost"])
     assert "a post in the dead thread" in kinds and any("explanation" in k for k in kinds)
+    if setup == "forum-cop-doctor-nine":  # must-act: the random action's result and the
+        assert game.must_act and absent_nights, setup  # host's note were searched for
+        assert "private result (must-act)" in kinds, kinds
+        assert "the host note of a random action" in kinds, kinds
+        assert "private result (must-act)" not in {w.split("'s ")[-1] for w in seen["town"]}
+    assert "bookmark note" in kinds, kinds
+    if game.secret_votes != "off":  # the forum game: who voted whom was searched for
+        assert "who voted whom" in kinds and "who voted whom" in seen["mafia"], kinds
+    if game.anonymous_names:  # the forum game: every player's own name was searched for
+        assert "real name" in kinds and "real name" in {w.split("'s ")[-1] for w in seen["dead"]}
+    assert {"a whisper", "that a whisper happened"} <= kinds, kinds
+    assert "will" in kinds and "will" in {w.split("'s ")[-1] for w in seen["mafia"]}, kinds
+    # Every death posted its will (the last one written) unless cleaned, however it came
+    # (a table's or a thread's vote, the night, a modkill); the scan allowed it from then on.
+    everything = "".join(p.body for p in game.posts.all())
+    cleaned = get_ruleset(game.ruleset).reveals_roles_on_death
+    for slot in game.slots.filter(alive=False):
+        if slot.pk in secrets.wills and not (cleaned and slot.revealed_role == "unknown"):
+            assert secrets.wills[slot.pk][-1] in everything, slot
+    # The game over, so did every survivor's (nothing is hidden any more).
+    for slot in game.slots.filter(alive=True):
+        assert secrets.wills[slot.pk][-1] in everything, slot
+    assert "a whisper" in seen["town"] and "a whisper" in seen["mafia"]
+    # Every act's thoughts were searched for on everyone's pages, the host's included, and
+    # they were kept: the end shows them (``reads.thoughts``).
+    assert "a player's thoughts" in seen["host"] and "thoughts" in kinds, kinds
+    kept = {t["text"].removeprefix("I reckon ") for t in thoughts_of(game)}
+    assert len(kept) > 10 and kept <= set(secrets.thoughts), kept
     assert len(seen["bodies"]) > 150, len(seen["bodies"])
     # The webhook got the announcements (deaths included), and they were searched.
     assert WebhookDelivery.objects.filter(game=game).count() > 5
@@ -595,4 +917,11 @@ def test_nothing_hidden_leaks_in_a_whole_game(setup, host, settings):
     # After the end everything may show, and the archive shows every role to everyone.
     assert not scan(game, people, secrets, "over:")
     archive = Client().get(f"/api/v1/games/{game.pk}/archive/").json()
+    everyone = Client().get(f"/api/v1/games/{game.pk}/whispers/").json()
+    assert [w["body"] for w in everyone] == [f"psst {m}" for m, _, _ in secrets.whispers]
     assert {s["role"] for s in archive["slots"]} == set(game.slots.values_list("role", flat=True))
+    # The open data has them all too: every kept thought (by seat: nobody here lets it name
+    # them), every seat's role.
+    exported = Client().get(f"/api/v1/games/{game.pk}/export/").json()
+    assert {t["text"].removeprefix("I reckon ") for t in exported["thoughts"]} == kept
+    assert {s["role"] for s in exported["seats"]} == {s["role"] for s in archive["slots"]}

@@ -13,7 +13,8 @@ own.
 
 Viewers: an anonymous spectator, a signed-in non-player, a town player, the acting town
 player, a mafia player, a dead player, a player who is replaced out (mafia, until the
-replacement), the host, and an agent's seat (its socket signed in with its token). Which
+replacement), the host, and an agent's seat (its socket signed in with its token); the
+non-player is made a backup host, handed the game and removed again mid-game. Which
 kinds each action emitted is read from the game's event log; each (kind, viewer) is its own
 test case, and a failure names the kind, the viewer, the page and the part.
 
@@ -29,6 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
+from unittest import mock
 
 import pytest
 from django.db import transaction
@@ -40,8 +42,10 @@ from games.api_tokens import sign_in
 from games.event_kinds import KINDS, check_payload
 from games.live import consumers
 from games.live.inbox import publish_inbox
-from games.models import Game, GameEvent, Slot
+from games.models import Game, GameEvent, Phase, Slot
+from games.reads import post_limit
 from games.services import agents as agent_services
+from games.services.post_limit import lift_due
 from tests.factories import UserFactory
 from tests.live_model import LiveRoom, Mismatch, OpenPage, forget_gets
 
@@ -164,6 +168,8 @@ class GamePlay:
                 answer = api.get(path)
             elif method == "DELETE":
                 answer = api.delete(path)
+            elif method == "PUT":
+                answer = api.put(path, data or {}, format="json")
             else:
                 answer = api.post(path, data or {}, format="json")
         for callback in after_commit:
@@ -247,10 +253,11 @@ class GamePlay:
             page.load()
 
     def read_roles(self) -> None:
+        # By the players' own names (``real_name``: an anonymous game's ``name`` is a mask).
         slots = self.call(HOST, "GET", "host/")["slots"]
-        self.roles = {s["name"]: s["role"] for s in slots}
-        self.teams = {s["name"]: s["alignment"] for s in slots}
-        self.slots = {s["name"]: s["slot_id"] for s in slots}
+        self.roles = {s["real_name"]: s["role"] for s in slots}
+        self.teams = {s["real_name"]: s["alignment"] for s in slots}
+        self.slots = {s["real_name"]: s["slot_id"] for s in slots}
 
 
 def event_position(game_id: int) -> int:
@@ -362,6 +369,8 @@ def forum_game(play: Play, checked: frozenset[str] | None = None) -> None:
             "night_length_minutes": LONG,
             "min_posts_per_day": 1,
             "inactivity_action": "replace",
+            "whispers": "announced",
+            "last_wills": True,
         },
         PLAYERS[:1],
     )
@@ -395,6 +404,10 @@ def forum_game(play: Play, checked: frozenset[str] | None = None) -> None:
     x, y = [n for n in c["others"].split(",") if game.roles[n] == "vanilla_townie"][:2]
     assert AGENT not in (cop, vig, x, y) and game.teams[AGENT] == "town", game.roles
     open_viewers(game, agent=True, replaced=True)
+    # The whispers pages: the two players' (the actor whispers to the town player), the
+    # host's and an outsider's (the mafia player's: nothing of it may show there).
+    for viewer in ("actor", "town", "host", "mafia"):
+        game.open(viewer, "whispers", "whispers/")
     check_agent_socket(game)
     game.seq = event_position(game.game_id)
 
@@ -409,6 +422,7 @@ def forum_game(play: Play, checked: frozenset[str] | None = None) -> None:
     game.act(mafia, "POST", "posts/", {"body": "Quiet day."})
     game.act(mafia2, "POST", "posts/", {"body": "Indeed."})
     game.act(mafia, "POST", "posts/", {"body": "Let us plan.", "thread": "mafia"})
+    game.act(actor, "POST", "whispers/", {"to": game.slots[town], "body": "Between us."})
 
     game.begin("pause")
     game.act(HOST, "POST", "host/pause/")
@@ -424,6 +438,19 @@ def forum_game(play: Play, checked: frozenset[str] | None = None) -> None:
     )
     game.act(town, "DELETE", f"away/{away['id']}/")
     game.act(QUEUER, "POST", "queue/join/")
+    # Last wills: the town player's, changed once; the dead player's, posted at the modkill.
+    game.act(town, "PUT", "will/", {"text": "I am town. Check the quiet ones."})
+    game.act(town, "PUT", "will/", {"text": "I am town. **Lynch** the quiet ones."})
+    game.act(c["dead"], "PUT", "will/", {"text": "Goodbye, all."})
+
+    # The member becomes a backup host (their pages gain the host's), the game is handed to
+    # them and back (the host's controls change hands), and the host removes them again.
+    game.begin("co-hosts")
+    member = play.users[MEMBER]
+    game.act(HOST, "POST", "cohosts/", {"username": MEMBER, "kind": "backup"})
+    game.act(HOST, "POST", "hand-over/", {"username": MEMBER})
+    game.act(MEMBER, "POST", "hand-over/", {"username": HOST})
+    game.act(HOST, "DELETE", f"cohosts/{member.pk}/")
     if game.checked is not None and not game.checked & FORUM_END:
         game.close()
         return  # the rest is the other half's
@@ -468,7 +495,9 @@ def forum_game(play: Play, checked: frozenset[str] | None = None) -> None:
 
 # The forum game in two halves, each proved by its own module (its setup under a third of
 # the timeout): the first day's scenarios here, from the modkill on in the third module.
-FORUM_DAY = frozenset({"signups", "start", "votes", "pause", "resume", "extend", "chores"})
+FORUM_DAY = frozenset(
+    {"signups", "start", "votes", "pause", "resume", "extend", "chores", "co-hosts"}
+)
 FORUM_END = frozenset({"modkill", "day shot", "replacement", "hammer", "night", "dawn", "the end"})
 
 
@@ -529,6 +558,48 @@ def locked_wagon_game(play: Play) -> None:
     for name in [game.cast["actor"], *voters[:4]]:
         game.act(name, "POST", "vote/", {"target": game.slots[target]})
     game.close()
+
+
+def post_limit_game(play: Play) -> None:
+    """The post limit: a player's own posts redraw their reply box (posts left today), and
+    the lift, a moment no request marks, redraws every player's (its event, sent by the
+    scan or its ETA task at that moment: the post limit's clock is moved there)."""
+    game = new_game(
+        play,
+        "forum, post limit",
+        {
+            "ruleset": "forum",
+            "role_list": [{"role": "goon", "count": 2}, {"role": "vanilla_townie", "count": 6}],
+            "vote_rule": "majority_hammer",
+            "starts_with": "day",
+            "day_length_minutes": LONG,
+            "night_length_minutes": LONG,
+            "post_limit": 2,
+            "post_limit_lifted_minutes": 60,
+        },
+        (*PLAYERS[:7], AGENT),
+    )
+    start(game)
+    game.scenario = "post limit"
+    town, mafia = game.cast["town"], game.cast["mafia"]
+    game.act(town, "POST", "posts/", {"body": "Two posts a day: this is one."})
+    game.act(town, "POST", "posts/", {"body": "And that was my last."})
+    try:
+        game.call(town, "POST", "posts/", {"body": "One more?"})
+        game.play.errors.append("post limit game: a third post was not refused")
+    except ApiError:
+        pass
+    game.act(town, "POST", "vote/", {"target": game.slots[mafia]})  # a vote, not a post
+    game.scenario = "post limit lifted"
+    deadline = Phase.objects.get(game_id=game.game_id, number=1).deadline
+    assert deadline is not None
+    lifts = deadline - timedelta(minutes=60)
+    with mock.patch.object(post_limit, "now", lambda: lifts):
+        if lift_due(lifts) != [(game.game_id, 1)]:
+            game.play.errors.append("post limit game: the lift was not announced")
+        forget_gets()  # the pages' answers change with the clock, not with a request
+        game.check("the post limit lifts")
+        game.close()
 
 
 def classic_thread_game(play: Play) -> None:
@@ -592,6 +663,49 @@ def table_game(play: Play) -> None:
     game.close()
 
 
+def anonymous_game(play: Play) -> None:
+    """Anonymous names: pages opened at sign-ups (real names) are redrawn under the masks
+    when the game starts, for every viewer; then posts, a mention and votes by masked name
+    (a bold vote and the button) redraw them as a reload shows them."""
+    game = new_game(
+        play,
+        "forum, anonymous names",
+        {
+            "setup": "forum-vanilla",
+            "anonymous_names": True,
+            "day_length_minutes": LONG,
+            "night_length_minutes": LONG,
+        },
+        (*PLAYERS[:6], AGENT),
+    )
+    game.cast = {"actor": PLAYERS[0]}
+    game.open("anonymous", "sign-ups")
+    game.open("member", "sign-ups")
+    game.open("host", "sign-ups")
+    game.open("host", "host dashboard", "host/")
+    game.open("actor", "sign-ups")
+    game.scenario = "anonymous start"
+    game.act(HOST, "POST", "start/")
+    game.read_roles()
+    game.cast = {**pick(game, keep=(AGENT,)), "actor": PLAYERS[0], "agent": AGENT}
+    for viewer in ("town", "mafia"):
+        game.open(viewer, "thread")
+        game.open(viewer, "role PM", "role/")
+    game.open("mafia", "mafia thread", "t/mafia/")
+    game.open("agent", "thread")
+    game.open("anonymous", "activity", "activity/")
+    game.scenario = "anonymous votes"
+    masks = dict(
+        Slot.objects.filter(game_id=game.game_id).values_list("user__username", "mask_name")
+    )
+    town, mafia = game.cast["town"], game.cast["mafia"]
+    body = f"@{masks[mafia]}, explain.\n\n[b]Vote: {masks[mafia]}[/b]"
+    game.act(town, "POST", "posts/", {"body": body})
+    game.act(mafia, "POST", "posts/", {"body": f"[quote={masks[town]}]explain[/quote] No."})
+    game.act(mafia, "POST", "vote/", {"target": game.slots[town]})
+    game.close()
+
+
 def cancelled_game(play: Play) -> None:
     """The host cancels a game in sign-ups while its pages are open."""
     game = new_game(
@@ -616,15 +730,15 @@ def cancelled_game(play: Play) -> None:
 # (and a cancelled game), ``test_live_in_process_forum_end`` the rest of that game, and
 # ``test_live_in_process_tables`` the other games. Each asks (kind x viewer) only of the
 # kinds its games emit, and checks that it emits exactly those.
-GAMES = (forum_day, cancelled_game)
+GAMES = (forum_day, cancelled_game, anonymous_game)
 FORUM_END_GAMES = (forum_end,)
-TABLE_GAMES = (locked_wagon_game, classic_thread_game, table_game)
+TABLE_GAMES = (locked_wagon_game, post_limit_game, classic_thread_game, table_game)
 FORUM_DAY_KINDS = frozenset(
     {
         "absence", "absence_cancelled", "deadline_changed", "game_cancelled", "game_created",
         "game_started", "paused", "phase_started", "post", "replacement_queue", "resumed",
         "role_pm", "roles", "signup_joined", "signup_left", "unvote", "vote", "vote_count",
-        "vote_refused",
+        "vote_refused", "whisper", "will_written", "hosts_changed",
     }
 )  # fmt: skip
 FORUM_END_KINDS = frozenset(
@@ -643,6 +757,7 @@ ONLY_IN_THE_FORUM_GAME = frozenset(
         "hammer", "modkill", "night_action", "night_action_withdrawn", "paused", "phase_report",
         "private_result", "prod", "replaced", "replacement_needed", "replacement_queue",
         "resumed", "role_pm", "roles", "signup_joined", "signup_left", "unvote", "vote_refused",
+        "whisper", "will_written", "hosts_changed",
     }
 )  # fmt: skip
 CASE_KINDS = FORUM_DAY_KINDS  # this module's

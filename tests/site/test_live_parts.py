@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from games import services
+from games import fragments, services
 from games.event_kinds import (
     KINDS,
     PARTS,
+    Part,
     UndeclaredEvent,
     check_emit,
     check_payload,
@@ -57,6 +58,18 @@ def _part(html: str, part_id: str) -> str:
 
 
 # -- the registry ---------------------------------------------------------------------------
+def test_every_carried_part_names_a_renderer_that_draws_it(make_game):
+    """A part's renderer is said once, in its declaration: each names a function of
+    ``games.fragments`` that draws it from the game, as the socket's item carries it."""
+    game = make_game("forum-vanilla")
+    renderer = Renderer(game.pk)
+    for part in (p for p in PARTS.values() if p.pushed):
+        draw = getattr(fragments, str(part.render))
+        assert renderer.part_html(part.name) == str(draw(game)), part.name
+    with pytest.raises(AssertionError):
+        Part("stray", field="stray")  # carried, with nothing to draw it
+
+
 def test_every_kind_the_services_emit_is_declared_and_every_declared_kind_is_emitted():
     source = "\n".join(p.read_text() for p in (ROOT / "games" / "services").glob("*.py"))
     emitted = set(re.findall(r'emit\(\s*tx,\s*"(\w+)"', source))
@@ -115,7 +128,9 @@ def test_the_payload_checker_catches_a_missing_an_extra_and_a_wrong_key():
 
 def test_the_live_sets_derive_from_the_registry():
     assert {"vote_count"} == live_kinds.STATE_KINDS
-    assert {"post", "vote_refused"} == live_kinds.POST_EVENT_KINDS
+    assert {
+        "post", "vote_refused", "whisper", "posts_left", "post_limit_lifted",
+    } == live_kinds.POST_EVENT_KINDS  # fmt: skip
     assert {"private_result", "vote_refused", "prod", "your_turn"} == live_kinds.YOU_KINDS
     assert {"modkill", "replaced", "day_shot"} <= live_kinds.ACCESS_KINDS
     for name, kind in KINDS.items():

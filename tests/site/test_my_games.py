@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from games import services
 from games.models import GameStatus, ReplacementSignup, ThreadVisit
 from games.reads.table import turn_view
 from tests.conftest import current_phase, slot_of, slots_of
-from tests.factories import UserFactory
+from tests.factories import UserFactory, person_key
 
 pytestmark = pytest.mark.django_db
 
@@ -20,8 +19,7 @@ pytestmark = pytest.mark.django_db
 def api(user: Any = None) -> APIClient:
     client = APIClient()
     if user is not None:
-        token, _ = Token.objects.get_or_create(user=user)
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {person_key(user)}")
     return client
 
 

@@ -40,8 +40,9 @@ def test_posts_are_numbered_per_thread_and_rendered(make_game):
     assert event.audience == "mafia"
 
 
-def test_host_posts_anywhere_and_never_votes(make_game, host):
+def test_host_posts_anywhere_and_never_votes(make_game, host, client_for):
     game = make_game()
+    host_client = client_for(host)
     townie = slot_of(game, "vanilla_townie")
     post = services.submit_post(host, game.pk, body=f"**Vote: {townie.display_name}**").post
     assert post.is_host and post.slot is None
@@ -49,6 +50,13 @@ def test_host_posts_anywhere_and_never_votes(make_game, host):
     assert services.host_post(host, game.pk, body="night falls", thread="dead").is_host
     with pytest.raises(NotAllowed):
         services.host_post(townie.user, game.pk, body="I am the host now")
+    # Only into threads the game has: forum-vanilla has no neighbours, so nobody, the host
+    # included, could open that thread (the pages and the service ask one answer).
+    for thread in ("neighbors", "masons"):
+        with pytest.raises(NotFound):
+            services.host_post(host, game.pk, body="anyone here?", thread=thread)
+        assert host_client.get(f"/games/{game.pk}/t/{thread}/").status_code == 404
+    assert not Post.objects.filter(game=game, thread__in=("neighbors", "masons")).exists()
 
 
 def test_dead_players_post_only_in_the_dead_thread(make_game, host):

@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
+from games import ratelimit
 from games.models import Post, Vote
 from tests.conftest import slots_of
 from tests.factories import UserFactory
@@ -40,7 +41,7 @@ def limits_on(settings):
 def _retry_after(response) -> int:
     assert response.status_code == 429, (response.status_code, response.content[:200])
     seconds = int(response["Retry-After"])
-    assert 0 < seconds <= 3600
+    assert 0 < seconds <= 2 * 3600  # a sliding window: at most two windows
     return seconds
 
 
@@ -211,3 +212,50 @@ def test_the_limits_are_settings(make_game, limits_on):
     api.force_authenticate(a.user)
     for _ in range(40):
         assert api.post(f"/api/v1/games/{game.pk}/posts/", {"body": "hi"}).status_code == 201
+
+
+class _Clock:
+    """The limits' clock, held still and moved by hand (``games.ratelimit`` reads
+    ``time.time``), so a window's boundary falls where the test puts it."""
+
+    def __init__(self, monkeypatch, now: float) -> None:
+        self.now = now
+        monkeypatch.setattr(ratelimit.time, "time", lambda: self.now)
+
+
+def test_a_window_boundary_lets_no_second_burst_through(limits_on, monkeypatch):
+    limits_on.RATE_LIMITS = {"post": (10, 300)}
+    clock = _Clock(monkeypatch, 1_800_000_000 - 1)  # a second before a 300-s boundary
+    for _ in range(10):
+        ratelimit.hit("post", "user:1")
+    with pytest.raises(ratelimit.RateLimited) as refused:
+        ratelimit.hit("post", "user:1")
+    clock.now += 1.04  # a fixed window would start counting again here
+    with pytest.raises(ratelimit.RateLimited) as still:
+        ratelimit.hit("post", "user:1")
+    # One request fits once a tenth of the last window's share is gone (30 s in), and the
+    # refusals meanwhile did not push that back.
+    assert refused.value.retry_after == 31 and still.value.retry_after == 30
+    clock.now += 29
+    with pytest.raises(ratelimit.RateLimited):
+        ratelimit.hit("post", "user:1")
+    clock.now += 1
+    ratelimit.hit("post", "user:1")
+    with pytest.raises(ratelimit.RateLimited):
+        ratelimit.hit("post", "user:1")
+    clock.now += 300  # a whole window later the old one's share is gone
+    for _ in range(9):
+        ratelimit.hit("post", "user:1")
+
+
+def test_a_vote_refused_for_posting_is_not_counted_as_a_vote(limits_on):
+    limits_on.RATE_LIMITS = {"vote": (2, WINDOW), "post": (1, WINDOW)}
+    request = type("Request", (), {"META": {"REMOTE_ADDR": "10.0.0.9"}, "user": None})()
+    ratelimit.enforce("vote", request)
+    with pytest.raises(ratelimit.RateLimited) as refused:
+        ratelimit.enforce("vote", request)
+    assert refused.value.scope == "post"
+    limits_on.RATE_LIMITS = {"vote": (2, WINDOW)}
+    ratelimit.enforce("vote", request)  # the second vote fits: the refused one did not count
+    with pytest.raises(ratelimit.RateLimited):
+        ratelimit.enforce("vote", request)

@@ -15,7 +15,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games import services
-from games.errors import GameRuleError, InvalidInput, NotAllowed, WrongPhase
+from games.errors import ErrorCode, GameRuleError, InvalidInput, NotAllowed, WrongPhase
 from games.models import GameEvent, Nomination, Phase, Slot, Vote
 from games.reads.table import turn_view
 from tests.conftest import current_phase
@@ -118,16 +118,18 @@ def test_only_the_speaker_posts_and_the_host_always_may(make_game, host):
     game = make_game("classic-ten", table=True)
     end_night_zero(game)
     first, second = living(game)[:2]
-    with pytest.raises(NotAllowed) as refused:
+    with pytest.raises(WrongPhase) as refused:  # out of turn: "not now", as every act
         services.submit_post(second.user, game.pk, body="Me first!")
     assert f"It is {first.display_name}'s turn" in refused.value.message
+    assert refused.value.code == ErrorCode.NOT_YOUR_TURN
     services.submit_post(host, game.pk, body="Host note: keep it civil.")
     speech(game, first, second)
     assert speaker(game).pk == second.pk
     assert Nomination.objects.get(nominator=first).target_id == second.pk
     assert view(game)["nominations"][0]["target"]["slot_id"] == second.pk
-    with pytest.raises(InvalidInput):  # the speech is over: a second nomination is refused
+    with pytest.raises(WrongPhase) as again:  # the speech is over: out of turn, as a post
         services.nominate(first.user, game.pk, first.pk)
+    assert again.value.code == ErrorCode.NOT_YOUR_TURN
 
 
 def test_classic_word_limit_and_three_failed_attempts_make_a_random_nomination(make_game):
@@ -138,8 +140,17 @@ def test_classic_word_limit_and_three_failed_attempts_make_a_random_nomination(m
         with pytest.raises(GameRuleError) as refused:
             services.submit_post(first.user, game.pk, body=WORDS)
         assert "the limit is 20" in refused.value.message
+        assert refused.value.code == ErrorCode.SPEECH_TOO_LONG and refused.value.status == 422
         if attempt < 2:
             assert speaker(game).pk == first.pk  # refused attempts are kept, and counted
+            # Told as nights tell it: which attempt, and what the third brings.
+            assert f"(Attempt {attempt + 1} of 3: after 3 refused attempts" in (
+                refused.value.message
+            )
+        else:  # and the default that came, by name
+            assert "failed 3 times: a random nomination is made for them." in (
+                refused.value.message
+            )
     assert speaker(game).pk != first.pk  # the third failure: the default nominated for them
     assert Nomination.objects.filter(nominator=first).exists()
     assert not game.posts.filter(slot=first).exists()  # a refused speech posts nothing
@@ -293,8 +304,8 @@ def test_city_is_day_first_speeches_then_vote_then_last_word(make_game):
         services.pass_turn(slot.user, game.pk)
     assert view(game)["step"] == "vote"
     target = players[3]
-    for slot in players:
-        services.cast_vote(slot.user, game.pk, target.pk)
+    for slot in players:  # the target votes skip: the game's setting forbids a self-vote
+        services.cast_vote(slot.user, game.pk, None if slot == target else target.pk)
     v = view(game)
     assert v["step"] == "last_words" and v["speaker"]["slot_id"] == target.pk
     time_out(game)  # no last word in time: the day ends all the same
@@ -327,6 +338,51 @@ def test_power_question_names_its_addressee(make_game):
     assert "must name the living player" in refused.value.message
     services.submit_post(first.user, game.pk, body="Where were you last night?", to=second.pk)
     assert speaker(game).pk == second.pk
+
+
+def test_each_refusal_at_the_table_answers_one_status_with_its_own_code(make_game):
+    """What the rules refuse is 422 with a code of its own; out of turn is 409 for every
+    act (a post, a nomination): the README's statuses."""
+    power = make_game("power-nine", table=True)
+    asker = speaker(power)
+    posts = f"/api/v1/games/{power.pk}/posts/"
+    for body, code in (
+        ({"body": "Who?"}, ErrorCode.NO_ADDRESSEE),
+        ({"body": "Me?", "to": asker.pk}, ErrorCode.SELF_QUESTION),
+    ):
+        answer = api_as(asker.user).post(posts, body, format="json")
+        assert (answer.status_code, answer.json()["code"]) == (422, code), answer.json()
+        assert answer.json()["field"] == "to"
+    classic = make_game("classic-ten", table=True)
+    end_night_zero(classic)
+    first, second = (
+        speaker(classic),
+        next(p for p in living(classic) if p.pk != speaker(classic).pk),
+    )
+    client = api_as(first.user)
+    long = client.post(f"/api/v1/games/{classic.pk}/posts/", {"body": WORDS * 3}, format="json")
+    assert (long.status_code, long.json().get("code")) == (422, ErrorCode.SPEECH_TOO_LONG), (
+        long.json()
+    )
+    passing = client.post(f"/api/v1/games/{classic.pk}/turn/pass/")
+    assert (passing.status_code, passing.json()["code"]) == (422, ErrorCode.NOT_IN_STEP)
+    assert passing.json()["error"].startswith("Nobody can pass during the speeches.")
+    out_of_turn = api_as(second.user)
+    for path, body in (
+        ("posts/", {"body": "Me first!"}),
+        ("nominate/", {"target": first.pk}),
+        ("posts/", {"body": "VOTE_SKIP_DISCUSSION"}),
+    ):
+        answer = out_of_turn.post(f"/api/v1/games/{classic.pk}/{path}", body, format="json")
+        assert (answer.status_code, answer.json()["code"]) == (409, ErrorCode.NOT_YOUR_TURN), (
+            path,
+            answer.json(),
+        )
+    # The speaker has spoken but not nominated: another's post is told whose turn it is.
+    client.post(f"/api/v1/games/{classic.pk}/posts/", {"body": WORDS[:300]}, format="json")
+    late = out_of_turn.post(f"/api/v1/games/{classic.pk}/posts/", {"body": "Now?"}, format="json")
+    assert late.status_code == 409
+    assert late.json()["error"].startswith(f"It is {first.display_name}'s turn")
 
 
 def vote_to_end_discussion(game: Any) -> str:
@@ -369,14 +425,14 @@ def test_power_skip_discussion_from_someone_not_speaking_is_refused_and_not_coun
     other = next(p for p in living(game) if p.pk != speaker(game).pk)
     with pytest.raises(GameRuleError) as refused:
         services.submit_post(other.user, game.pk, body="VOTE_SKIP_DISCUSSION")
-    assert refused.value.code == "turn_refused"
+    assert refused.value.code == ErrorCode.NOT_YOUR_TURN
     assert "goes in your own message, on your turn" in refused.value.message
     assert view(game)["skip_discussion"] == []
     # The API says so too, never a 201 with nothing in it.
     response = api_as(other.user).post(
         f"/api/v1/games/{game.pk}/posts/", {"body": "VOTE_SKIP_DISCUSSION"}, format="json"
     )
-    assert response.status_code == 422 and "on your turn" in response.json()["error"]
+    assert response.status_code == 409 and "on your turn" in response.json()["error"]
     # The speaker's line alone posts nothing, and the answer says what it counted.
     response = api_as(speaker(game).user).post(
         f"/api/v1/games/{game.pk}/posts/", {"body": "VOTE_SKIP_DISCUSSION"}, format="json"
@@ -464,8 +520,8 @@ def test_a_player_voted_out_and_modkilled_in_their_last_words_ends_the_day_once(
     while view(game)["step"] == "speech":
         services.pass_turn(speaker(game).user, game.pk)
     target = next(s for s in players if s.alignment != "mafia" and s.role != "maniac")
-    for slot in players:
-        services.cast_vote(slot.user, game.pk, target.pk)
+    for slot in players:  # the target votes skip: the game's setting forbids a self-vote
+        services.cast_vote(slot.user, game.pk, None if slot == target else target.pk)
     assert view(game)["step"] == "last_words"
     day = current_phase(game)
     services.modkill(host, game.pk, target.pk, reason="abuse")
@@ -500,7 +556,7 @@ def test_a_player_who_lets_every_turn_run_out_is_prodded_at_the_day_s_end(make_g
     game = make_game("city-ten", table=True, min_posts_per_day=3)
     players = living(game)
     absent, tried = players[3], players[6]
-    with pytest.raises(NotAllowed):  # out of turn, so refused: but here, and trying
+    with pytest.raises(WrongPhase):  # out of turn, so refused: but here, and trying
         services.submit_post(tried.user, game.pk, body="Can I go first?")
     while view(game)["step"] == "speech":
         current = speaker(game)

@@ -510,7 +510,10 @@ def test_inactive_players_are_flagged_to_the_host_and_told_privately(
     page = html(client_for(host).get(f"/games/{game.pk}/host/"))
     assert 'id="needs-replacement"' in page and slot.display_name in page
     assert "prodded 2 times" in html(client_for(slot.user).get(f"/games/{game.pk}/role/"))
-    assert "prodded" not in html(client.get(f"/games/{game.pk}/"))
+    # Who was prodded is theirs and the host's (the house rules say what a prod is).
+    public = html(client.get(f"/games/{game.pk}/"))
+    assert "been prodded" not in public and "prodded 2" not in public
+    assert "a player who falls short is prodded" in public
     api = client_for(host).get(f"/api/v1/games/{game.pk}/host/").json()
     assert len(api["needs_replacement"]) == 7
 

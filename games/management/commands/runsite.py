@@ -99,6 +99,7 @@ class Command(BaseCommand):
             jobs.append(every(60.0, tasks.run_digests, "E-mail digests"))
             jobs.append(every(10.0, services.sweep_league_queues, "League matchmaking"))
             jobs.append(every(60.0, services.rate_missed_games, "Missed ratings"))
+            jobs.append(every(60.0, tasks.lift_ended_sanctions, "Sanctions that end"))
         if not options["no_demo"]:
             rng = random.Random()
             jobs.append(every(options["bot_seconds"], lambda: demo.tick(rng), "Demo bots"))

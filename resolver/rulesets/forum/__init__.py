@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
 from ...errors import InvalidScenario
 from ...model import (
@@ -88,6 +88,9 @@ class ForumRuleset(Ruleset):
     weighted_votes = True
     roles = ROLES
     modifier_specs = MODIFIERS
+    # RAR gives a blocked player no feedback (Method 1): a cop, tracker or watcher who got
+    # nothing is told only that, never why (a block, a jail, a loyal or disloyal miss).
+    result_abilities = frozenset({"investigate", "track", "watch"})
     flags = FLAGS
     sanities = SANITIES
     alignments = ("town", "mafia", *THIRD_PARTIES)
@@ -107,7 +110,7 @@ class ForumRuleset(Ruleset):
         "survivor": "You win if you are alive when the game ends, whoever else wins.",
         "jester": "You win if the day vote eliminates you; the game goes on without you.",
     }
-    factional_kill: AbilitySpec | None = FACTION_KILL
+    factional_kill: ClassVar[AbilitySpec | None] = FACTION_KILL
 
     def check_player(self, player: Player, where: str) -> None:
         """A third party keeps its own alignment; a modifier at most once per player, and

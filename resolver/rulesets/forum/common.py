@@ -252,12 +252,16 @@ def investigation_result(
     return _result("investigation", target, landed_on, result=result)
 
 
-def track_result(target: str, visited: Iterable[str], landed_on: str | None = None) -> dict:
+def track_result(
+    target: str, visited: Iterable[str], landed_on: str | None = None
+) -> dict[str, Any]:
     """``{"kind": "track", "target", "visited": [...]}`` (``[]``: went nowhere)."""
     return _result("track", target, landed_on, visited=sorted(set(visited)))
 
 
-def watch_result(target: str, visitors: Iterable[str], landed_on: str | None = None) -> dict:
+def watch_result(
+    target: str, visitors: Iterable[str], landed_on: str | None = None
+) -> dict[str, Any]:
     """``{"kind": "watch", "target", "visitors": [...]}``."""
     return _result("watch", target, landed_on, visitors=sorted(set(visitors)))
 

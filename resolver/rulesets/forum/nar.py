@@ -251,11 +251,11 @@ class _Night:
             return target
         place = -1  # composed in the order they resolved: the next swap naming target
         while True:
-            mine = self.swaps_of.get(target, ())
-            nxt = bisect.bisect_right(mine, place)
-            if nxt == len(mine):
+            places = self.swaps_of.get(target, [])
+            nxt = bisect.bisect_right(places, place)
+            if nxt == len(places):
                 return target
-            place = mine[nxt]
+            place = places[nxt]
             driver, a, b = self.swaps[place]
             other = b if target == a else a
             why.append(f"{driver} swapped {target} and {other}")

@@ -23,7 +23,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ...model import Action, GameState, NightOutcome, Player
 from ..base import Ruleset, names
@@ -113,6 +113,9 @@ def resolve_rar(rules: Ruleset, state: GameState, actions: tuple[Action, ...]) -
         sys.setrecursionlimit(limit)
 
 
+_T = TypeVar("_T")
+
+
 class _Night:
     def __init__(self, state: GameState, actions: Sequence[Action]) -> None:
         self.state = state
@@ -168,7 +171,9 @@ class _Night:
         return {p: frozenset(groups[find(p)]) for p in parent}
 
     def _reachable(self, action: Action) -> set[str]:
-        starts = {action.target, *(m.dest for m in self.redirects_of.get(action.actor, ()))}
+        # Every action here has a target (last_kill_stands drops the rest): targets[0] is
+        # action.target, typed as a name.
+        starts = {action.targets[0], *(m.dest for m in self.redirects_of.get(action.actor, ()))}
         out: set[str] = set()
         for s in starts:
             out |= self._group.get(s, {s})
@@ -188,7 +193,7 @@ class _Night:
         self._tested[-1].add(action_id)
         return action_id in chain
 
-    def _memo(self, key: Hashable, chain: Chain, compute: Callable[[], Any]) -> Any:
+    def _memo(self, key: Hashable, chain: Chain, compute: Callable[[], _T]) -> _T:
         # An answer depends on the chain only through the chain tests it made: reuse it
         # in any chain that answers those tests the same way. Answers that hit no chain
         # member (the common case) are kept for good; chain-specific ones only a few per
@@ -198,7 +203,8 @@ class _Night:
             for tested, hit, value in entries:
                 if hit <= chain and len(tested & chain) == len(hit):
                     self._tested[-1] |= tested
-                    return value
+                    kept: _T = value  # a key's answers are all of its question's type
+                    return kept
         self._tested.append(set())
         try:
             value = compute()
@@ -588,9 +594,9 @@ class _Night:
                 result = investigation_result(
                     self.state,
                     a.actor,
-                    a.target,
+                    a.targets[0],  # a.target: every action here has one (see _reachable)
                     frame is not None,
-                    where,  # type: ignore[arg-type]
+                    where,
                 )
                 out.append(
                     (

@@ -42,6 +42,10 @@ class Power(Ruleset):
         NEUTRAL: "You win by your role's own goal (see your role), whoever else wins.",
     }
     factional_kill = FACTION_KILL
+    # Only a block (or a jail, which blocks) stops a cop's or tracker's result here, so
+    # the missing result already tells them; the PM says it plainly (issue 33).
+    result_abilities = frozenset({"investigate", "track"})
+    no_result_line = "You were blocked tonight: your action got no result."
     uses_executioner_target = True
 
     # -- setup -------------------------------------------------------------------------

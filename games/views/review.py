@@ -1,0 +1,89 @@
+"""The game review: once the game has ended, its thread step by step (``reads.review``).
+Server-rendered: ``?phase=N`` picks a phase, ``?post=K`` a point in it (the vote count as
+it stood after post K); links step back and forth, no script needed."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from .. import display
+from ..reads import review as reads
+from ..reads.access import Viewer, get_game
+from ..reads.thoughts import thoughts_of
+
+
+def _number(request: HttpRequest, key: str) -> int | None:
+    value = request.GET.get(key)
+    if value is None or value == "":
+        return None
+    if not value.isascii() or not value.isdigit() or len(value) > 9:
+        raise Http404("No such point in the game.")
+    return int(value)
+
+
+def review(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_game(game_id)
+    try:
+        data = reads.read_review(game)
+    except reads.NotOver:
+        raise Http404("The review opens when the game ends.") from None
+    if not data.phases:
+        raise Http404("The game had no phases.")
+    wanted = _number(request, "phase")
+    phase = data.phase(wanted) if wanted is not None else data.phases[0]
+    if phase is None:
+        raise Http404("No such phase.")
+    posts = reads.phase_posts(data, phase).get(phase.pk, [])
+    at_post = _number(request, "post")
+    selected = next((p for p in posts if p.number == at_post), None)
+    if at_post is not None and selected is None:
+        raise Http404("No such post in this phase.")
+    index = posts.index(selected) if selected is not None else len(posts) - 1
+    shown = posts[: index + 1] if selected is not None else posts
+    position = data.phases.index(phase)
+    acts = reads.day_acts(data, phase) if phase.is_day else {}
+    chart = drawing = None
+    count = None
+    if phase.is_day:
+        at = selected.created_at if selected is not None else None
+        count = reads.count_at(data, phase, at_post, at)
+        chart = reads.wagon_chart(data, phase)
+        drawing = reads.chart_drawing(chart, reads.step_of_post(chart, at_post))
+    # Each seat's role as the posts show it, worked out once per seat (not per post).
+    roles = {
+        s.pk: display.full_title(game.ruleset, s.role, s.modifiers or (), s.alignment)
+        for s in data.slots
+    }
+    viewer = Viewer.of(game, request.user, data.slots)
+    return render(
+        request,
+        "games/review.html",
+        {
+            "game": game,
+            "viewer": viewer,
+            "threads": viewer.readable_threads(),
+            "slots": data.slots,
+            "phases": data.phases,
+            "phase": phase,
+            "record": data.records.get(phase.number),
+            "posts": [
+                (p, roles.get(p.slot_id, "") if p.slot_id else "", acts.get(p.number, []))
+                for p in shown
+            ],
+            "selected": selected,
+            "at_end": selected is None or index == len(posts) - 1,
+            "previous_post": posts[index - 1] if selected is not None and index > 0 else None,
+            "next_post": posts[index + 1] if index + 1 < len(posts) else None,
+            "first_post": posts[0] if posts and selected is None else None,
+            "previous_phase": data.phases[position - 1] if position > 0 else None,
+            "next_phase": data.phases[position + 1] if position + 1 < len(data.phases) else None,
+            "count": count,
+            "chart": chart,
+            "drawing": drawing,
+            "summary": reads.chart_summary(chart) if chart is not None else "",
+            # The players' thoughts sent with their acts in this phase (read by nobody
+            # before the end: ``reads.thoughts``).
+            "thoughts": [t for t in thoughts_of(game) if t["phase"] == phase.label],
+        },
+    )
