@@ -80,6 +80,10 @@ INSTALLED_APPS = [
     "allauth",
     "allauth.account",
     "games",
+    # Side domains: each reads the games core; the core imports none of them
+    # (tests/test_import_layers.py).
+    "analytics",
+    "league",
 ]
 
 MIDDLEWARE = [

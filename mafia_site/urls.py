@@ -52,8 +52,12 @@ urlpatterns = [
     ),
     path("accounts/", include("allauth.urls")),
     path("api/v1/", include("games.api.urls")),
+    path("api/v1/", include("analytics.api_urls")),
+    path("api/v1/", include("league.api_urls")),
     # Anything else under /api/ (a game id that is not a number, another version...) is the
     # API's JSON 404, whatever the method.
     re_path(r"^api(/|$)", not_found),
     path("", include("games.urls")),
+    path("", include("analytics.urls")),
+    path("", include("league.urls")),
 ]

@@ -13,7 +13,9 @@ from pathlib import Path
 from resolver.graphs import strongly_connected_components
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("games", "mafia_site")
+PACKAGES = ("games", "mafia_site", "analytics", "league")
+# Side domains: they read the games core; the core never imports them.
+SIDE_APPS = ("analytics", "league")
 
 
 def _modules() -> dict[str, Path]:
@@ -157,6 +159,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "mafia_site.urls",
         ),
     ),
+    # Above the whole core: a side domain may use any of it; nothing in the core imports
+    # one (test_the_core_imports_no_side_domain), it reaches them only through URL confs
+    # named by string and the signals they connect in their own AppConfig.ready.
+    ("side domains", SIDE_APPS),
 )
 
 
@@ -205,3 +211,13 @@ def test_the_api_and_the_pages_share_reads_not_each_other() -> None:
         and (dep == there or dep.startswith(there + "."))
     )
     assert crossing == []
+
+
+def test_the_core_imports_no_side_domain() -> None:
+    graph = import_graph()
+    reaching = {
+        name: sorted(dep for dep in deps if dep.split(".")[0] in SIDE_APPS)
+        for name, deps in graph.items()
+        if name.split(".")[0] == "games"
+    }
+    assert {name: deps for name, deps in reaching.items() if deps} == {}

@@ -16,6 +16,7 @@ from typing import Any
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 PASSWORD = "Red-Herring-e2e-42"
 HOST = "hostess"
@@ -28,6 +29,9 @@ LIVE_MS = 5_000
 # public), each reload is a whole page the server renders while the others wait: under the
 # parallel suite's load on two cores, eight of them have taken more than LIVE_MS.
 RELOADS_MS = 20_000
+# A person's own page load right after such a moment waits behind those reloads (and the
+# sockets' reconnects and replays): in CI's parallel run, two loads took more than 15 s.
+NAVIGATION_MS = 40_000
 MARKER = "window.__e2eNotReloaded"
 
 
@@ -184,13 +188,42 @@ class Story:
 
 
 # -- what a person does -----------------------------------------------------------------
+@contextmanager
+def pending_requests(page: Page) -> Iterator[dict[str, float]]:
+    """The page's requests not yet answered (URL -> seconds since sent), for a load that
+    times out to say what it waited for: the page itself, a script, a stylesheet."""
+    started: dict[Any, float] = {}
+    pending: dict[str, float] = {}
+
+    def sent(request: Any) -> None:
+        started[request] = time.monotonic()
+
+    def done(request: Any) -> None:
+        started.pop(request, None)
+
+    page.on("request", sent)
+    page.on("requestfinished", done)
+    page.on("requestfailed", done)
+    try:
+        yield pending
+    finally:
+        now = time.monotonic()
+        pending.update({r.url: round(now - t, 1) for r, t in started.items()})
+        page.remove_listener("request", sent)
+        page.remove_listener("requestfinished", done)
+        page.remove_listener("requestfailed", done)
+
+
 def goto(page: Page, url: str) -> Any:
     """Open a URL like a person would; a live reload racing the click is simply redone
     (live.js reloads a page whose access changed, e.g. when the game starts)."""
     for attempt in range(4):
         try:
-            return page.goto(url)
+            with pending_requests(page) as pending:
+                return page.goto(url, timeout=NAVIGATION_MS)
         except PlaywrightError as exc:
+            if isinstance(exc, PlaywrightTimeout):
+                raise AssertionError(f"{url} did not load; still waiting for {pending}") from exc
             raced = "interrupted by another navigation" in str(exc) or "ERR_ABORTED" in str(exc)
             if not raced or attempt == 3:
                 raise

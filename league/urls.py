@@ -1,0 +1,5 @@
+"""The league app's pages."""
+
+from django.urls import URLPattern, path  # noqa: F401
+
+urlpatterns: list[URLPattern] = []
