@@ -97,6 +97,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "games.errors",
             "games.event_kinds",
             "games.game_settings",
+            "games.hooks",
             "games.inactivity",
             "games.json_answers",
             "games.layer_config",

@@ -17,6 +17,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from games.hooks import panels
+
 from ..errors import GameRuleError, InvalidInput, NotFound
 from ..forms import SiteForm, apply_service_error, form_message
 from ..models import AgentToken
@@ -104,7 +106,12 @@ def agent_page(request: HttpRequest, name: str) -> HttpResponse:
     if agent is None:
         raise Http404("There is no agent of that name.")
     mine = request.user.is_authenticated and agent.owner_id == request.user.pk
-    context: dict[str, Any] = {"agent": agent, "mine": mine, "record": record(agent.user)}
+    context: dict[str, Any] = {
+        "agent": agent,
+        "mine": mine,
+        "record": record(agent.user),
+        "panels": panels("agent", request, agent=agent),
+    }
     if mine:
         new_key = request.session.pop(NEW_KEY, None)
         if new_key and new_key.get("agent") != name:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from games.hooks import panels
+
 from ..errors import NotFound
 from ..forms import LeaderboardFilterForm
 from ..models import Ruleset
@@ -32,6 +34,7 @@ def leaderboard_page(request: HttpRequest, ruleset: str) -> HttpResponse:
             "form": form,
             "rulesets": Ruleset.choices,
             "query": "&".join(f"{k}={v}" for k, v in query.items()),
+            "panels": panels("leaderboard", request, ruleset=ruleset),
         },
     )
 
@@ -41,4 +44,8 @@ def player_page(request: HttpRequest, name: str) -> HttpResponse:
         found = player(name)
     except NotFound as exc:
         raise Http404(exc.message) from None
-    return render(request, "games/player.html", {"player": found})
+    return render(
+        request,
+        "games/player.html",
+        {"player": found, "panels": panels("player", request, name=found.name)},
+    )

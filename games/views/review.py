@@ -7,6 +7,8 @@ from __future__ import annotations
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from games.hooks import panels
+
 from .. import display
 from ..reads import review as reads
 from ..reads.access import Viewer, get_game
@@ -61,6 +63,7 @@ def review(request: HttpRequest, game_id: int) -> HttpResponse:
         "games/review.html",
         {
             "game": game,
+            "panels": panels("review", request, game=game),
             "viewer": viewer,
             "threads": viewer.readable_threads(),
             "slots": data.slots,

@@ -15,6 +15,8 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from games.hooks import panels
+
 from .. import display
 from ..forms import MAX_SIMULATED_GAMES, SimulateForm, form_message
 from ..models import Openness, Ruleset, SavedSetup, SimulationRun, StartsWith, VoteRule
@@ -59,6 +61,7 @@ def setup_page(request: HttpRequest, slug: str = "", saved_id: int | None = None
             "openness": Openness(kwargs.get("openness") or Openness.CLOSED).label,
             "runs": runs,
             "max_games": MAX_SIMULATED_GAMES,
+            "panels": panels("setup", request, slug=slug, ruleset=kwargs["ruleset"]),
         },
     )
 
