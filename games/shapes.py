@@ -783,6 +783,15 @@ class ExportThought(TypedDict):
     at: Annotated[str, Doc("", time=True)]
 
 
+class ExportWhisper(TypedDict):
+    number: Annotated[int, Doc("The whisper's number within the game.")]
+    sender: Annotated[int, Doc("A seat.")]
+    recipient: Annotated[int, Doc("A seat.")]
+    phase: int | None
+    body: Annotated[str, Doc("As written; the names of people not named by the export: seats.")]
+    at: Annotated[str, Doc("", time=True)]
+
+
 class ExportGame(TypedDict):
     id: int
     title: str
@@ -805,3 +814,4 @@ class GameExport(TypedDict):
     posts: Annotated[list[ExportPost], Doc("Every thread's posts, the private ones too.")]
     votes: list[ExportVote]
     thoughts: list[ExportThought]
+    whispers: Annotated[list[ExportWhisper], Doc("Whispers between players (the variant).")]

@@ -27,6 +27,7 @@ from ..models import (
     Slot,
     Thought,
     Vote,
+    Whisper,
 )
 from ..naming import RESOLVER_NAME
 from ..shapes import (
@@ -37,6 +38,7 @@ from ..shapes import (
     ExportSeat,
     ExportThought,
     ExportVote,
+    ExportWhisper,
     GameExport,
 )
 
@@ -127,6 +129,7 @@ def game_export(game: Game) -> GameExport | None:
         "posts": _posts(game, seat_of, names),
         "votes": _votes(game, seat_of),
         "thoughts": _thoughts(game, seat_of, names),
+        "whispers": _whispers(game, seat_of, names),
     }
 
 
@@ -221,4 +224,19 @@ def _thoughts(game: Game, seat_of: Mapping[int, int], names: Names) -> list[Expo
             "at": t.created_at.isoformat(),
         }
         for t in rows
+    ]
+
+
+def _whispers(game: Game, seat_of: Mapping[int, int], names: Names) -> list[ExportWhisper]:
+    rows = Whisper.objects.filter(game=game).select_related("phase").order_by("number")
+    return [
+        {
+            "number": w.number,
+            "sender": seat_of[w.sender_id],
+            "recipient": seat_of[w.recipient_id],
+            "phase": w.phase.number if w.phase else None,
+            "body": names.text(w.body),
+            "at": w.created_at.isoformat(),
+        }
+        for w in rows
     ]

@@ -17,6 +17,7 @@ from rest_framework.test import APIClient
 from games import services
 from games.models import OpenDataConsent, Thought, Vote
 from games.services.open_data import set_open_data_naming
+from games.services.whispers import send_whisper
 from tests.conftest import slot_of, slots_of
 from tests.factories import UserFactory
 from tests.site.test_agents import game_with_agent, new_agent
@@ -127,3 +128,21 @@ def test_the_account_page_sets_whether_the_export_names_you(client_for):
     web.post("/accounts/open-data/", {})
     assert not OpenDataConsent.objects.filter(user=person).exists()
     assert Client().get("/accounts/open-data/").status_code == 302  # log in first
+
+
+def test_whispers_are_exported_by_seat_and_their_names_redacted(make_game, host):
+    game = make_game("forum-vanilla", whispers="private")
+    a, b, c = slots_of(game, "vanilla_townie")[:3]
+    set_open_data_naming(a.user, True)
+    shy = c.user.get_username()
+    send_whisper(a.user, game.pk, to=b.pk, body=f"Watch {shy}, and me.")
+    send_whisper(b.user, game.pk, to=a.pk, body="Agreed")
+    assert api(a.user).get(f"/api/v1/games/{game.pk}/export/").status_code == 404
+    for mafioso in game.slots.filter(alignment="mafia"):
+        services.modkill(host, game.pk, mafioso.pk)
+    exported = api().get(f"/api/v1/games/{game.pk}/export/").json()
+    first, second = exported["whispers"]
+    assert (first["number"], first["sender"], first["recipient"]) == (1, a.seat, b.seat)
+    assert (second["sender"], second["recipient"]) == (b.seat, a.seat)
+    assert first["body"] == f"Watch Seat {c.seat}, and me." and shy not in json.dumps(exported)
+    assert first["phase"] == second["phase"] is not None
