@@ -643,7 +643,9 @@ class ReviewWagon(TypedDict):
     seat: Annotated[int | None, Doc('The target\'s seat (null: "no elimination").')]
     name: str
     count: Annotated[int, Doc("Votes on the wagon (a double voter's count twice).")]
-    l_minus: Annotated[int, Doc("Votes still needed to eliminate (by the plain majority).")]
+    l_minus: Annotated[
+        int, Doc("Votes still needed to eliminate: the majority, or a loved or hated target's own.")
+    ]
     voters: list[ReviewVoter]
 
 

@@ -148,6 +148,12 @@ class GameState:
             players=tuple(replace(p, alive=False) if p.name in dead else p for p in self.players),
         )
 
+    def with_alive(self, names: Iterable[str]) -> GameState:
+        """The same table with exactly ``names`` alive: a count as it stood earlier in the
+        game (the review) is counted by who was alive then."""
+        alive = set(names)
+        return replace(self, players=tuple(replace(p, alive=p.name in alive) for p in self.players))
+
     def with_player(self, player: Player) -> GameState:
         return replace(
             self, players=tuple(player if p.name == player.name else p for p in self.players)

@@ -9,11 +9,12 @@ Nothing here answers before the end: ``read_review`` refuses a game that has not
 whoever asks (the host and the players included: hidden information is sacred until then).
 
 The count at a point is worked out from the vote log: each living voter's latest vote of
-the day (of its revote, once the revote has begun), grouped by the resolver's plain
-``tally`` with the seats' vote weights. Who was alive: everyone who did not die before the
-day, less a player shot by day from the shot's time (a modkill in the middle of a day is
-counted from the day's end: its time is not stored). Loved and hated players' thresholds
-are not applied to the L-n (the counts the thread posted are: ``activity.count_history``).
+the day (of its revote, once the revote has begun), counted as the live count counts them
+(``vote_count.counted``: the resolver's count with the seats' vote weights and the loved
+and hated players' thresholds). The game is over, so each wagon's L-n is its true one,
+hidden modifiers included. Who was alive: everyone who did not die before the day, less a
+player shot by day from the shot's time (a modkill in the middle of a day is counted from
+the day's end: its time is not stored).
 
 A bounded number of queries, however long the game: one for the posts, one for the votes,
 and the phase records' few (no query per post or per vote).
@@ -21,13 +22,13 @@ and the phase records' few (no query per post or per vote).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.db.models import Q
 
-from ..gateway import SKIP, majority_needed, tally
+from ..gateway import SKIP, majority_needed
 from ..models import DayAction, DeathCause, Game, Phase, Post, Slot, Thread, Vote, VoteKind
 from ..naming import SeatHistory, render, sign_posts
 from ..shapes import (
@@ -40,7 +41,7 @@ from ..shapes import (
 )
 from .phase_history import phase_records
 from .seats import seat_history
-from .vote_count import SKIP_LABEL, count_weights
+from .vote_count import SKIP_LABEL, counted
 
 
 class NotOver(Exception):
@@ -71,7 +72,6 @@ class Review:
     phases: list[Phase]
     records: dict[int, dict[str, Any]]  # phase number -> its phase record
     shots: dict[int, datetime]  # slot id -> when a day shot killed it
-    weights: dict[str, int] = field(default_factory=dict)  # resolver name -> votes
     _votes: dict[int, list[ReviewVote]] | None = None  # phase id -> its votes, in order
 
     def phase(self, number: int) -> Phase | None:
@@ -112,7 +112,6 @@ def read_review(game: Game) -> Review:
         phases=[r["phase"] for r in records],
         records={r["phase"].number: r for r in records},
         shots=shots,
-        weights=count_weights(game),
     )
 
 
@@ -279,7 +278,7 @@ def _tallied(
         for v in latest.values()
         if v.is_vote
     }
-    counted = tally(ballots, [s.resolver_name for s in alive], weights={**review.weights} or None)
+    count = counted(review.game, ballots, [s.resolver_name for s in alive])
     cast = {by_seat_name(review, v.voter_id): v for v in latest.values() if v.is_vote}
     majority = majority_needed(len(alive))
     when = {"at": at} if at is not None else {"phase": day.number}
@@ -288,7 +287,7 @@ def _tallied(
         return review.history.holder(slot.pk, **when)
 
     wagons: list[ReviewWagon] = []
-    for wagon in counted.wagons:
+    for wagon in count.wagons:
         target = by_seat.get(wagon.target)
         voters: list[ReviewVoter] = [
             {"name": name(by_seat[v]), "post_number": cast[v].row["post_number"]}
@@ -299,7 +298,7 @@ def _tallied(
                 "seat": target.seat if target is not None else None,
                 "name": name(target) if target is not None else SKIP_LABEL,
                 "count": wagon.weight,
-                "l_minus": max(majority - wagon.weight, 0),
+                "l_minus": max(count.needed(wagon.target) - wagon.weight, 0),
                 "voters": voters,
             }
         )
@@ -311,7 +310,7 @@ def _tallied(
         "alive_count": len(alive),
         "majority": majority,
         "wagons": wagons,
-        "not_voting": [name(by_seat[n]) for n in counted.not_voting],
+        "not_voting": [name(by_seat[n]) for n in count.not_voting],
     }
 
 

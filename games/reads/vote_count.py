@@ -176,11 +176,11 @@ def day_count(phase: Phase, *, slots: list[Slot] | None = None) -> dict[str, Any
 
 
 def counted(game: Game, ballots: dict[str, str], alive: list[str]) -> VoteCount:
-    """The resolver's count of these ballots with the table's vote modifiers (weights,
-    thresholds, lynch-proof); the plain tally before the deal."""
+    """The resolver's count of these ballots among the ``alive`` with the table's vote
+    modifiers (weights, thresholds, lynch-proof); the plain tally before the deal."""
     if not game.resolver_state:
         return tally(ballots, alive)
-    state = GameState.from_dict(game.resolver_state)
+    state = GameState.from_dict(game.resolver_state).with_alive(alive)
     return rules_named(game.ruleset).count_votes(state, ballots)
 
 

@@ -17,9 +17,10 @@ from django.test.utils import CaptureQueriesContext
 from games import services
 from games.models import Game, Post, Slot, Vote
 from games.reads.activity import count_history, vote_log
+from games.reads.review import count_at as review_count_at
 from games.reads.review import read_review
-from games.reads.vote_count import SKIP_LABEL
-from tests.conftest import slot_of, slots_of
+from games.reads.vote_count import SKIP_LABEL, vote_count
+from tests.conftest import current_phase, slot_of, slots_of
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -154,8 +155,8 @@ def test_each_phase_shows_its_posts_roles_acts_and_explanations(played):
 def test_a_day_shot_is_explained_under_its_post_and_counts_from_then(make_game, host):
     game = make_game("forum-third-party-ten")
     vig = slot_of(game, "day_vigilante")
-    townies = slots_of(game, "vanilla_townie")
-    shot, voter = townies[0], townies[1]
+    townies = [s for s in slots_of(game, "vanilla_townie") if not s.modifiers]
+    shot, voter = townies[0], townies[1]  # plain votes: one each
     _vote(shot, voter)  # the townie to be shot votes first: its vote stands until the shot
     action = services.use_day_action(vig.user, game.pk, target=shot.pk)
     assert action.post is not None
@@ -375,3 +376,30 @@ def test_the_answer_is_the_documented_shape(played):
     assert any(p["wagons"] and p["wagons"]["steps"] for p in answer["phases"])
     assert any(p["count"] and p["count"]["wagons"] for p in answer["phases"])
     _conforms(answer, schema, document["components"]["schemas"], "review")
+
+
+def test_the_reviews_count_is_the_live_counts_with_loved_and_double_votes(make_game, host):
+    """The review counts as the thread counted: a double voter's vote weighs two and a
+    loved target needs one more (public modifiers here), after each post."""
+    game = make_game("forum-third-party-ten")
+    day = current_phase(game)
+    townies = slots_of(game, "vanilla_townie")
+    by_mod = {tuple(s.modifiers or ()): s for s in townies}
+    double, loved = by_mod[("double_voter",)], by_mod[("loved",)]
+    plain = next(s for s in townies if not s.modifiers)
+    live: dict[int, list[tuple[str, int, int]]] = {}
+    for voter, target in [(double, loved), (plain, loved), (loved, double)]:
+        post = _vote(voter, target)
+        live[post.number] = [
+            (w["name"], w["count"], w["l_minus"]) for w in vote_count(day)["wagons"]
+        ]
+    assert live[min(live)][0][1:] == (2, vote_count(day)["majority"] + 1 - 2)  # loved: +1
+    for slot in game.slots.filter(alive=True).exclude(alignment="town").order_by("-alignment"):
+        game.refresh_from_db()
+        if not game.is_finished:
+            services.modkill(host, game.pk, slot.pk)
+    game.refresh_from_db()
+    review = read_review(game)
+    for number, wagons in live.items():
+        counted = review_count_at(review, review.phase(day.number), number, None)
+        assert [(w["name"], w["count"], w["l_minus"]) for w in counted["wagons"]] == wagons
