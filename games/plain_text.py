@@ -18,6 +18,8 @@ from django.core.validators import ProhibitNullCharactersValidator
 from rest_framework import serializers
 from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
+from .errors import ErrorCode, InvalidInput
+
 NUL_MESSAGE = "Text may not contain NUL characters."
 SURROGATE_MESSAGE = "Text may not contain lone surrogate characters."
 
@@ -60,3 +62,36 @@ def use_plain_text(fields: Iterable[Any]) -> None:
                 if not isinstance(v, _THEIRS) and v is not validate_plain_text
             ]
             field.validators = [*kept, validate_plain_text]
+
+
+def checked_text(
+    value: Any,
+    *,
+    what: str,
+    field: str,
+    limit: int,
+    code: ErrorCode,
+    too_long: ErrorCode | None = None,
+    empty: ErrorCode | None = None,
+) -> str:
+    """A free-form text a service keeps (a will, a whisper, thoughts) as it is kept:
+    trimmed, Windows line ends as ``\n``; or an ``InvalidInput`` on ``field`` before the
+    act touches the game. ``what`` names it in the messages ("A will", "Thoughts"); ``code``
+    refuses what is no text the site can store, ``too_long`` (else ``code``) a text over
+    ``limit``, and ``empty`` (if given) an empty one."""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what}: text only.", code, field)
+    text = value.strip().replace("\r\n", "\n")
+    if empty is not None and not text:
+        raise InvalidInput(f"{what}: nothing written.", empty, field)
+    if len(text) > limit:
+        raise InvalidInput(
+            f"{what}: at most {limit:,} characters; this has {len(text):,}.",
+            too_long or code,
+            field,
+        )
+    try:
+        validate_plain_text(text)
+    except ValidationError as exc:
+        raise InvalidInput(exc.messages[0], code, field) from None
+    return text

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ErrorCode, InvalidInput
+from ..errors import ErrorCode
 from ..models import MAX_THOUGHTS_LENGTH, Phase, Post, Slot, Thought, ThoughtAct
+from ..plain_text import checked_text
 from .common import Tx
 
 
@@ -21,18 +22,9 @@ def check_thoughts(text: Any) -> str:
     touches the game."""
     if text is None:
         return ""
-    if not isinstance(text, str):
-        raise InvalidInput("Thoughts are text.", ErrorCode.THOUGHTS, "thoughts")
-    text = text.strip().replace("\r\n", "\n")
-    if len(text) > MAX_THOUGHTS_LENGTH:
-        raise InvalidInput(
-            f"Thoughts are at most {MAX_THOUGHTS_LENGTH:,} characters; these have {len(text):,}.",
-            ErrorCode.THOUGHTS,
-            "thoughts",
-        )
-    if "\x00" in text:
-        raise InvalidInput("Thoughts cannot hold a NUL character.", ErrorCode.THOUGHTS, "thoughts")
-    return text
+    return checked_text(
+        text, what="Thoughts", field="thoughts", limit=MAX_THOUGHTS_LENGTH, code=ErrorCode.THOUGHTS
+    )
 
 
 def keep_thoughts(

@@ -23,6 +23,7 @@ from .. import markup
 from ..errors import ErrorCode, InvalidInput
 from ..models import Whisper, Whispers
 from ..naming import slot_ref
+from ..plain_text import checked_text
 from ..reads.access import Viewer
 from ..reads.policy import require, whisper_refusal
 from .announcements import announce, name
@@ -59,14 +60,15 @@ def send_whisper(
 
 
 def _checked_body(body: Any) -> str:
-    text = (body or "").strip() if isinstance(body, str) else ""
-    if not text:
-        raise InvalidInput("The whisper is empty.", ErrorCode.EMPTY, "body")
-    if len(text) > MAX_WHISPER_LENGTH:
-        raise InvalidInput(
-            f"Whispers are at most {MAX_WHISPER_LENGTH} characters.", ErrorCode.TOO_LONG, "body"
-        )
-    return text
+    return checked_text(
+        body if body is not None else "",
+        what="A whisper",
+        field="body",
+        limit=MAX_WHISPER_LENGTH,
+        code=ErrorCode.INVALID,
+        too_long=ErrorCode.TOO_LONG,
+        empty=ErrorCode.EMPTY,
+    )
 
 
 def _write(tx: Tx, sender: Any, recipient: Any, body: str) -> Whisper:

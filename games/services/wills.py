@@ -18,10 +18,11 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from ..errors import ErrorCode, InvalidInput
+from ..errors import ErrorCode
 from ..markup import escape_markdown
 from ..models import Slot
 from ..naming import slot_ref
+from ..plain_text import checked_text
 from ..reads.policy import require, will_refusal
 from ..reads.wills import MAX_WILL_LENGTH, will_hidden
 from .announcements import announce
@@ -47,16 +48,14 @@ def write_will(user: Any, game_id: int, text: str, *, now: datetime | None = Non
 
 def check_will(text: Any) -> str:
     """``text`` as a will is kept (surrounding whitespace trimmed), or an InvalidInput."""
-    if not isinstance(text, str):
-        raise InvalidInput("A will is text.", ErrorCode.INVALID, "text")
-    text = text.strip().replace("\r\n", "\n")
-    if len(text) > MAX_WILL_LENGTH:
-        raise InvalidInput(
-            f"A will is at most {MAX_WILL_LENGTH:,} characters; yours has {len(text):,}.",
-            ErrorCode.TOO_LONG,
-            "text",
-        )
-    return text
+    return checked_text(
+        text,
+        what="A will",
+        field="text",
+        limit=MAX_WILL_LENGTH,
+        code=ErrorCode.INVALID,
+        too_long=ErrorCode.TOO_LONG,
+    )
 
 
 def will_post(slot: Slot) -> str:

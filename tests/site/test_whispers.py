@@ -81,6 +81,7 @@ def test_each_refusal_has_its_code(whispering, make_game, host):
     refused(ErrorCode.NO_PLAYER, a.user, game, "x")
     refused(ErrorCode.EMPTY, a.user, game, b.pk, body="   ")
     refused(ErrorCode.TOO_LONG, a.user, game, b.pk, body="x" * (MAX_WHISPER_LENGTH + 1))
+    refused(ErrorCode.INVALID, a.user, game, b.pk, body="a\x00b")  # PostgreSQL cannot keep it
     services.modkill(host, game.pk, c.pk)
     refused(ErrorCode.DEAD_TARGET, a.user, game, c.pk)
     refused(ErrorCode.DEAD, c.user, game, a.pk)

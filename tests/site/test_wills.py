@@ -120,6 +120,8 @@ def test_only_a_living_player_of_a_running_game_writes_a_will(make_game, host):
     assert refused(lambda: services.write_will(townie.user, game.pk, too_long)) == (
         ErrorCode.TOO_LONG
     )
+    nul = "a\x00b"  # PostgreSQL's text cannot hold it: refused, not a 500
+    assert refused(lambda: services.write_will(townie.user, game.pk, nul)) == ErrorCode.INVALID
     services.write_will(townie.user, game.pk, "w" * MAX_WILL_LENGTH)  # the limit itself
     services.modkill(host, game.pk, townie.pk)
     assert refused(lambda: services.write_will(townie.user, game.pk, "x")) == ErrorCode.DEAD
