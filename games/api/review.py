@@ -31,7 +31,7 @@ class ReviewView(GameAPIView):
         posts = reads.phase_posts(review)
         records = {r["number"]: r for r in phases_data(game, review.slots, include_open=True)}
         agents = current_agent_names()
-        thoughts = thoughts_of(game)
+        thoughts = thoughts_of(game, history=review.history)
         phases: list[shapes.ReviewPhase] = []
         for phase in review.phases:
             record = records[phase.number]

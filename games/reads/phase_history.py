@@ -13,10 +13,14 @@ from ..models import DayAction, Game, NightAction, Phase, PrivateResult, Slot
 from .seats import seat_history
 
 
-def phase_records(game: Game, slots: list[Slot], *, include_open: bool) -> list[dict[str, Any]]:
+def phase_records(
+    game: Game, slots: list[Slot], *, include_open: bool, history: naming.SeatHistory | None = None
+) -> list[dict[str, Any]]:
     """Every phase with its night actions, private results and the resolver's explanation,
-    each act naming the seat's holder at the time (host dashboard and archive only)."""
-    history = seat_history(game, slots)
+    each act naming the seat's holder at the time (host dashboard and archive only); the
+    caller's ``history`` of the seats, if it has read it already."""
+    if history is None:
+        history = seat_history(game, slots)
     by_id = {s.pk: s for s in slots}
     phases = game.phases.order_by("number")
     if not include_open:

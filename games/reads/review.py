@@ -94,7 +94,8 @@ def read_review(game: Game) -> Review:
         .prefetch_related("replacements__old_user", "replacements__new_user")
         .order_by("seat")
     )
-    records = phase_records(game, slots, include_open=True)
+    history = seat_history(game, slots)
+    records = phase_records(game, slots, include_open=True, history=history)
     shot_slots = {s.pk for s in slots if s.death_cause == DeathCause.SHOT}
     shots: dict[int, datetime] = {}
     if shot_slots:
@@ -108,7 +109,7 @@ def read_review(game: Game) -> Review:
     return Review(
         game=game,
         slots=slots,
-        history=seat_history(game, slots),
+        history=history,
         phases=[r["phase"] for r in records],
         records={r["phase"].number: r for r in records},
         shots=shots,
@@ -155,25 +156,33 @@ def read_votes(
     return out
 
 
-def phase_posts(review: Review, phase: Phase | None = None) -> dict[int, list[Post]]:
-    """The public thread's posts of one phase (every phase without one), by phase id, in
-    order, each signed with its author's name then (one query). The posts made once the
-    game was over (its end, the survivors' wills: no phase) close its last phase; the
-    sign-ups' come before the game and are not in the review."""
+@dataclass(frozen=True)
+class Point:
+    """A post of the phase as a point to step to: its number and time, not its body."""
+
+    number: int
+    created_at: datetime
+
+
+def phase_points(review: Review, phase: Phase) -> list[Point]:
+    """Every public post of ``phase`` as a point, in order (one light query: a page of the
+    phase shows a few of them whole, ``phase_posts(..., between=...)``)."""
+    rows = Post.objects.filter(_phase_posts(review, phase), game=review.game, thread=Thread.PUBLIC)
+    return [Point(n, at) for n, at in rows.order_by("number").values_list("number", "created_at")]
+
+
+def phase_posts(
+    review: Review, phase: Phase | None = None, *, between: tuple[int, int] | None = None
+) -> dict[int, list[Post]]:
+    """The public thread's posts of one phase (every phase without one; only numbers
+    ``between`` first and last, if given), by phase id, in order, each signed with its
+    author's name then (one query). The posts made once the game was over (its end, the
+    survivors' wills: no phase) close its last phase; the sign-ups' come before the game
+    and are not in the review."""
     last = review.phases[-1] if review.phases else None
-    started = review.game.started_at
-    ended = (
-        Q(phase__isnull=True, number__gt=_last_phased(review))
-        if started is not None and last is not None
-        else Q(pk__in=[])
-    )
-    if phase is None:
-        wanted = Q(phase__isnull=False) | ended
-    elif phase == last:
-        wanted = Q(phase=phase) | ended
-    else:
-        wanted = Q(phase=phase)
-    posts = Post.objects.filter(wanted, game=review.game, thread=Thread.PUBLIC)
+    posts = Post.objects.filter(_phase_posts(review, phase), game=review.game, thread=Thread.PUBLIC)
+    if between is not None:
+        posts = posts.filter(number__range=between)
     rows = list(posts.select_related("author").order_by("number"))
     sign_posts(review.slots, rows)
     out: dict[int, list[Post]] = {}
@@ -182,6 +191,22 @@ def phase_posts(review: Review, phase: Phase | None = None) -> dict[int, list[Po
         if key is not None:
             out.setdefault(key, []).append(post)
     return out
+
+
+def _phase_posts(review: Review, phase: Phase | None) -> Q:
+    """Which public posts belong to ``phase`` (None: to any phase)."""
+    last = review.phases[-1] if review.phases else None
+    started = review.game.started_at
+    ended = (
+        Q(phase__isnull=True, number__gt=_last_phased(review))
+        if started is not None and last is not None
+        else Q(pk__in=[])
+    )
+    if phase is None:
+        return Q(phase__isnull=False) | ended
+    if phase == last:
+        return Q(phase=phase) | ended
+    return Q(phase=phase)
 
 
 def _last_phased(review: Review) -> Any:

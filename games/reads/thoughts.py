@@ -4,20 +4,25 @@ thoughts are nobody's to read while the game runs, the host's and the team's inc
 
 from __future__ import annotations
 
-from ..models import Game, Thought
+from ..models import Game, Phase, Thought
+from ..naming import SeatHistory
 from ..shapes import ThoughtEntry
 from .seats import seat_history
 
 
-def thoughts_of(game: Game) -> list[ThoughtEntry]:
-    """Every thought of the game, in the order they were sent ([] until it has ended),
-    named by whoever held the seat when they were sent."""
+def thoughts_of(
+    game: Game, *, history: SeatHistory | None = None, phase: Phase | None = None
+) -> list[ThoughtEntry]:
+    """Every thought of the game (of one ``phase``, if given), in the order they were sent
+    ([] until it has ended), named by whoever held the seat when they were sent (the
+    caller's ``history`` of the seats, if it has read it already)."""
     if not game.is_finished:
         return []
-    rows = list(
-        Thought.objects.filter(game=game).select_related("slot", "phase", "post").order_by("id")
-    )
-    history = seat_history(game, game.slots.select_related("user"))
+    rows = Thought.objects.filter(game=game).select_related("slot", "phase", "post")
+    if phase is not None:
+        rows = rows.filter(phase=phase)
+    if history is None:
+        history = seat_history(game, game.slots.select_related("user"))
     return [
         {
             "slot_id": t.slot_id,
@@ -29,5 +34,5 @@ def thoughts_of(game: Game) -> list[ThoughtEntry]:
             "text": t.text,
             "at": t.created_at.isoformat(),
         }
-        for t in rows
+        for t in rows.order_by("id")
     ]

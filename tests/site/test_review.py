@@ -18,7 +18,7 @@ from games import services
 from games.models import Game, Post, Slot, Vote
 from games.reads.activity import count_history, vote_log
 from games.reads.review import count_at as review_count_at
-from games.reads.review import read_review
+from games.reads.review import phase_points, read_review
 from games.reads.vote_count import SKIP_LABEL, vote_count
 from tests.conftest import current_phase, slot_of, slots_of
 from tests.factories import UserFactory
@@ -403,3 +403,37 @@ def test_the_reviews_count_is_the_live_counts_with_loved_and_double_votes(make_g
     for number, wagons in live.items():
         counted = review_count_at(review, review.phase(day.number), number, None)
         assert [(w["name"], w["count"], w["l_minus"]) for w in counted["wagons"]] == wagons
+
+
+def test_a_long_day_is_paged_as_the_thread_is(make_game, host):
+    """A page of the day's posts at a time (the thread's page size), the page holding
+    the chosen post shown up to it; the count is still the day's as it stood then."""
+    from games.reads.thread import POSTS_PER_PAGE
+
+    game = make_game("forum-vanilla")
+    speaker = slots_of(game, "vanilla_townie")[0]
+    for i in range(POSTS_PER_PAGE + 10):
+        services.submit_post(speaker.user, game.pk, body=f"Chatter number {i}.")
+    for mafioso in game.slots.filter(alignment="mafia"):
+        services.modkill(host, game.pk, mafioso.pk)
+    game.refresh_from_db()
+    review = read_review(game)
+    numbers = [p.number for p in phase_points(review, review.phases[0])]
+    # the day's posts, then the game's end closing it (its only phase)
+    assert len(numbers) > POSTS_PER_PAGE and len(review.phases) == 1
+
+    def shown(query: str) -> list[int]:
+        page = _text(_client().get(f"/games/{game.pk}/review/?phase=1{query}"))
+        section = page[page.index('id="review-posts"') :]
+        return [int(n) for n in re.findall(r'<article id="p(\d+)"', section)]
+
+    assert shown("") == numbers[:POSTS_PER_PAGE]
+    assert shown("&page=2") == numbers[POSTS_PER_PAGE:]
+    assert shown("&page=last") == numbers[POSTS_PER_PAGE:]
+    assert (
+        shown(f"&post={numbers[POSTS_PER_PAGE + 3]}")
+        == numbers[POSTS_PER_PAGE : POSTS_PER_PAGE + 4]
+    )
+    assert shown(f"&post={numbers[2]}") == numbers[:3]
+    page = _text(_client().get(f"/games/{game.pk}/review/?phase=1&page=1"))
+    assert "page 1 of 2" in page and 'href="?page=2&phase=1"' in page
