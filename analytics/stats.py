@@ -1,0 +1,533 @@
+"""Statistics from real games: what the finished games of a setup, and of a person or an
+agent, say. Plain functions over the records (no request): the pages, the panels and the
+API (``analytics.stats_views``) draw the same figures.
+
+Only FINISHED games count (a cancelled game was never played; a running one's roles and
+teams are hidden information: nothing of it may be derivable here). Every win rate comes
+with its 95% Wilson interval, computed by the one function the balance simulator uses
+(``games.simulator.wilson``), so the real figures and the simulator's prediction beside
+them are the same kind of number.
+
+Who won, in the site's own terms (``games.ratings``):
+
+- a side (a faction: town, mafia, a third party's alignment) wins a game when it is the
+  game's ``winner`` or one of its seats is a co-winner (the simulator counts the same way);
+- a seat wins with its faction (town, mafia), or as a third party when it is a co-winner or
+  of the winning alignment and alive at the end (``games.ratings.slot_won``);
+- a person is credited, as the ratings credit them, for every seat they held for some of
+  the game's phases (``games.ratings.holders_of``: a replacement in phase k gives the
+  newcomer phase k onwards): the one replaced and the replacement both count the game with
+  the seat's result, and someone replaced before the first phase (no share) does not count
+  it. A modkilled seat's final holder lost, whatever their team did; someone who held two
+  seats of one game counts the one they held longest. Unlike the ratings, unrated games
+  count too (the ratings' own figures are on the player's page already).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Set
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from django.contrib.auth import get_user_model
+from django.db.models import Count, F, Q
+
+from games import display
+from games.errors import ErrorCode, NotFound
+from games.models import (
+    Agent,
+    DeathCause,
+    Game,
+    GameStatus,
+    Replacement,
+    Ruleset,
+    SimulationRun,
+    Slot,
+)
+from games.ratings import FACTIONS
+from games.setups import SETUPS
+from games.simulator import wilson
+
+OTHER = "other"  # a person's third-party games, together (their alignments differ)
+PERSON_SIDES = (*FACTIONS, OTHER)
+SIDE_LABELS = {"town": "Town", "mafia": "Mafia", OTHER: "Third party"}
+RECENT_GAMES = 20  # a person's latest finished games listed
+PANEL_OPPONENTS = 5  # head-to-head rows on the player's page (the full page lists all)
+
+
+@dataclass(frozen=True)
+class WinRate:
+    """``wins`` of ``games`` with the 95% Wilson interval [low, high]."""
+
+    wins: int
+    games: int
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, wins: int, games: int) -> WinRate:
+        # (A game that ends between two reads of a page could count as a win before it
+        # counts as a game: never more wins than games.)
+        wins = min(wins, games)
+        return cls(wins, games, *wilson(wins, games))
+
+    @property
+    def rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def percent(self) -> str:
+        return f"{self.rate:.0%}"
+
+    @property
+    def interval(self) -> str:
+        """The interval as the pages write it: "38%", an en dash, "52%" (as the simulator)."""
+        return f"{self.low:.0%}–{self.high:.0%}"
+
+
+# -- a setup -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SideRow:
+    """A faction's wins in a setup's finished games, beside the simulator's prediction."""
+
+    side: str  # the alignment (``Game.winner``'s words): "town", "mafia", "serial_killer"
+    label: str
+    real: WinRate
+    predicted: WinRate | None  # the latest finished simulation's, None without one
+
+
+@dataclass(frozen=True)
+class RoleRow:
+    role: str
+    alignment: str
+    title: str
+    rate: WinRate  # of the seats dealt the role (a seat is a game of the role)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The simulation the ``predicted`` figures come from."""
+
+    run_id: int
+    games: int
+    at: datetime
+
+
+@dataclass
+class RulesetStats:
+    """A setup's finished games played under one rule set."""
+
+    ruleset: str
+    label: str
+    games: int
+    sides: list[SideRow]
+    roles: list[RoleRow]
+
+
+@dataclass
+class SetupStats:
+    slug: str
+    name: str
+    ruleset: str  # the setup's own (the one the simulator plays)
+    games: int  # finished games of the setup, every rule set
+    rulesets: list[RulesetStats]
+    prediction: Prediction | None
+
+
+def setup_or_404(slug: str) -> str:
+    if slug not in SETUPS:
+        raise NotFound(f"There is no setup called {slug!r}.", ErrorCode.UNKNOWN_SETUP, "slug")
+    return slug
+
+
+def _side_order(side: str) -> tuple[int, str]:
+    """Town, mafia, then the others by name."""
+    return (FACTIONS.index(side), "") if side in FACTIONS else (len(FACTIONS), side)
+
+
+def latest_prediction(slug: str) -> tuple[Prediction, dict[str, int]] | None:
+    """The latest done simulation of a ready-made setup, and its wins per faction."""
+    run = (
+        SimulationRun.objects.filter(
+            setup=slug, saved_setup__isnull=True, status="done", done__gt=0
+        )
+        .order_by("-created_at", "-id")
+        .only("pk", "done", "wins", "created_at")
+        .first()
+    )
+    if run is None:
+        return None
+    wins = {str(k): int(v) for k, v in (run.wins or {}).items()}
+    return Prediction(run.pk, run.done, run.created_at), wins
+
+
+def setup_stats(slug: str) -> SetupStats:
+    """Wins by side and by role in a ready-made setup's finished games, per rule set (the
+    host may have changed it), and the simulator's latest prediction beside the setup's
+    own rule set. A handful of queries, whatever the number of games: the counting is the
+    database's."""
+    setup = SETUPS[setup_or_404(slug)]
+    games = Game.objects.filter(setup=slug, status=GameStatus.FINISHED)
+    per_ruleset = {
+        row["ruleset"]: row["n"] for row in games.values("ruleset").annotate(n=Count("id"))
+    }
+    # Wins by faction: the game's winner, plus the factions of its co-winners (the few games
+    # that have them are read whole).
+    side_wins: dict[tuple[str, str], int] = defaultdict(int)
+    for row in games.values("ruleset", "winner").annotate(n=Count("id")):
+        side_wins[row["ruleset"], row["winner"]] += row["n"]
+    co_games = list(games.exclude(co_winners=[]).values_list("ruleset", "winner", "co_winners"))
+    co_ids = {int(i) for _, _, ids in co_games for i in ids}
+    co_slots = {
+        s.pk: s
+        for s in Slot.objects.filter(pk__in=co_ids).only(
+            "pk", "game_id", "role", "alignment", "alive"
+        )
+    }
+    for ruleset, winner, ids in co_games:
+        for alignment in {co_slots[i].alignment for i in ids if i in co_slots} - {winner}:
+            side_wins[ruleset, alignment] += 1
+    # Wins by role: every seat dealt it is a game of the role; it won as ``slot_won`` says,
+    # counted in the database (the co-winners it cannot see are added below).
+    won = Q(alignment=F("game__winner")) & (Q(alignment__in=FACTIONS) | Q(alive=True))
+    seats = Slot.objects.filter(game__setup=slug, game__status=GameStatus.FINISHED)
+    role_rows = list(
+        seats.values("game__ruleset", "role", "alignment").annotate(
+            n=Count("id"), wins=Count("id", filter=won)
+        )
+    )
+    extra: dict[tuple[str, str, str], int] = defaultdict(int)
+    co_winner_games = {i: (ruleset, winner) for ruleset, winner, ids in co_games for i in ids}
+    for pk, slot in co_slots.items():
+        ruleset, winner = co_winner_games[pk]
+        counted = slot.alignment == winner and (slot.alignment in FACTIONS or slot.alive)
+        if not counted:
+            extra[ruleset, slot.role, slot.alignment] += 1
+    prediction = latest_prediction(slug)
+    out = []
+    for ruleset in sorted(per_ruleset, key=lambda r: (r != setup.ruleset, r)):
+        n = per_ruleset[ruleset]
+        predicted = prediction[1] if prediction and ruleset == setup.ruleset else {}
+        factions = {r["alignment"] for r in role_rows if r["game__ruleset"] == ruleset}
+        factions |= {side for (rs, side), wins in side_wins.items() if rs == ruleset and wins}
+        factions |= set(predicted)
+        factions.discard("")
+        sides = [
+            SideRow(
+                side,
+                display.alignment_title(ruleset, side),
+                WinRate.of(side_wins.get((ruleset, side), 0), n),
+                WinRate.of(predicted.get(side, 0), prediction[0].games)
+                if prediction and predicted
+                else None,
+            )
+            for side in sorted(factions, key=_side_order)
+        ]
+        roles = [
+            RoleRow(
+                r["role"],
+                r["alignment"],
+                display.full_title(ruleset, r["role"], (), r["alignment"]),
+                WinRate.of(r["wins"] + extra.get((ruleset, r["role"], r["alignment"]), 0), r["n"]),
+            )
+            for r in role_rows
+            if r["game__ruleset"] == ruleset and r["role"]
+        ]
+        roles.sort(key=lambda r: (_side_order(r.alignment), r.title))
+        out.append(RulesetStats(ruleset, Ruleset(ruleset).label, n, sides, roles))
+    return SetupStats(
+        slug=slug,
+        name=setup.name,
+        ruleset=setup.ruleset,
+        games=sum(per_ruleset.values()),
+        rulesets=out,
+        prediction=prediction[0] if prediction else None,
+    )
+
+
+# -- a person or an agent ----------------------------------------------------------------------
+class Entry(NamedTuple):
+    """One person's part in one finished game: the seat they held (longest, if two). (A
+    tuple: a person's page makes one per seat of each of their games.)"""
+
+    game_id: int
+    slot_id: int
+    user_id: int
+    role: str
+    alignment: str
+    won: bool
+    share: float
+
+    @property
+    def side(self) -> str:
+        return self.alignment if self.alignment in FACTIONS else OTHER
+
+    def same_team(self, other: Entry) -> bool:
+        """Town and mafia play as teams; a third party with nobody but its own seat."""
+        if self.slot_id == other.slot_id:
+            return True
+        return self.alignment == other.alignment and self.alignment in FACTIONS
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    game_id: int
+    title: str
+    ruleset: str
+    setup: str
+    finished_at: datetime | None
+    role: str
+    alignment: str
+    won: bool
+    share: float
+
+    @property
+    def ruleset_label(self) -> str:
+        return Ruleset(self.ruleset).label
+
+    @property
+    def role_title(self) -> str:
+        return display.full_title(self.ruleset, self.role, (), self.alignment)
+
+
+@dataclass(frozen=True)
+class RoleTally:
+    ruleset: str
+    role: str
+    alignment: str
+    title: str
+    rate: WinRate
+
+    @property
+    def ruleset_label(self) -> str:
+        return Ruleset(self.ruleset).label
+
+
+@dataclass(frozen=True)
+class SideTally:
+    side: str  # town, mafia or "other" (every third party)
+    label: str
+    rate: WinRate
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """The games played with one other person: on one team, and on opposing ones; the
+    wins are the page's subject's."""
+
+    name: str
+    agent: bool
+    together: WinRate
+    against: WinRate
+
+    @property
+    def games(self) -> int:
+        return self.together.games + self.against.games
+
+
+@dataclass
+class PlayerStats:
+    name: str
+    agent: bool
+    overall: WinRate
+    sides: list[SideTally]
+    roles: list[RoleTally]
+    recent: list[PlayedGame]
+    opponents: list[HeadToHead] = field(default_factory=list)
+
+
+def user_or_404(name: str) -> Any:
+    user = get_user_model().objects.filter(username=name).first()
+    if user is None:
+        raise NotFound(f"There is no player called {name!r}.", ErrorCode.NO_USER, "name")
+    return user
+
+
+def seat_won(slot_id: int, alignment: str, alive: bool, winner: str, co: Set[int]) -> bool:
+    """``games.ratings.slot_won`` on a seat's fields: a person's page reads thousands of
+    seats, as rows, not as model instances (``tests/site/test_stats.py`` holds the two to
+    one answer)."""
+    if slot_id in co:
+        return True
+    if alignment in FACTIONS:
+        return alignment == winner
+    return alignment == winner and alive
+
+
+def seat_holders(
+    final: int, replacements: list[tuple[int, int, int | None]], phases: int
+) -> list[tuple[int, float]]:
+    """``games.ratings.holders_of`` on a seat's rows: its ``final`` holder and its
+    replacements in order, (person replaced, newcomer, phase) -> (person, share of the
+    game's phases) of each who held it, the final holder last (the same test holds the two
+    to one answer)."""
+    users = [replacements[0][0] if replacements else final]
+    starts = [1]
+    for _, new, phase in replacements:
+        users.append(new)
+        starts.append(max(1, min(phase or 1, phases + 1)))
+    starts.append(phases + 1)
+    shares: dict[int, float] = {}
+    for i, user_id in enumerate(users):
+        held = max(0, starts[i + 1] - starts[i])
+        shares[user_id] = shares.get(user_id, 0.0) + held / max(phases, 1)
+    last = users[-1]
+    return [*((u, share) for u, share in shares.items() if u != last), (last, shares[last])]
+
+
+# A seat as ``_entries`` reads it: (id, game id, final holder, role, alignment, alive, cause).
+SEAT_FIELDS = ("pk", "game_id", "user_id", "role", "alignment", "alive", "death_cause")
+Seat = tuple[int, int, int, str, str, bool, str]
+
+
+def _entries(
+    seats: Iterable[Seat], games: Mapping[int, Any], holders: Mapping[int, list[tuple[int, float]]]
+) -> list[Entry]:
+    """Every person's part in these finished games' seats (one pass): as
+    ``games.ratings.seats_of`` credits them, once per person and game. ``holders``: those
+    of each seat someone was replaced in (``games.ratings.holders_of``); any other seat's
+    final holder held it all."""
+    co = {game_id: frozenset(game["co_winners"]) for game_id, game in games.items()}
+    best: dict[tuple[int, int], Entry] = {}
+    for slot_id, game_id, user_id, role, alignment, alive, cause in seats:
+        game = games.get(game_id)
+        if game is None:  # it ended between the reads: the next page view counts it
+            continue
+        won = seat_won(slot_id, alignment, alive, game["winner"], co[game_id])
+        modkilled = cause == DeathCause.MODKILL
+        held = holders.get(slot_id) or [(user_id, 1.0)]
+        for i, (holder, share) in enumerate(held):
+            if share <= 0:
+                continue
+            final = i == len(held) - 1
+            entry = Entry(
+                game_id, slot_id, holder, role, alignment, won and not (modkilled and final), share
+            )
+            kept = best.get((game_id, holder))
+            if kept is None or entry.share > kept.share:
+                best[game_id, holder] = entry
+    return list(best.values())
+
+
+def player_stats(name: str, *, opponents: int | None = None) -> PlayerStats:
+    """A person's or agent's finished games: wins by side and by role (per rule set),
+    their latest games and their record with and against everyone they played with
+    (``opponents``: the most-met that many; None: all). A few queries, then one pass over
+    the seats of their games."""
+    user = user_or_404(name)
+    # Their finished games, as subqueries (a long list of ids costs more to send).
+    finished = Game.objects.filter(status=GameStatus.FINISHED)
+    seated = Slot.objects.filter(user=user, game__in=finished).values("game_id")
+    replaced = Replacement.objects.filter(
+        Q(old_user=user) | Q(new_user=user), slot__game__in=finished
+    ).values("slot__game_id")
+    theirs = seated.union(replaced)  # (one semi-join: an OR of two would scan)
+    games = {
+        g["pk"]: g
+        for g in Game.objects.filter(pk__in=theirs).values(
+            "pk", "title", "ruleset", "setup", "winner", "co_winners", "phase_number", "finished_at"
+        )
+    }
+    seats: list[Seat] = list(
+        Slot.objects.filter(game_id__in=theirs)
+        .values_list(*SEAT_FIELDS)
+        .order_by("game_id", "seat")
+    )
+    final_holder = {pk: user_id for pk, _, user_id, *_ in seats}
+    game_of = {pk: game_id for pk, game_id, *_ in seats}
+    changes: dict[int, list[tuple[int, int, int | None]]] = defaultdict(list)
+    for slot_id, old, new, phase in (
+        Replacement.objects.filter(slot__game_id__in=theirs)
+        .order_by("at", "id")
+        .values_list("slot_id", "old_user_id", "new_user_id", "phase_number")
+    ):
+        changes[slot_id].append((old, new, phase))
+    holders = {
+        slot_id: seat_holders(
+            final_holder[slot_id], made, max(games[game_of[slot_id]]["phase_number"], 1)
+        )
+        for slot_id, made in changes.items()
+        if game_of.get(slot_id) in games
+    }
+    entries = _entries(seats, games, holders)
+    mine = {e.game_id: e for e in entries if e.user_id == user.pk}
+    sides: dict[str, list[int]] = {side: [0, 0] for side in PERSON_SIDES}
+    roles: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for entry in mine.values():
+        ruleset = games[entry.game_id]["ruleset"]
+        for tally in (sides[entry.side], roles[ruleset, entry.role, entry.alignment]):
+            tally[0] += int(entry.won)
+            tally[1] += 1
+    # Head to head: everyone else who held a seat in one of their games, for some of it.
+    met: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # together w/n, against w/n
+    for other in entries:
+        me = mine.get(other.game_id)
+        if me is None or other.user_id == user.pk:
+            continue
+        tally = met[other.user_id]
+        at = 0 if me.same_team(other) else 2
+        tally[at] += int(me.won)
+        tally[at + 1] += 1
+    names = dict(get_user_model().objects.filter(pk__in=met).values_list("pk", "username"))
+    agents = set(
+        Agent.objects.filter(user_id__in=[*names, user.pk]).values_list("user_id", flat=True)
+    )
+    heads = sorted(
+        (
+            HeadToHead(
+                names[user_id],
+                user_id in agents,
+                WinRate.of(t[0], t[1]),
+                WinRate.of(t[2], t[3]),
+            )
+            for user_id, t in met.items()
+        ),
+        key=lambda h: (-h.games, h.name.lower()),
+    )
+    newest = sorted(
+        mine.values(),
+        key=lambda e: (
+            games[e.game_id]["finished_at"] is not None,
+            games[e.game_id]["finished_at"],
+            e.game_id,
+        ),
+        reverse=True,
+    )[:RECENT_GAMES]
+    return PlayerStats(
+        name=user.get_username(),
+        agent=user.pk in agents,
+        overall=WinRate.of(sum(e.won for e in mine.values()), len(mine)),
+        sides=[
+            SideTally(side, SIDE_LABELS[side], WinRate.of(*sides[side])) for side in PERSON_SIDES
+        ],
+        roles=sorted(
+            (
+                RoleTally(
+                    ruleset,
+                    role,
+                    alignment,
+                    display.full_title(ruleset, role, (), alignment),
+                    WinRate.of(*t),
+                )
+                for (ruleset, role, alignment), t in roles.items()
+            ),
+            key=lambda r: (r.ruleset, -r.rate.games, r.title),
+        ),
+        recent=[
+            PlayedGame(
+                game_id=e.game_id,
+                title=games[e.game_id]["title"],
+                ruleset=games[e.game_id]["ruleset"],
+                setup=games[e.game_id]["setup"],
+                finished_at=games[e.game_id]["finished_at"],
+                role=e.role,
+                alignment=e.alignment,
+                won=e.won,
+                share=e.share,
+            )
+            for e in newest
+        ],
+        opponents=heads if opponents is None else heads[:opponents],
+    )

@@ -1,0 +1,101 @@
+"""The statistics' answers in the JSON API, as typed shapes (``games.shapes``' way: the
+serializers, so the OpenAPI components, are derived from them by ``games.api.typed``).
+(No ``from __future__ import annotations``: ``TypedDict`` must see its keys' types.)
+"""
+
+from datetime import datetime
+from typing import Annotated, TypedDict
+
+from games.shapes import Doc
+
+
+class WinRateFigure(TypedDict):
+    wins: int
+    games: int
+    rate: Annotated[float, Doc("wins / games (0 without a game).")]
+    low: Annotated[float, Doc("The 95% Wilson interval's lower end.")]
+    high: Annotated[float, Doc("The 95% Wilson interval's upper end.")]
+
+
+class SetupSideStats(TypedDict):
+    side: Annotated[str, Doc("The faction (an alignment: town, mafia, a third party's).")]
+    label: str
+    real: Annotated[
+        WinRateFigure, Doc("Games it won (as the winner or a co-winner) of the finished games.")
+    ]
+    predicted: Annotated[
+        WinRateFigure | None,
+        Doc("The latest finished simulation's; null: none, or another rule set."),
+    ]
+
+
+class SetupRoleStats(TypedDict):
+    role: str
+    alignment: str
+    title: str
+    rate: Annotated[WinRateFigure, Doc("Of the seats dealt the role in finished games.")]
+
+
+class SetupRulesetStats(TypedDict):
+    ruleset: Annotated[str, Doc(choices="games.models.Ruleset")]
+    games: Annotated[int, Doc("Finished games of the setup under this rule set.")]
+    sides: list[SetupSideStats]
+    roles: list[SetupRoleStats]
+
+
+class SimulationPrediction(TypedDict):
+    run_id: int
+    games: Annotated[int, Doc("Games the simulator played.")]
+    at: datetime
+
+
+class SetupStatistics(TypedDict):
+    slug: str
+    name: str
+    ruleset: Annotated[str, Doc("The setup's own rule set (the one the simulator plays).")]
+    games: Annotated[int, Doc("Finished games of the setup (cancelled and running ones never).")]
+    prediction: SimulationPrediction | None
+    rulesets: Annotated[list[SetupRulesetStats], Doc("The setup's own rule set first.")]
+
+
+class PlayerSideStats(TypedDict):
+    side: Annotated[str, Doc('"town", "mafia" or "other" (every third party).')]
+    rate: WinRateFigure
+
+
+class PlayerRoleStats(TypedDict):
+    ruleset: str
+    role: str
+    alignment: str
+    rate: WinRateFigure
+
+
+class PlayerRecentGame(TypedDict):
+    game_id: int
+    title: str
+    ruleset: str
+    setup: Annotated[str, Doc("The ready-made setup's slug; blank: another.")]
+    finished_at: datetime | None
+    role: str
+    alignment: str
+    won: bool
+    share: Annotated[float, Doc("The share of the game's phases they held the seat.")]
+
+
+class HeadToHeadRecord(TypedDict):
+    name: str
+    agent: Annotated[bool, Doc("An agent (a program), not a person.")]
+    together: Annotated[WinRateFigure, Doc("Games on one team, and the player's wins in them.")]
+    against: Annotated[WinRateFigure, Doc("Games on different teams, and the player's wins.")]
+
+
+class PlayerStatistics(TypedDict):
+    name: str
+    agent: bool
+    overall: Annotated[WinRateFigure, Doc("Every finished game they held a seat in.")]
+    sides: list[PlayerSideStats]
+    roles: list[PlayerRoleStats]
+    recent: Annotated[list[PlayerRecentGame], Doc("Newest first (at most 20).")]
+    head_to_head: Annotated[
+        list[HeadToHeadRecord], Doc("Everyone they played with, most games first.")
+    ]

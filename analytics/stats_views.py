@@ -1,0 +1,191 @@
+"""Statistics from real games on the site: a setup's and a player's full page, their
+panels on the core's setup, player and agent pages (``games.hooks``), and the JSON API's
+``GET /api/v1/setups/{slug}/stats/`` and ``GET /api/v1/players/{name}/stats/``. All of
+them draw ``analytics.stats`` (finished games only), so they agree; all are public, like
+the ratings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from games.api import docs
+from games.api.typed import serializer_for
+from games.api.views import GameAPIView
+from games.errors import NotFound
+from games.models import Agent
+
+from .stats import (
+    PANEL_OPPONENTS,
+    PlayerStats,
+    SetupStats,
+    WinRate,
+    player_stats,
+    setup_stats,
+)
+from .stats_shapes import PlayerStatistics, SetupStatistics, WinRateFigure
+
+
+# -- the answers -------------------------------------------------------------------------------
+def rate_data(rate: WinRate) -> WinRateFigure:
+    return {
+        "wins": rate.wins,
+        "games": rate.games,
+        "rate": round(rate.rate, 4),
+        "low": round(rate.low, 4),
+        "high": round(rate.high, 4),
+    }
+
+
+def setup_data(stats: SetupStats) -> SetupStatistics:
+    prediction = stats.prediction
+    return {
+        "slug": stats.slug,
+        "name": stats.name,
+        "ruleset": stats.ruleset,
+        "games": stats.games,
+        "prediction": None
+        if prediction is None
+        else {"run_id": prediction.run_id, "games": prediction.games, "at": prediction.at},
+        "rulesets": [
+            {
+                "ruleset": r.ruleset,
+                "games": r.games,
+                "sides": [
+                    {
+                        "side": side.side,
+                        "label": side.label,
+                        "real": rate_data(side.real),
+                        "predicted": None if side.predicted is None else rate_data(side.predicted),
+                    }
+                    for side in r.sides
+                ],
+                "roles": [
+                    {
+                        "role": role.role,
+                        "alignment": role.alignment,
+                        "title": role.title,
+                        "rate": rate_data(role.rate),
+                    }
+                    for role in r.roles
+                ],
+            }
+            for r in stats.rulesets
+        ],
+    }
+
+
+def player_data(stats: PlayerStats) -> PlayerStatistics:
+    return {
+        "name": stats.name,
+        "agent": stats.agent,
+        "overall": rate_data(stats.overall),
+        "sides": [{"side": s.side, "rate": rate_data(s.rate)} for s in stats.sides],
+        "roles": [
+            {
+                "ruleset": r.ruleset,
+                "role": r.role,
+                "alignment": r.alignment,
+                "rate": rate_data(r.rate),
+            }
+            for r in stats.roles
+        ],
+        "recent": [
+            {
+                "game_id": g.game_id,
+                "title": g.title,
+                "ruleset": g.ruleset,
+                "setup": g.setup,
+                "finished_at": g.finished_at,
+                "role": g.role,
+                "alignment": g.alignment,
+                "won": g.won,
+                "share": round(g.share, 4),
+            }
+            for g in stats.recent
+        ],
+        "head_to_head": [
+            {
+                "name": h.name,
+                "agent": h.agent,
+                "together": rate_data(h.together),
+                "against": rate_data(h.against),
+            }
+            for h in stats.opponents
+        ],
+    }
+
+
+SetupStatisticsSerializer = serializer_for(SetupStatistics)
+PlayerStatisticsSerializer = serializer_for(PlayerStatistics)
+
+
+class SetupStatsView(GameAPIView):
+    @docs.read(SetupStatisticsSerializer)
+    def get(self, request: Request, slug: str) -> Response:
+        """A ready-made setup's finished games: each side's wins with a 95% Wilson
+        interval beside the balance simulator's latest prediction, and each role's, per
+        rule set (404 ``unknown_setup`` for a slug that is no setup)."""
+        return Response(setup_data(setup_stats(slug)))
+
+
+class PlayerStatsView(GameAPIView):
+    @docs.read(PlayerStatisticsSerializer)
+    def get(self, request: Request, name: str) -> Response:
+        """A person's or agent's finished games: wins by side and by role with 95% Wilson
+        intervals, their latest games, and their record with and against everyone they
+        played with (a replaced player counts the games they held a seat in for part of
+        them; 404 ``no_user`` for no such player)."""
+        return Response(player_data(player_stats(name)))
+
+
+# -- the pages ---------------------------------------------------------------------------------
+def setup_stats_page(request: HttpRequest, slug: str) -> HttpResponse:
+    try:
+        stats = setup_stats(slug)
+    except NotFound as exc:
+        raise Http404(exc.message) from None
+    return render(request, "analytics/stats_setup.html", {"stats": stats})
+
+
+def player_stats_page(request: HttpRequest, name: str) -> HttpResponse:
+    try:
+        stats = player_stats(name)
+    except NotFound as exc:
+        raise Http404(exc.message) from None
+    return render(request, "analytics/stats_player.html", {"stats": stats})
+
+
+# -- the panels (``games.hooks``) --------------------------------------------------------------
+def setup_panel(request: HttpRequest, *, slug: str, ruleset: str, **_: Any) -> str:
+    """The setup page's: each side's real wins beside the prediction (a saved setup,
+    ``slug`` blank, has no games of its own to count)."""
+    if not slug:
+        return ""
+    try:
+        stats = setup_stats(slug)
+    except NotFound:
+        return ""
+    own = next((r for r in stats.rulesets if r.ruleset == ruleset), None)
+    return render_to_string(
+        "analytics/stats_setup_panel.html", {"stats": stats, "own": own}, request=request
+    )
+
+
+def player_panel(request: HttpRequest, *, name: str, **_: Any) -> str:
+    """The player's page's: wins by side, and the people met most."""
+    try:
+        stats = player_stats(name, opponents=PANEL_OPPONENTS)
+    except NotFound:
+        return ""
+    return render_to_string("analytics/stats_player_panel.html", {"stats": stats}, request=request)
+
+
+def agent_panel(request: HttpRequest, *, agent: Agent, **_: Any) -> str:
+    """The agent's page's: the same as its player's page's."""
+    return player_panel(request, name=agent.user.get_username())
