@@ -153,6 +153,11 @@ class ErrorCode(StrEnum):
     UNKNOWN_SETUP = "unknown_setup"
     LEAGUE_COOLDOWN = "league_cooldown"  # modkilled for inactivity lately: no queue until then
 
+    # The league app's duplicate series (``league.series``)
+    ENTRANTS = "entrants"  # a series' entrants: one per seat, each a distinct person or agent
+    SERIES_GAMES = "series_games"  # a series' games: a whole number of rotations
+    NO_SERIES = "no_series"
+
     # Away (V/LA)
     DATES = "dates"
     NO_ABSENCE = "no_absence"

@@ -1,5 +1,11 @@
 """The league app's JSON API, under /api/v1/ beside the games core's."""
 
-from django.urls import URLPattern, path  # noqa: F401
+from django.urls import URLPattern, path
 
-urlpatterns: list[URLPattern] = []
+from . import views
+
+urlpatterns: list[URLPattern] = [
+    # Duplicate series (league.series).
+    path("series/", views.SeriesListView.as_view(), name="api-series-list"),
+    path("series/<int:series_id>/", views.SeriesView.as_view(), name="api-series"),
+]

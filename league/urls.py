@@ -1,5 +1,15 @@
 """The league app's pages."""
 
-from django.urls import URLPattern, path  # noqa: F401
+from django.urls import URLPattern, path
 
-urlpatterns: list[URLPattern] = []
+from . import views
+
+app_name = "league"
+
+urlpatterns: list[URLPattern] = [
+    # Duplicate series (league.series).
+    path("league/series/", views.series_list_page, name="series_list"),
+    path("league/series/new/", views.series_create, name="series_create"),
+    path("league/series/<int:series_id>/", views.series_page, name="series"),
+    path("league/series/<int:series_id>/next/", views.series_next, name="series_next"),
+]

@@ -34,6 +34,7 @@ DIGEST_SCAN_SECONDS = float(os.environ.get("DIGEST_SCAN_SECONDS", "60"))
 # League matchmaking (games.services.league): a join matches at once; this sweep is the
 # backstop (a join whose match failed, entries left by a restart).
 LEAGUE_SWEEP_SECONDS = float(os.environ.get("LEAGUE_SWEEP_SECONDS", "30"))
+BASELINE_TICK_SECONDS = float(os.environ.get("BASELINE_TICK_SECONDS", "10"))
 
 app.conf.beat_schedule = {
     "advance-due-phases": {
@@ -75,6 +76,12 @@ app.conf.beat_schedule = {
         "task": "games.tasks.sweep_digests",
         "schedule": DIGEST_SCAN_SECONDS,
         "options": {"expires": max(DIGEST_SCAN_SECONDS, 5.0)},
+    },
+    # The baseline ladder's agents play their seats (league.baseline).
+    "play-baselines": {
+        "task": "league.tasks.play_baselines",
+        "schedule": BASELINE_TICK_SECONDS,
+        "options": {"expires": max(BASELINE_TICK_SECONDS, 5.0)},
     },
 }
 # Messages unacknowledged this long go to another worker; every ETA task we send is due

@@ -11,13 +11,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from django.db import transaction
 from django.db.models import Count, F
 from django.utils import timezone
 
-from .. import gateway, ratings
+from .. import gateway, hooks, ratings
 from ..gateway import DayEnd, GameState, NightOrder, Win
 from ..league import silent_days_before_action
 from ..models import (
@@ -389,6 +390,9 @@ def end_with(tx: Tx, win: Win) -> None:
             "slots": [slot_roles(s) for s in tx.slots],
         },
     )
+    # Side domains that follow ends (a league series starts its next game) hear of it once
+    # the end is committed (``games.hooks.on_game_finished``).
+    transaction.on_commit(partial(hooks.game_finished, game.pk))
 
 
 def check_inactivity(tx: Tx) -> None:

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from .. import services
 from ..errors import GameRuleError
+from ..hooks import panels
 from ..reads.league import my_league_games, queues
 from ..reads.moderation import same_person
 from ..reads.reliability import league_cooldown
@@ -30,6 +31,7 @@ def league(request: HttpRequest) -> HttpResponse:
             "cooldown": league_cooldown(same_person(request.user.pk))
             if request.user.is_authenticated
             else None,
+            "panels": panels("league", request),
         },
     )
 

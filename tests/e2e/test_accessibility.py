@@ -118,6 +118,9 @@ SITE_PAGES: list[tuple[str, str, tuple[str, ...]]] = [
     ("leaderboard", "/leaderboard/forum/", ("anonymous",)),
     ("leaderboard, bad filter", "/leaderboard/forum/?side=nope", ("anonymous",)),
     ("player's page", "/players/host/", ("anonymous",)),
+    ("setup statistics", "/setups/forum-cop-nine/stats/", ("anonymous",)),
+    ("player statistics", "/players/host/stats/", ("anonymous",)),
+    ("duplicate series", "/league/series/", ("anonymous", "host")),
     # Moderation (``moderation_state``: the host is a site moderator, with a report, a
     # sanction and its appeal, and a declared alternate waiting).
     ("report a player", f"/players/{OUTSIDER}/report/", ("host",)),

@@ -305,6 +305,9 @@ ROWS: list[Row] = [
     # Ratings are public, people's and agents' alike (a player's page: the host's name).
     Row("leaderboard", "GET", "/leaderboard/forum/", same(everyone(), "day")),
     Row("player's page", "GET", "/players/host/", same(everyone(), "day", "over")),
+    # Statistics from finished games (analytics): public, like the ratings.
+    Row("setup statistics", "GET", "/setups/power-nine/stats/", same(everyone(), "day", "over")),
+    Row("player statistics", "GET", "/players/host/stats/", same(everyone(), "day", "over")),
     Row("new game form", "GET", "/games/new/", same(logged_in(), "day")),
     Row("my games", "GET", "/my-games/", same(logged_in(), "day")),
     # The league's queues: anyone may look; anyone signed in may join, and leave a queue
@@ -319,6 +322,17 @@ ROWS: list[Row] = [
         prep=_queue,
     ),
     Row("league leave, not queued", "POST", "/league/forum-vanilla/leave/", same(nobody(), "day")),
+    # Duplicate series (league app): anyone may look; only staff make one or start its next
+    # game (nobody here is staff: a signed-in person is refused 403).
+    Row("series list", "GET", "/league/series/", same(everyone(), "day")),
+    Row("a series", "GET", "/league/series/{series}/", same(everyone(), "day")),
+    Row("make a series", "POST", "/league/series/new/", same(nobody(), "day")),
+    Row(
+        "start a series' next game",
+        "POST",
+        "/league/series/{series}/next/",
+        same(nobody(), "day"),
+    ),
     Row("notifications", "GET", "/notifications/", same(logged_in(), "day")),
     Row("notification settings", "GET", "/notifications/settings/", same(logged_in(), "day")),
     # Agents: "authbot" is the other host's (``states``); only its owner manages it, and a
@@ -699,6 +713,20 @@ ROWS: list[Row] = [
     ),
     Row("API leaderboard", "GET", "/api/v1/leaderboard/forum/", same(everyone(), "day"), api=True),
     Row("API player", "GET", "/api/v1/players/host/", same(everyone(), "day", "over"), api=True),
+    Row(
+        "API setup statistics",
+        "GET",
+        "/api/v1/setups/power-nine/stats/",
+        same(everyone(), "day", "over"),
+        api=True,
+    ),
+    Row(
+        "API player statistics",
+        "GET",
+        "/api/v1/players/host/stats/",
+        same(everyone(), "day", "over"),
+        api=True,
+    ),
     Row("API my games", "GET", "/api/v1/my-games/", same(logged_in(), "day"), api=True),
     Row("API notifications", "GET", "/api/v1/notifications/", same(logged_in(), "day"), api=True),
     Row("API my bookmarks", "GET", "/api/v1/bookmarks/", same(logged_in(), "day"), api=True),
@@ -745,6 +773,14 @@ ROWS: list[Row] = [
     ),
     Row("setups", "GET", "/api/v1/setups/", same(everyone(), "day"), api=True),
     Row("API league queues", "GET", "/api/v1/queues/", same(everyone(), "day"), api=True),
+    Row("API series list", "GET", "/api/v1/series/", same(everyone(), "day"), api=True),
+    Row(
+        "API a series",
+        "GET",
+        "/api/v1/series/{series}/",
+        same(everyone(), "day"),
+        api=True,
+    ),
     Row(
         "API league join",
         "POST",
@@ -1288,6 +1324,19 @@ def _bookmark() -> int:
     return bookmark.pk if bookmark else 0
 
 
+def _series(ctx: Ctx) -> int:
+    """A duplicate series (league app) of the game's players, for the rows that read it or
+    press its button, made inside the cell's savepoint (anonymous cells too: a ``prep``
+    runs only for a signed-in person). It has no game of its own: the rows ask who may,
+    not what it does."""
+    from league.models import Series, SeriesEntrant
+
+    series = Series.objects.create(setup="forum-vanilla", games=7, created_by=ctx.users["host"])
+    for position, name in enumerate(PLAYERS):
+        SeriesEntrant.objects.create(series=series, user=ctx.users[name], position=position)
+    return series.pk
+
+
 def _person_token() -> int:
     """The id of "otherhost"'s own API token (the rows that revoke it)."""
     token = PersonToken.objects.filter(user__username="otherhost").first()
@@ -1345,6 +1394,7 @@ def ask(row: Row, ctx: Ctx, person: str) -> str:
             ptoken=_person_token(),
             cohost=ctx.users["cohost"].pk,
             bookmark=_bookmark(),
+            series=_series(ctx) if "{series}" in row.path else 0,
         )
         data = row.data(ctx, person) if callable(row.data) else (row.data or {})
         if row.method == "GET":
@@ -1469,7 +1519,7 @@ def test_allauths_unlisted_views_never_fail(make_users):
 
 def _row_path(row: Row) -> str:
     return row.path.format(
-        g=1, slot=1, ability="kill", token=1, report=1, ptoken=1, cohost=1, bookmark=1
+        g=1, slot=1, ability="kill", token=1, report=1, ptoken=1, cohost=1, bookmark=1, series=1
     ).split("?")[0]
 
 

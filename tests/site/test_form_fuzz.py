@@ -137,6 +137,8 @@ POST_FORMS = {
     "games:agent_token_revoke": "agents",
     "games:league_join": "league",
     "games:league_leave": "league",
+    "league:series_create": "series",  # the league app's duplicate series (staff)
+    "league:series_next": "series",
     "games:report_post": "moderation",
     "games:report_private_post": "moderation",
     "games:report_player": "moderation",
@@ -180,6 +182,10 @@ READ_ONLY = {
     "games:leaderboard",  # its filter is a GET form
     "games:player",
     "games:league",
+    "league:series_list",  # its form posts to league:series_create
+    "league:series",  # its button posts to league:series_next
+    "setup_stats",  # analytics: statistics from finished games, GET only
+    "player_stats",
     # allauth's pages that only say something (mail sent, password set, account inactive),
     # and its log-in by code, which is off (the view sends back to the log-in page).
     "account_email_verification_sent",
@@ -509,6 +515,21 @@ def test_the_league_forms(make_users):
     fuzzed |= fuzz(web, "/league/", only=("/league/forum-vanilla/",))  # now: leave
     assert fuzzed >= expected("league")
     assert not LeagueQueueEntry.objects.exists()
+
+
+def test_the_series_forms(make_users):
+    from league.models import Series
+    from league.series import create_series
+
+    players = make_users(7, prefix="entrant")
+    staff = UserFactory(username="organiser", is_staff=True)
+    made = create_series(staff, setup="forum-vanilla", entrants=[u.username for u in players])
+    web = logged_in(staff)
+    fuzzed = fuzz(web, "/league/series/", values=NUMBERS_AND_TEXT)  # the staff's form
+    fuzzed |= fuzz(web, f"/league/series/{made.pk}/")  # "start the next game"
+    assert fuzzed >= expected("series")
+    assert Series.objects.count() == 1  # no hostile value made one
+    assert_whole(made.series_games.get().game)
 
 
 def test_the_moderation_forms(make_game, host):

@@ -105,6 +105,7 @@ from games.reads.vote_count import votes_are_secret
 from games.services import moderation
 from games.services.whispers import send_whisper
 from games.setups import SETUPS
+from league.models import Series, SeriesEntrant, SeriesGame
 from resolver.rulesets import get_ruleset
 from tests.factories import UserFactory
 from tests.live_model import socket_scope
@@ -296,17 +297,45 @@ def page_urls(g: int) -> list[str]:
 
 def rating_urls(game: Game) -> list[str]:
     """The leaderboard of the game's rule set and every player's page (ratings, rated
-    games with their roles: only finished games may show there)."""
+    games with their roles: only finished games may show there), and the statistics of
+    the game's setup and of each player (finished games only too)."""
     urls = [f"/leaderboard/{game.ruleset}/", f"/api/v1/leaderboard/{game.ruleset}/"]
+    # The statistics from finished games (analytics.stats): the setup's and each player's.
+    if game.setup:
+        urls += [f"/setups/{game.setup}/stats/", f"/api/v1/setups/{game.setup}/stats/"]
     for name in game.slots.values_list("user__username", flat=True):
         urls += [f"/players/{name}/", f"/api/v1/players/{name}/", f"/moderation/people/{name}/"]
+        urls += [f"/players/{name}/stats/", f"/api/v1/players/{name}/stats/"]
+    # The duplicate series that holds the game (league app, ``as_series_game``), and the
+    # league page that lists the series.
+    series = SeriesGame.objects.filter(game=game).values_list("series_id", flat=True).first()
+    if series is not None:
+        urls += [f"/league/series/{series}/", f"/api/v1/series/{series}/", "/league/"]
+        urls += ["/league/series/", "/api/v1/series/"]
     return urls
+
+
+def as_series_game(game: Game) -> None:
+    """Make the game the first of a duplicate series of its players (entrant j in seat
+    j + 1, as ``league.series.seat_of`` seats game 0), so the series' pages are searched
+    too. Only a game without anonymous names: a series is never anonymous (its rotation
+    says who sits where)."""
+    slots = list(game.slots.select_related("user").order_by("seat"))
+    series = Series.objects.create(
+        setup=game.setup or "forum-vanilla", seed=game.seed, games=len(slots), created_by=game.host
+    )
+    for position, slot in enumerate(slots):
+        SeriesEntrant.objects.create(series=series, user=slot.user, position=position)
+    SeriesGame.objects.create(series=series, number=0, game=game)
 
 
 # Who fetches the moderators' pages: the moderator who plays (the one who must find no
 # report of this game there) and one outsider (refused). The others are refused alike, and
 # fetching a record per player for everyone doubled the city game's scan.
 MODERATION_WATCHERS = frozenset({"town", "spectator"})
+# Who fetches the statistics pages (analytics.stats): they are the same for everyone, so the
+# two who know least (whom any leak would tell something) read them for all.
+STATS_WATCHERS = frozenset({"anonymous", "spectator"})
 
 
 def capture(game: Game, person: Person) -> dict[str, Any]:
@@ -318,6 +347,10 @@ def capture(game: Game, person: Person) -> dict[str, Any]:
     for url in page_urls(game.pk) + rating_urls(game):
         if url.startswith("/moderation/") and person.name not in MODERATION_WATCHERS:
             continue
+        if url.endswith("/stats/") and person.name not in STATS_WATCHERS:
+            continue
+        if ("/series/" in url or url == "/league/") and person.name not in STATS_WATCHERS:
+            continue  # the series' pages are the same for everyone, as the statistics
         response = client.get(url, follow=url.endswith("/role/") or url == "/notifications/")
         assert response.status_code in (200, 302, 401, 403, 404), (url, response.status_code)
         if "/review/" in url or "/export/" in url:  # nobody's until the end, not the host's
@@ -551,7 +584,8 @@ def scan(
             if where.startswith(PERSON_PAGES):
                 # A person's page names its person; it must not tie them to a masked seat.
                 problems += [f"{label} {person.name} {p}" for p in ties(game, where, body)]
-                text = text.replace(where.split("/")[-2], " ")
+                # (the person's name: the part after /players/ or /people/, stats/ or not)
+                text = text.replace(where.removesuffix("stats/").split("/")[-2], " ")
             for token, pattern in patterns.items():
                 if found := pattern.search(text):
                     context = text[max(found.start() - 60, 0) : found.end() + 40]
@@ -794,6 +828,8 @@ def start(setup: str, host: Any) -> tuple[Game, list[Person]]:
     # Rated: its players' pages and the leaderboard are watched too (ratings at the end).
     Game.objects.filter(pk=game.pk).update(rated=True)
     game.refresh_from_db()
+    if not game.anonymous_names:  # the table games: their series' pages are searched too
+        as_series_game(game)
     slots = list(game.slots.select_related("user").order_by("seat"))
     town = next(s for s in slots if s.role in INVESTIGATORS)
     moderation.set_moderator(town.user)  # a site moderator who plays in this game

@@ -1,0 +1,79 @@
+"""Duplicate series: one deal (a seed) replayed over several games, the entrants rotated
+through the seats, so each entrant plays each seat, and so each role, of the deal.
+
+A series belongs to the league app; its games are ordinary games of the core (hosted by the
+"League" account, rated), which never knows they are part of one.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from games.models import Game, new_seed
+
+
+class SeriesStatus(models.TextChoices):
+    RUNNING = "running", "Running"
+    FINISHED = "finished", "Finished"
+
+
+class Series(models.Model):
+    """A duplicate series of a ready-made setup (``games.league.FORMATS``): ``games`` games
+    dealt from ``seed``, game ``i`` seating entrant ``j`` in seat ``(j + i) mod n + 1``."""
+
+    setup = models.CharField(max_length=50, help_text="The ready-made setup's slug.")
+    seed = models.BigIntegerField(default=new_seed, help_text="Every game's seed: one deal.")
+    games = models.PositiveSmallIntegerField(help_text="Games in all: a multiple of the seats.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    status = models.CharField(
+        max_length=10, choices=SeriesStatus.choices, default=SeriesStatus.RUNNING
+    )
+    problem = models.CharField(
+        max_length=300, blank=True, help_text="Why the next game could not start (blank: none)."
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        verbose_name_plural = "series"
+
+    def __str__(self) -> str:
+        return f"series {self.pk} of {self.setup}"
+
+
+class SeriesEntrant(models.Model):
+    """One entrant (a person or an agent) and its place ``position`` (``j``, from 0)."""
+
+    series = models.ForeignKey(Series, on_delete=models.CASCADE, related_name="entrants")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    position = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["series", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["series", "position"], name="series_entrant_place"),
+            models.UniqueConstraint(fields=["series", "user"], name="series_entrant_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"entrant {self.position} of series {self.series_id}"
+
+
+class SeriesGame(models.Model):
+    """Game ``number`` (``i``, from 0) of a series, once it is made."""
+
+    series = models.ForeignKey(Series, on_delete=models.CASCADE, related_name="series_games")
+    number = models.PositiveSmallIntegerField()
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="series_game")
+
+    class Meta:
+        ordering = ["series", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["series", "number"], name="series_game_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"game {self.number} of series {self.series_id}"
