@@ -438,6 +438,9 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "NotificationChannelEnum": "games.notification_kinds.CHANNEL_CHOICES",
         "CoHostKindEnum": "games.models.CoHostKind",
+        # Two "status" fields with different choices: each named after its own.
+        "GameStatusEnum": "games.models.GameStatus",
+        "SeriesStatusEnum": "league.models.SeriesStatus",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

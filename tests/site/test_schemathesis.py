@@ -370,6 +370,8 @@ def test_outage_answers_match_the_document(make_game, tmp_path, client):
         "bookmark_id": 1,
         "user_id": 1,  # a co-host's
         "setup": "x",
+        "slug": "forum-cop-nine",
+        "series_id": 1,
         "ruleset": "forum",
     }
     try:
