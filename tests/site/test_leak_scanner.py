@@ -477,13 +477,17 @@ def structural(game: Game, who: Knowledge, where: str, body: Any) -> list[str]:
         return problems
     slots = {s.pk: s for s in game.slots.all()}
     game_ids = set(Game.objects.values_list("pk", flat=True))
+    series_ids = set(Series.objects.values_list("pk", flat=True))
     for obj in objects(body):
         for key in SITE_ID_KEYS & set(obj):
             problems.append(f"{where}: a site-wide id or counter {key!r}")
         # A notification's own id is the person's own (the inbox's links need it).
         own_notification = where.startswith(INBOX_BODIES) and "kind" in obj and "text" in obj
         own_notification |= where == "/api/v1/bookmarks/" and "note" in obj  # theirs too
-        if "id" in obj and obj["id"] not in game_ids and not own_notification:
+        # A duplicate series' id is public: its page's address, listed on the league page.
+        own_series = where.startswith("/api/v1/series/") and "entrants" in obj
+        own_series &= obj.get("id") in series_ids
+        if "id" in obj and obj["id"] not in game_ids and not (own_notification or own_series):
             problems.append(f"{where}: an 'id' that is not a game's ({obj['id']})")
         if obj.get("role_list") and not who.is_host:
             problems.append(f"{where}: the role list")
