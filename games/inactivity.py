@@ -22,15 +22,42 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.db.models import Q
+from django.db.models import F, Q
 
-from .models import PRODS_BEFORE_ACTION, Game, GameEvent, InactivityAction, Replacement, Slot
+from .models import (
+    PRODS_BEFORE_ACTION,
+    AltStatus,
+    Game,
+    GameEvent,
+    InactivityAction,
+    Replacement,
+    Slot,
+)
 
+# A seat held by an approved alternate of the game's host or of another of its players:
+# two accounts of one person never play one game, so the later account (an alternate
+# beside its main, or the later approved of two alternates) gives its seat up
+# (``services.moderation.decide_alt``, which also withdraws such a sign-up).
+_ALT = "user__alt_declaration__"
+BESIDE_ANOTHER_ACCOUNT = Q(**{f"{_ALT}status": AltStatus.APPROVED}) & (
+    Q(game__host_id=F(f"{_ALT}main_id"))
+    | Q(game__slots__user_id=F(f"{_ALT}main_id"))
+    | Q(
+        **{
+            f"game__slots__{_ALT}main_id": F(f"{_ALT}main_id"),
+            f"game__slots__{_ALT}status": AltStatus.APPROVED,
+            f"game__slots__{_ALT}decided_at__lt": F(f"{_ALT}decided_at"),
+        }
+    )
+)
 # A living seat the host should fill: prodded past the limit in a game whose rule is to
-# replace, or held by an account taken off the site (a suspension or a ban:
-# ``services.moderation``). The dashboard and "my games" both ask this.
-NEEDS_REPLACEMENT = Q(user__is_active=False) | Q(
-    game__inactivity_action=InactivityAction.REPLACE, prods__gte=PRODS_BEFORE_ACTION
+# replace, held by an account taken off the site (a suspension or a ban:
+# ``services.moderation``), or beside another account of its person. The dashboard and
+# "my games" both ask this (``.distinct()``: the last test joins the game's seats).
+NEEDS_REPLACEMENT = (
+    Q(user__is_active=False)
+    | Q(game__inactivity_action=InactivityAction.REPLACE, prods__gte=PRODS_BEFORE_ACTION)
+    | BESIDE_ANOTHER_ACCOUNT
 )
 
 
@@ -61,10 +88,23 @@ def needs_replacement(game: Game, slot: Slot) -> bool:
 
 
 def slots_needing_replacement(game: Game) -> list[Slot]:
-    """``NEEDS_REPLACEMENT``'s seats of a running game; ``slot.user.is_active`` tells which
-    reason."""
+    """``NEEDS_REPLACEMENT``'s seats of a running game, each with ``replacement_reason``:
+    "removed" (taken off the site), "another account" or "inactive"."""
     if not game.is_running:
         return []
-    return list(
-        game.slots.filter(NEEDS_REPLACEMENT, alive=True).select_related("user").order_by("seat")
+    seats = list(
+        game.slots.filter(NEEDS_REPLACEMENT, alive=True)
+        .distinct()
+        .select_related("user")
+        .order_by("seat")
     )
+    beside = set(game.slots.filter(BESIDE_ANOTHER_ACCOUNT, alive=True).values_list("pk", flat=True))
+    for slot in seats:
+        slot.replacement_reason = (  # type: ignore[attr-defined]
+            "removed"
+            if not slot.user.is_active
+            else "another account"
+            if slot.pk in beside
+            else "inactive"
+        )
+    return seats

@@ -373,11 +373,14 @@ class InboxConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
         await self.send(text_data=frame_text(frame))
 
 
-class LeagueConsumer(TokenWatch, AsyncWebsocketConsumer):
+class LeagueConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
     """``ws/league/``: the league page's queues, for anyone. It says ``{"type": "league"}``
     when something changed; the page's socket (``?parts=1``) gets the page's parts with it
     as its viewer's reload would show them (``"parts"``), and once on connect. Client ->
-    server ``{"type": "ping"}`` is answered ``pong``."""
+    server ``{"type": "ping"}`` is answered ``pong``.
+
+    A signed-in person's socket follows their inbox group only so that a suspension or a
+    ban closes it at once (``account_closed``); the page's bell has its own socket."""
 
     joined = False
     wants_parts = False
@@ -395,9 +398,11 @@ class LeagueConsumer(TokenWatch, AsyncWebsocketConsumer):
             self.joined = True
         except Exception as exc:
             log.warning("League socket: following the queues failed: %r", exc)
+        await self.follow_inbox(self.scope.get("user"))
 
     async def disconnect(self, code: int) -> None:
         await self.unwatch_token()
+        await self.unfollow_inbox()
         if self.joined:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(
@@ -411,6 +416,9 @@ class LeagueConsumer(TokenWatch, AsyncWebsocketConsumer):
             return
         if isinstance(message, dict) and message.get("type") == "ping":
             await self.send(text_data=dumps([{"type": "pong", "server_time": server_time()}]))
+
+    async def send_inbox(self, frame: dict[str, Any]) -> None:
+        """The bell's frames are not this socket's (see the class)."""
 
     async def league_changed(self, event: dict[str, Any]) -> None:
         if self.wants_parts:

@@ -171,17 +171,27 @@ def _context(post: Post | None) -> list[Post]:
     )
 
 
-def audit_log(*, before: int | None = None) -> list[ModerationLogEntry]:
-    """The newest entries of the audit log (older ones: ``before`` an entry's pk)."""
-    entries = ModerationLogEntry.objects.select_related("moderator", "user", "sanction")
+def audit_log(moderator: Any, *, before: int | None = None) -> list[ModerationLogEntry]:
+    """The newest entries of the audit log this moderator may read (older ones: ``before``
+    an entry's pk): none that came of a report of a running game they play in (its note may
+    quote the reported post; that its player was reported at all may tell their side)."""
+    played = _games_played(moderator)
+    entries = (
+        ModerationLogEntry.objects.select_related("moderator", "user", "sanction")
+        .exclude(report__game_id__in=played)
+        .exclude(sanction__report__game_id__in=played)
+    )
     if before is not None:
         entries = entries.filter(pk__lt=before)
     return list(entries.order_by("-pk")[:LOG_PAGE])
 
 
-def open_appeals() -> list[Appeal]:
+def open_appeals(moderator: Any) -> list[Appeal]:
+    """The unanswered appeals, but those of a sanction that came of a report of a running
+    game this moderator plays in (as ``audit_log``)."""
     return list(
         Appeal.objects.filter(answered_at__isnull=True)
+        .exclude(sanction__report__game_id__in=_games_played(moderator))
         .select_related("sanction__user", "sanction__moderator")
         .order_by("created_at", "pk")
     )
@@ -195,9 +205,11 @@ def pending_alts() -> list[AltAccount]:
     )
 
 
-def sanctions_of(user_id: int) -> list[Sanction]:
+def sanctions_of(user_id: int, moderator: Any) -> list[Sanction]:
+    """The person's sanctions this moderator may read (as ``audit_log``)."""
     return list(
         Sanction.objects.filter(user_id=user_id)
+        .exclude(report__game_id__in=_games_played(moderator))
         .select_related("moderator")
         .order_by("-created_at", "-pk")
     )

@@ -221,7 +221,7 @@ def _slots_to_replace(games: list[Game]) -> dict[int, int]:
     rows = (
         Slot.objects.filter(NEEDS_REPLACEMENT, game_id__in=[g.pk for g in games], alive=True)
         .values("game_id")
-        .annotate(n=Count("id"))
+        .annotate(n=Count("id", distinct=True))
     )
     return {r["game_id"]: r["n"] for r in rows}
 

@@ -61,6 +61,7 @@ from ..reads import moderation as reads
 from ..reads.access import Viewer
 from ..reads.people import user_called
 from .common import emit, game_tx
+from .lobby import leave_game
 from .phases import do_modkill
 
 if TYPE_CHECKING:  # the site's user model is Django's (AUTH_USER_MODEL is not set)
@@ -81,6 +82,7 @@ _LOGGED = {
 }
 # The seat's reason in the thread when a league game modkills a removed player.
 REMOVED = "removed from the site by its moderators"
+ANOTHER_ACCOUNT = "another account of a player in this game"
 
 
 # -- reports -------------------------------------------------------------------------------
@@ -439,7 +441,30 @@ def decide_alt(
         _log(
             moderator, action, row.alt_id, now, note=f"declared an alternate of user {row.main_id}"
         )
+        if approve:
+            _keep_accounts_apart(row.alt, reads.same_person(row.alt_id) - {row.alt_id}, now)
         return row
+
+
+def _keep_accounts_apart(alt: Any, others: set[int], now: datetime) -> None:
+    """Two accounts of one person never hold seats in one game (nor play one the other
+    hosts): an approved alternate already sitting beside another of the person's accounts
+    leaves a game still in sign-ups, and its seat in a running game is flagged as a
+    removed person's is (the host replaces it; a league game fills or modkills it)."""
+    shared = (
+        Game.objects.filter(slots__user_id=alt.pk)
+        .filter(Q(slots__user_id__in=others) | Q(host_id__in=others))
+        .filter(status__in=[GameStatus.SIGNUPS, GameStatus.RUNNING])
+        .values_list("pk", "status")
+        .distinct()
+    )
+    for game_id, status in sorted(set(shared)):
+        if status == GameStatus.SIGNUPS:
+            leave_game(alt, game_id)
+            continue
+        with game_tx(game_id, now) as tx:
+            for slot in [s for s in tx.slots if s.user_id == alt.pk and s.alive]:
+                _flag_seat(tx, slot, removed=False)
 
 
 # -- who moderates -------------------------------------------------------------------------
@@ -598,13 +623,16 @@ def _take_off_the_site(user_id: int, now: datetime) -> None:
                 _flag_seat(tx, slot)
 
 
-def _flag_seat(tx: Any, slot: Slot) -> None:
+def _flag_seat(tx: Any, slot: Slot, *, removed: bool = True) -> None:
+    """Fill the seat from the replacement queue, or ask the host to (a league game has
+    none: its seat is modkilled). ``removed``: its account was taken off the site (else it
+    gives way to another account of its person)."""
     if replace_from_queue(tx, slot):
         return
     if tx.game.league_setup:  # nobody hosts it: the seat cannot wait for a replacement
-        do_modkill(tx, slot, REMOVED)
+        do_modkill(tx, slot, REMOVED if removed else ANOTHER_ACCOUNT)
         return
-    emit(tx, "replacement_needed", {**slot_ref(slot), "removed": True}, "host")
+    emit(tx, "replacement_needed", {**slot_ref(slot), "removed": removed}, "host")
 
 
 def _bring_back(user_id: int) -> None:

@@ -178,7 +178,7 @@ def queue(request: HttpRequest) -> HttpResponse:
         {
             "reports": reads.queue(request.user),
             "open_count": reads.open_count(request.user),
-            "appeals": reads.open_appeals(),
+            "appeals": reads.open_appeals(request.user),
             "alts": reads.pending_alts(),
             "action_form": ActionForm(auto_id=False),
             "answer_form": AnswerForm(auto_id=False),
@@ -283,7 +283,7 @@ def person(request: HttpRequest, name: str) -> HttpResponse:
         "moderation/person.html",
         {
             "subject": subject,
-            "sanctions": reads.sanctions_of(subject.pk),
+            "sanctions": reads.sanctions_of(subject.pk, request.user),
             "reports": reads.visible_reports(request.user)
             .filter(player=subject)
             .select_related("reporter", "game")
@@ -312,7 +312,7 @@ def log(request: HttpRequest) -> HttpResponse:
     _moderator(request)
     raw = request.GET.get("before", "")
     before = int(raw) if raw.isdigit() and len(raw) < 12 else None
-    entries = reads.audit_log(before=before)
+    entries = reads.audit_log(request.user, before=before)
     older = entries[-1].pk if len(entries) == reads.LOG_PAGE else None
     return render(request, "moderation/log.html", {"entries": entries, "older": older})
 

@@ -20,9 +20,10 @@ from games.live import inbox as live_inbox
 from games.live import publisher
 from games.live.tokens import token_group
 from games.services import agents as agent_services
-from games.services import moderation
+from games.services import moderation, person_tokens
 from mafia_site.token_sockets import REFUSED
 from tests.factories import UserFactory
+from tests.live.test_league_live import open_league
 from tests.live.ws_support import Socket, live_redis_layer, open_socket
 
 pytestmark = [
@@ -190,25 +191,38 @@ async def test_a_lost_revocation_push_still_closes_the_socket_within_the_recheck
 async def test_a_suspension_closes_the_persons_and_their_agents_sockets_at_once(
     make_game, host, settings
 ):
-    """A moderator's suspension (``services.moderation``): the person's own page socket
-    (signed in by cookie) and their agent's token socket close at once, by the push; the
-    other players' sockets stay open; reopening is refused (the account is inactive)."""
+    """A moderator's suspension (``services.moderation``): every socket of the person
+    closes at once, by the push: their page's game socket and league page's socket (signed
+    in by cookie), and the game and league sockets of their own API token; then the ban of
+    an agent's owner closes the agent's token socket. The other players' sockets stay open;
+    reopening is refused (the account is inactive)."""
     settings.LIVE_TOKEN_RECHECK_SECONDS = 600  # only the pushes can close them
     owner, agent, game, first, _second = await db(_agent_in_game)(make_game, host)
     person = await db(_a_person_in)(game, agent)
+    own_key = (await db(person_tokens.create_token)(person)).key
     moderator = await db(UserFactory)(username="warden")
     await db(moderation.set_moderator)(moderator)
     owners_page, connected, _ = await open_socket(game.pk, person)
     assert connected
+    persons = [owners_page, await open_league(person), await _open_ready(game.pk, own_key)]
+    league_by_token, connected, _ = await token_socket(None, own_key, "/ws/league/")
+    assert connected
+    persons.append(league_by_token)
     agents = await _open_ready(game.pk, first.key)
     bystander, connected, _ = await open_socket(game.pk, host)
     assert connected
+    watching_league = await open_league(host)
 
     await db(moderation.sanction)(moderator, person, "suspend", reason="abuse", days=3)
-    assert await closed_with(owners_page, 3.0) == REFUSED
+    for socket in persons:
+        assert await closed_with(socket, 3.0) == REFUSED
+    assert await closed_with(watching_league, 0.5) is None
+    _again, connected, code = await token_socket(game.pk, own_key)
+    assert not connected and code == REFUSED
     await db(moderation.sanction)(moderator, owner, "ban", reason="cheating")
     assert await closed_with(agents, 3.0) == REFUSED
     assert await closed_with(bystander, 0.5) is None
     _again, connected, code = await token_socket(game.pk, first.key)
     assert not connected and code == REFUSED
     await bystander.close()
+    await watching_league.close()

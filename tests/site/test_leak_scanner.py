@@ -85,6 +85,7 @@ from typing import Any
 
 import pytest
 from allauth.account.models import EmailAddress
+from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 from mafia_client import parse_frame
@@ -605,6 +606,13 @@ def living(game: Game) -> list[Slot]:
     return list(game.slots.filter(alive=True).select_related("user").order_by("seat"))
 
 
+OUTSIDE_MODERATOR = "outsidewarden"
+
+
+def outside_moderator() -> Any:
+    return get_user_model().objects.get(username=OUTSIDE_MODERATOR)
+
+
 def post_secrets(game: Game, secrets: Secrets) -> None:
     """A fresh secret in each private thread, from someone who may post there."""
     n = sum(len(v) for v in secrets.posts.values())
@@ -634,13 +642,19 @@ def post_secrets(game: Game, secrets: Secrets) -> None:
                 )
                 secrets.notes.setdefault(who[0].user.pk, []).append(note)
             # The host reports it to the moderators, quoting it (the queue shows both).
-            moderation.file_report(
+            report = moderation.file_report(
                 game.host,
                 reason="other",
                 text=f"they said {secret}",
                 game_id=game.pk,
                 thread=thread,
                 number=made.post.number,
+            )
+            # A moderator outside the game dismisses it, quoting it again: the audit log
+            # then holds this game's entries. (Not a warning: its notice would quote the
+            # post to its writer, who after death may no longer read that thread.)
+            moderation.handle_report(
+                outside_moderator(), report.pk, action="dismiss", note=f"about {secret}"
             )
 
 
@@ -837,6 +851,7 @@ def start(setup: str, host: Any) -> tuple[Game, list[Person]]:
     slots = list(game.slots.select_related("user").order_by("seat"))
     town = next(s for s in slots if s.role in INVESTIGATORS)
     moderation.set_moderator(town.user)  # a site moderator who plays in this game
+    moderation.set_moderator(UserFactory(username=OUTSIDE_MODERATOR))  # and one who does not
     mafia = next(s for s in slots if s.is_mafia)
     dead = next(s for s in slots if s.role in PLAIN_TOWN)
     people = [
@@ -926,6 +941,12 @@ def test_nothing_hidden_leaks_in_a_whole_game(setup, host, settings):
         assert "the host note of a random action" in kinds, kinds
         assert "private result (must-act)" not in {w.split("'s ")[-1] for w in seen["town"]}
     assert "bookmark note" in kinds, kinds
+    # The audit log held this game's entries, quoting its secrets (an outside moderator's
+    # dismissals), which the moderator who plays never saw: the outsider does.
+    outsider = Client()
+    outsider.force_login(outside_moderator())
+    log = outsider.get("/moderation/log/").content.decode()
+    assert "Dismissed a report" in log and f"MAFIASECRET{game.pk}x" in log
     if game.secret_votes != "off":  # the forum game: who voted whom was searched for
         assert "who voted whom" in kinds and "who voted whom" in seen["mafia"], kinds
     if game.anonymous_names:  # the forum game: every player's own name was searched for

@@ -398,6 +398,38 @@ def test_approved_alternates_never_share_a_game(make_game, mods, host):
     assert refused.value.code == ErrorCode.SAME_PERSON
 
 
+def test_approving_an_alternate_parts_it_from_the_games_it_shares(make_game, mods, host):
+    """Declared while pending, two accounts of one person sat in one running game and
+    signed up for another; the approval withdraws the sign-up and asks the host to replace
+    the alternate's seat (the main plays on); the other players' seats are not flagged."""
+    game = make_game("forum-vanilla")
+    slots = list(game.slots.select_related("user").order_by("seat"))
+    main, alt = slots[0].user, slots[1].user
+    other = UserFactory(username="altsother")
+    later = services.create_game(other, title="Next", seed=1, **_vanilla())
+    services.join_game(main, later.pk)
+    services.join_game(alt, later.pk)
+    moderation.declare_alt(alt, main.username)
+    assert not GameEvent.objects.filter(game=game, kind="replacement_needed").exists()
+
+    browser(mods[0]).post(f"/moderation/alts/{AltAccount.objects.get().pk}/", {"approve": "yes"})
+    flagged = GameEvent.objects.get(game=game, kind="replacement_needed")
+    assert flagged.audience == "host" and flagged.payload["slot_id"] == slots[1].pk
+    assert flagged.payload["removed"] is False
+    dashboard = browser(host).get(f"/games/{game.pk}/host/").content.decode()
+    assert "another account of a person already in this game" in dashboard
+    assert dashboard.count("another account of a person") == 1  # the alternate's seat only
+    hosting = next(g for g in my_games(host).active if g.game.pk == game.pk)
+    assert hosting.host_needs == ["replace"]
+    assert set(later.slots.values_list("user_id", flat=True)) == {main.pk}
+    # Replaced, the seat is no longer flagged.
+    services.replace_player(host, game.pk, slots[1].pk, other)
+    assert (
+        "another account of a person"
+        not in browser(host).get(f"/games/{game.pk}/host/").content.decode()
+    )
+
+
 def test_the_league_never_seats_two_accounts_of_one_person(mods):
     needed = format_of("forum-vanilla").setup.player_count
     main, alt = UserFactory(username="lmain"), UserFactory(username="lalt")
