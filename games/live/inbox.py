@@ -31,9 +31,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
-import threading
-import time
 from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -49,12 +46,11 @@ from ..socket_db import socket_db
 from . import publisher
 from .hub import get_hub
 from .page_render import league_parts, render_page
+from .sender import Sender, went_out
 from .tokens import REVOKED, TokenWatch, person_token_group, token_group
 from .wire import dumps, server_time
 
 log = logging.getLogger(__name__)
-
-RETRY_FIRST, RETRY_MAX = 0.5, 5.0  # seconds between retries of a failed push
 
 
 LEAGUE = "league"  # the league page's group
@@ -129,21 +125,7 @@ def signal_on_commit(group: str, message_type: str) -> None:
     transaction.on_commit(partial(_publish, {(group, message_type)}))
 
 
-def _publish(ids: set[Key]) -> None:
-    if not ids:
-        return
-    if publisher._in_background():
-        _worker().submit(ids)
-    elif not _push_safely(ids):
-        _worker().retry_later(ids)
-
-
-def publish_inbox_on_commit(user_ids: Iterable[int]) -> None:
-    """``publish_inbox`` once the current transaction commits (never for a rollback)."""
-    transaction.on_commit(partial(publish_inbox, set(user_ids)))
-
-
-def _push(keys: set[Key]) -> None:
+def _push(keys: Iterable[Key]) -> None:
     messages = [
         (group_of(uid), {"type": "inbox.changed", "frame": inbox_frame(uid, fresh=True)})
         for uid in sorted(k for k in keys if isinstance(k, int))
@@ -153,118 +135,34 @@ def _push(keys: set[Key]) -> None:
     publisher._send(messages)
 
 
-def _push_safely(user_ids: set[Key]) -> bool:
-    from ..outage import is_outage
-
-    try:
-        _push(user_ids)
-    except Exception as exc:
-        if is_outage(exc) or isinstance(exc, TimeoutError):
-            log.warning("Inbox push to %s people failed: %r; will retry", len(user_ids), exc)
-        else:
-            log.exception("Inbox push to %s people failed", len(user_ids))
-        return False
-    return True
+def _push_batch(keys: dict[Key, None]) -> dict[Key, None]:
+    """Every bell and signal of the batch in one go (frames read now): all, if it failed."""
+    if went_out(partial(_push, keys), f"Inbox push to {len(keys)} people", log):
+        return {}
+    return keys
 
 
-class _Worker:
-    """One thread per process: pushes what commits hand it, retries what failed."""
-
-    def __init__(self) -> None:
-        self.pid = os.getpid()
-        self.pending: set[Key] = set()
-        self.failed: set[Key] = set()
-        self.retry_at = 0.0
-        self.pause = RETRY_FIRST
-        self.busy = False
-        self.close_requested = False
-        self.cond = threading.Condition()
-        threading.Thread(target=self._run, name="live-inbox", daemon=True).start()
-
-    def submit(self, user_ids: set[Key]) -> None:
-        with self.cond:
-            self.pending |= user_ids
-            self.cond.notify()
-
-    def retry_later(self, user_ids: set[Key]) -> None:
-        with self.cond:
-            if not self.failed:
-                self.retry_at = time.monotonic() + self.pause
-                self.pause = min(self.pause * 2, RETRY_MAX)
-            self.failed |= user_ids
-            self.cond.notify()
-
-    def wait_idle(self, timeout: float) -> bool:
-        """Until everything submitted is sent and the connection closed (tests)."""
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            self.close_requested = True
-            self.cond.notify_all()
-            while self.pending or self.busy or self.close_requested:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self.cond.wait(left)
-        return True
-
-    def _run(self) -> None:
-        from django.db import close_old_connections, connection
-
-        while True:
-            with self.cond:
-                while not self.pending and not (self.failed and time.monotonic() >= self.retry_at):
-                    if self.close_requested:
-                        connection.close()
-                        self.close_requested = False
-                        self.cond.notify_all()
-                    wait = 1.0
-                    if self.failed:
-                        wait = max(self.retry_at - time.monotonic(), 0.01)
-                    if not self.cond.wait(timeout=wait) and not self.failed:
-                        connection.close()  # idle: give the connection back
-                jobs = set(self.pending)
-                if self.failed and time.monotonic() >= self.retry_at:
-                    jobs |= self.failed
-                    self.failed = set()
-                self.pending = set()
-                self.busy = True
-            ok = False
-            try:
-                # An exception out of here would end this thread for good, and every later
-                # bell of the process with it (pytest-django refusing the database between
-                # tests did so): log it; the push below finds out if the database answers.
-                try:
-                    close_old_connections()
-                except Exception:
-                    log.exception("Inbox thread: closing old database connections failed")
-                ok = _push_safely(jobs)
-            finally:
-                with self.cond:  # (an RLock: ``retry_later`` takes it again)
-                    self.busy = False
-                    if ok:
-                        self.pause = RETRY_FIRST
-                    else:
-                        self.retry_later(jobs)
-                    self.cond.notify_all()
+def _keep(mark: None, _again: None) -> None:
+    return mark
 
 
-_worker_instance: _Worker | None = None
-_guard = threading.Lock()
+# One per process (``sender``): a bell is read when it is sent, so a person's new bell
+# never waits behind a failed one (no order to keep), and a retry sends the bell afresh.
+SENDER: Sender[Key, None] = Sender("live-inbox", _push_batch, _keep, in_order=False)
 
 
-def _worker() -> _Worker:
-    global _worker_instance
-    with _guard:
-        if _worker_instance is None or _worker_instance.pid != os.getpid():
-            _worker_instance = _Worker()
-        return _worker_instance
+def _publish(ids: set[Key]) -> None:
+    SENDER.deliver(dict.fromkeys(ids), background=publisher._in_background())
+
+
+def publish_inbox_on_commit(user_ids: Iterable[int]) -> None:
+    """``publish_inbox`` once the current transaction commits (never for a rollback)."""
+    transaction.on_commit(partial(publish_inbox, set(user_ids)))
 
 
 def wait_until_pushed(timeout: float = 10.0) -> bool:
     """Block until this process's inbox thread has nothing left to send (tests)."""
-    if _worker_instance is None or _worker_instance.pid != os.getpid():
-        return True
-    return _worker_instance.wait_idle(timeout)
+    return SENDER.wait_idle(timeout)
 
 
 # -- the sockets' side ---------------------------------------------------------------------

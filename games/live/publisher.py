@@ -29,12 +29,14 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 from channels.layers import get_channel_layer
 from django.conf import settings
 
 from ..layer_config import layer_config, layer_redis_url
+from .sender import Sender, went_out
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +48,6 @@ SEND_TIMEOUT = 5.0  # seconds; a stuck Redis must not hold a request forever
 REDIS_CONNECT_TIMEOUT = 1.0
 REDIS_SOCKET_TIMEOUT = 2.0
 LOCK_WAIT = 5.0  # seconds to wait for another process's publish of the same game
-RETRY_FIRST, RETRY_MAX = 0.5, 5.0  # seconds between retries of a failed push
 
 
 # ======================================================================================
@@ -173,27 +174,26 @@ def publish_events(game_id: int, from_seq: int) -> None:
     counts of such a pile are not sent at all). Elsewhere (Celery, commands, tests) it
     runs in the calling thread.
     """
-    if _in_background():
-        _publisher().submit(game_id, from_seq)
-    elif not _publish_safely(game_id, from_seq):
-        _publisher().retry_later(game_id, from_seq)
+    SENDER.deliver({game_id: from_seq}, background=_in_background())
 
 
 def _publish_safely(game_id: int, from_seq: int) -> bool:
     """True if the events went out (or there was nothing to send)."""
-    from ..outage import is_outage
+    return went_out(
+        partial(_publish, game_id, from_seq),
+        f"Live push of game {game_id} from event {from_seq}",
+        log,
+    )
 
-    try:
-        _publish(game_id, from_seq)
-    except Exception as exc:
-        if is_outage(exc) or isinstance(exc, TimeoutError):
-            # Redis away: one line, not a traceback per commit; the retry catches up.
-            log.warning("Live push of game %s from event %s failed: %r; will retry",
-                        game_id, from_seq, exc)  # fmt: skip
-        else:
-            log.exception("Live push of game %s from event %s failed", game_id, from_seq)
-        return False
-    return True
+
+def _publish_games(jobs: dict[int, int]) -> dict[int, int]:
+    """Publish each game from its first event not yet out: the games that failed."""
+    return {game: seq for game, seq in jobs.items() if not _publish_safely(game, seq)}
+
+
+# One per process (``sender``): a game waiting for a retry holds its later commits back,
+# and commits of one game that pile up start at the lowest first event.
+SENDER: Sender[int, int] = Sender("live-publisher-jobs", _publish_games, min, in_order=True)
 
 
 # Set by ``mafia_site.asgi`` (the web server); a setting or the environment overrides it.
@@ -212,125 +212,9 @@ def _in_memory_layer() -> bool:
     return layer_config().get("BACKEND", "").endswith("InMemoryChannelLayer")
 
 
-class _Publisher:
-    """One thread per process that publishes what commits hand it, game by game, and
-    retries the pushes that failed (Redis away) until they go out."""
-
-    IDLE_CLOSE = 1.0  # seconds without work before its database connection is closed
-
-    def __init__(self) -> None:
-        self.pid = os.getpid()
-        self.pending: dict[int, int] = {}
-        # Failed pushes: game -> the first event not yet out; retried from ``retry_at``.
-        self.failed: dict[int, int] = {}
-        self.retry_at = 0.0
-        self.retry_pause = RETRY_FIRST
-        self.busy = False
-        self.close_requested = False
-        self.cond = threading.Condition()
-        threading.Thread(target=self._run, name="live-publisher-jobs", daemon=True).start()
-
-    def submit(self, game_id: int, from_seq: int) -> None:
-        with self.cond:
-            self.pending[game_id] = min(self.pending.get(game_id, from_seq), from_seq)
-            self.cond.notify()
-
-    def retry_later(self, game_id: int, from_seq: int) -> None:
-        with self.cond:
-            self._failed(game_id, from_seq)
-            self.cond.notify()
-
-    def _failed(self, game_id: int, from_seq: int) -> None:
-        first = not self.failed
-        self.failed[game_id] = min(self.failed.get(game_id, from_seq), from_seq)
-        if first:
-            self.retry_at = time.monotonic() + self.retry_pause
-            self.retry_pause = min(self.retry_pause * 2, RETRY_MAX)
-
-    def _due_retries(self) -> dict[int, int]:
-        """The failed pushes whose pause is over (taken out of ``failed``)."""
-        if not self.failed or time.monotonic() < self.retry_at:
-            return {}
-        due, self.failed = self.failed, {}
-        return due
-
-    def wait_idle(self, timeout: float) -> bool:
-        """Until everything submitted is published and the connection closed (tests)."""
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            self.close_requested = True
-            self.cond.notify_all()
-            while self.pending or self.busy or self.close_requested:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self.cond.wait(left)
-        return True
-
-    def _run(self) -> None:
-        from django.db import close_old_connections, connection
-
-        while True:
-            with self.cond:
-                while True:
-                    retries = self._due_retries()
-                    if self.pending or retries:
-                        break
-                    if self.close_requested:
-                        connection.close()
-                        self.close_requested = False
-                        self.cond.notify_all()
-                    wait = self.IDLE_CLOSE
-                    if self.failed:
-                        wait = min(wait, max(self.retry_at - time.monotonic(), 0.01))
-                    if not self.cond.wait(timeout=wait) and not self.failed:
-                        connection.close()  # idle: give the connection back
-                jobs, self.pending = self.pending, {}
-                for game_id, from_seq in retries.items():
-                    jobs[game_id] = min(jobs.get(game_id, from_seq), from_seq)
-                # A game with a push still failing waits for its retry: in order.
-                for game_id in [g for g in jobs if g in self.failed]:
-                    self.failed[game_id] = min(self.failed[game_id], jobs.pop(game_id))
-                self.busy = True
-            try:
-                # An exception out of here would end this thread for good, and every later
-                # live push of the process with it (as it ended the inbox thread's, ``inbox``):
-                # log it; the pushes below find out if the database answers.
-                try:
-                    close_old_connections()
-                except Exception:
-                    log.exception("Live publisher: closing old database connections failed")
-                for game_id, from_seq in jobs.items():
-                    if _publish_safely(game_id, from_seq):
-                        with self.cond:
-                            if not self.failed:
-                                self.retry_pause = RETRY_FIRST
-                    else:
-                        with self.cond:
-                            self._failed(game_id, from_seq)
-            finally:
-                with self.cond:
-                    self.busy = False
-                    if not self.pending:
-                        self.cond.notify_all()
-
-
-_publisher_instance: _Publisher | None = None
-
-
-def _publisher() -> _Publisher:
-    global _publisher_instance
-    with _store_guard:
-        if _publisher_instance is None or _publisher_instance.pid != os.getpid():
-            _publisher_instance = _Publisher()
-        return _publisher_instance
-
-
 def wait_until_published(timeout: float = 10.0) -> bool:
     """Block until this process's background publisher has nothing left (tests)."""
-    if _publisher_instance is None or _publisher_instance.pid != os.getpid():
-        return True
-    return _publisher_instance.wait_idle(timeout)
+    return SENDER.wait_idle(timeout)
 
 
 def _publish(game_id: int, from_seq: int) -> None:

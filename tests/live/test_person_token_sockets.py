@@ -94,6 +94,4 @@ async def test_a_lost_push_still_closes_a_persons_token_socket(make_game, settin
         await db(person_tokens.revoke_token)(player, first.token.pk)
         assert await closed_with(revoked, 1.0 + 5.0) == REFUSED
     finally:
-        worker = live_inbox._worker()
-        with worker.cond:  # no retry of the lost push after this test
-            worker.failed.clear()
+        live_inbox.SENDER.forget_retries()  # no retry of the lost push after this test

@@ -274,9 +274,5 @@ def test_redis_away_never_fails_the_change_and_the_push_is_retried(settings):
     live_inbox.publish_inbox({me.pk})  # what the commit hook runs: it returns, quietly
     mine.refresh_from_db()
     assert mine.read_at is not None
-    worker = live_inbox._worker()
-    with worker.cond:
-        waiting = worker.failed | worker.pending | ({me.pk} if worker.busy else set())
-    assert me.pk in waiting
-    with worker.cond:  # no retry after this test (its rows are rolled back)
-        worker.failed.clear()
+    assert me.pk in live_inbox.SENDER.waiting()
+    live_inbox.SENDER.forget_retries()  # no retry after this test (its rows are rolled back)
