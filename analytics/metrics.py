@@ -1,22 +1,25 @@
 """Behaviour metrics (issue 34, part 3): what a seat did with its votes, from the record.
 
 Each metric is defined ONCE here, as a ``Metric`` entry: its name, the definition the
-README repeats, and its computation over plain data (``SeatDays``: one seat's days of one
-FINISHED game). Every metric is a ratio (numerator, denominator) so per-game figures add
-up into per-person figures without averaging averages. Reading the records into
-``SeatDays`` (through ``games.reads.vote_count``, which owns the vote arithmetic) is the
-pages' and the API's job, not this module's: nothing here touches the database.
-
-UNFINISHED: only the pure part exists yet (see the report of issue 34, part 3).
+README repeats word for word (a test holds them to it), and its computation over plain
+data (``SeatDays``: one seat's days of one FINISHED game). Every metric is a ratio
+(numerator, denominator) so per-game figures add up into per-person figures without
+averaging averages. The computations touch no database; ``read_seat_days`` at the end
+reads the records into ``SeatDays`` in a fixed number of queries, and
+``analytics.stats.player_stats`` adds them up per rule set and side for the player's
+page, its panel and the API.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
-from games.models import DeathCause, Game, PhaseKind, Vote, VoteKind
-from games.reads.vote_count import current_votes
+from django.db.models import QuerySet
+
+from games.models import DeathCause, Game, GameStatus, Phase, PhaseKind, Slot, Vote, VoteKind
 
 
 @dataclass(frozen=True)
@@ -26,11 +29,13 @@ class Day:
     ``standing``: each voter's vote standing when the day ended (seat -> target seat,
     ``None`` for no elimination), as ``games.reads.vote_count.current_votes`` gives it;
     ``log``: every vote cast that day in order, (voter seat, target seat or None);
-    ``eliminated``: the seat the day eliminated, if any."""
+    ``eliminated``: the seat the day eliminated, if any; ``number``: the day's phase
+    number (a replacement hands a seat over from a phase on: ``held``)."""
 
     standing: Mapping[int, int | None]
     log: Sequence[tuple[int, int | None]]
     eliminated: int | None
+    number: int = 0
 
 
 @dataclass(frozen=True)
@@ -113,11 +118,19 @@ METRICS: tuple[Metric, ...] = (
     ),
 )
 METRIC_KEYS = frozenset(m.key for m in METRICS)
+METRIC_LABELS = {m.key: m.label for m in METRICS}  # (the API's choices, in order)
 
 
 def seat_metrics(s: SeatDays) -> dict[str, Ratio]:
     """Every metric of one seat of one game."""
     return {m.key: m.compute(s) for m in METRICS}
+
+
+def held(s: SeatDays, spans: Iterable[tuple[int, int]]) -> SeatDays:
+    """The seat's days one holder held: the phases in ``spans``, [first, last + 1)
+    (``analytics.stats.seat_spans``). Its fate stays the seat's (as the win does)."""
+    spans = list(spans)
+    return replace(s, days=[d for d in s.days if any(a <= d.number < b for a, b in spans)])
 
 
 def combine(per_game: Sequence[Mapping[str, Ratio]]) -> dict[str, Ratio]:
@@ -130,39 +143,76 @@ def combine(per_game: Sequence[Mapping[str, Ratio]]) -> dict[str, Ratio]:
     return total
 
 
-def game_seat_days(game: Game) -> list[SeatDays]:
-    """Every seat of one FINISHED game as ``SeatDays`` (an unfinished game gives nothing:
-    its sides are hidden). One query per day for the standing votes
-    (``games.reads.vote_count.current_votes``, which owns what "standing" means), so this
-    suits one game's review page, not a leaderboard over a thousand games."""
-    if not game.is_finished:
-        return []
-    slots = list(game.slots.order_by("seat"))
-    seat_of = {s.pk: s.seat for s in slots}
-    sides = {s.seat: s.alignment for s in slots}
-    days: list[Day] = []
-    for phase in game.phases.filter(kind=PhaseKind.DAY).order_by("number"):
-        standing = current_votes(phase, revote=False)
-        log = Vote.objects.filter(phase=phase, revote=False, kind=VoteKind.VOTE).order_by("id")
-        eliminated = next(
-            (
-                s.seat
-                for s in slots
-                if s.death_cause == DeathCause.DAY and s.died_in_phase == phase.number
-            ),
-            None,
+def standing_votes(log: Iterable[tuple[int, int, int | None, str]]) -> dict[int, int | None]:
+    """Each voter's standing vote from a day's log of (row id, voter, target, kind) rows:
+    their latest row, dropped if it is an unvote. ``games.reads.vote_count.current_votes``
+    on rows already read (it reads one day per query; a person's page reads every day of
+    every game at once); ``tests/site/test_metrics.py`` holds the two to one answer."""
+    latest: dict[int, tuple[int, int | None, str]] = {}
+    for row_id, voter, target, kind in log:
+        if voter not in latest or row_id > latest[voter][0]:
+            latest[voter] = (row_id, target, kind)
+    return {voter: target for voter, (_, target, kind) in latest.items() if kind == VoteKind.VOTE}
+
+
+def read_seat_days(games: Iterable[int] | QuerySet[Any]) -> dict[int, SeatDays]:
+    """Every seat of these games that are FINISHED, as ``SeatDays``, by slot id (a running
+    or cancelled game gives nothing: a running game's sides are hidden). Three queries
+    whatever the number of games (the seats, the days, every vote of those days): a
+    person's page reads all their games at once. Seats are named by their seat number."""
+    finished = Game.objects.filter(pk__in=games, status=GameStatus.FINISHED).values("pk")
+    slots = list(
+        Slot.objects.filter(game_id__in=finished)
+        .order_by("game_id", "seat")
+        .values_list("pk", "game_id", "seat", "alignment", "alive", "death_cause", "died_in_phase")
+    )
+    seat_of = {pk: seat for pk, _, seat, *_ in slots}
+    days_of: dict[int, list[tuple[int, int]]] = defaultdict(list)  # game -> (phase id, number)
+    for pk, game_id, number in (
+        Phase.objects.filter(game_id__in=finished, kind=PhaseKind.DAY)
+        .order_by("game_id", "number")
+        .values_list("pk", "game_id", "number")
+    ):
+        days_of[game_id].append((pk, number))
+    logs: dict[int, list[tuple[int, int, int | None, str]]] = defaultdict(list)
+    for row_id, phase_id, voter, target, kind in (
+        # The main vote only: a classic revote is the same day's second ballot.
+        Vote.objects.filter(phase__game_id__in=finished, phase__kind=PhaseKind.DAY, revote=False)
+        .order_by("id")
+        .values_list("id", "phase_id", "voter_id", "target_id", "kind")
+    ):
+        logs[phase_id].append(
+            (row_id, seat_of[voter], seat_of[target] if target is not None else None, kind)
         )
-        days.append(
+    sides: dict[int, dict[int, str]] = defaultdict(dict)
+    eliminated: dict[tuple[int, int], int] = {}  # (game, day's number) -> seat
+    for _, game_id, seat, alignment, _, cause, died_in in slots:
+        sides[game_id][seat] = alignment
+        if cause == DeathCause.DAY and died_in is not None:
+            eliminated.setdefault((game_id, died_in), seat)
+    days: dict[int, list[Day]] = {
+        game_id: [
             Day(
-                standing={
-                    seat_of[v]: seat_of.get(row.target_id) if row.target_id else None
-                    for v, row in standing.items()
-                },
+                standing=standing_votes(logs[phase_id]),
                 log=[
-                    (seat_of[r.voter_id], seat_of[r.target_id] if r.target_id else None)
-                    for r in log
+                    (voter, target)
+                    for _, voter, target, kind in logs[phase_id]
+                    if kind == VoteKind.VOTE
                 ],
-                eliminated=eliminated,
+                eliminated=eliminated.get((game_id, number)),
+                number=number,
             )
-        )
-    return [SeatDays(s.seat, s.alignment, sides, days, s.alive) for s in slots]
+            for phase_id, number in game_days
+        ]
+        for game_id, game_days in days_of.items()
+    }
+    return {
+        pk: SeatDays(seat, alignment, sides[game_id], days.get(game_id, []), alive)
+        for pk, game_id, seat, alignment, alive, *_ in slots
+    }
+
+
+def game_seat_days(game: Game) -> list[SeatDays]:
+    """Every seat of one FINISHED game as ``SeatDays``, in seat order (an unfinished game
+    gives nothing)."""
+    return list(read_seat_days([game.pk]).values())

@@ -21,6 +21,10 @@ Who won, in the site's own terms (``games.ratings``):
   it. A modkilled seat's final holder lost, whatever their team did; someone who held two
   seats of one game counts the one they held longest. Unlike the ratings, unrated games
   count too (the ratings' own figures are on the player's page already).
+
+A person's behaviour metrics (``analytics.metrics``, defined there once) are added up
+per rule set and side over the same finished games, each over the days they held the
+seat (the seat's survival, like its result, counts for everyone who held it).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, Q, QuerySet
 
 from games import display
 from games.errors import ErrorCode, NotFound
@@ -49,6 +53,8 @@ from games.models import (
 from games.ratings import FACTIONS
 from games.setups import SETUPS
 from games.simulator import wilson
+
+from .metrics import METRICS, Ratio, combine, held, read_seat_days, seat_metrics
 
 OTHER = "other"  # a person's third-party games, together (their alignments differ)
 PERSON_SIDES = (*FACTIONS, OTHER)
@@ -327,6 +333,40 @@ class HeadToHead:
         return self.together.games + self.against.games
 
 
+@dataclass(frozen=True)
+class MetricFigure:
+    """One behaviour metric (``analytics.metrics``) added up: ``n`` of ``d``."""
+
+    key: str
+    label: str
+    definition: str
+    n: int
+    d: int
+
+    @property
+    def rate(self) -> float:
+        return self.n / self.d if self.d else 0.0
+
+    @property
+    def percent(self) -> str:
+        return f"{self.rate:.0%}"
+
+
+@dataclass(frozen=True)
+class BehaviourRow:
+    """A person's behaviour metrics over their finished games of one rule set and side."""
+
+    ruleset: str
+    side: str  # town, mafia or "other" (every third party)
+    label: str
+    games: int
+    figures: list[MetricFigure]
+
+    @property
+    def ruleset_label(self) -> str:
+        return Ruleset(self.ruleset).label
+
+
 @dataclass
 class PlayerStats:
     name: str
@@ -336,6 +376,7 @@ class PlayerStats:
     roles: list[RoleTally]
     recent: list[PlayedGame]
     opponents: list[HeadToHead] = field(default_factory=list)
+    behaviour: list[BehaviourRow] = field(default_factory=list)
 
 
 def user_or_404(name: str) -> Any:
@@ -356,24 +397,33 @@ def seat_won(slot_id: int, alignment: str, alive: bool, winner: str, co: Set[int
     return alignment == winner and alive
 
 
-def seat_holders(
+def seat_spans(
     final: int, replacements: list[tuple[int, int, int | None]], phases: int
-) -> list[tuple[int, float]]:
-    """``games.ratings.holders_of`` on a seat's rows: its ``final`` holder and its
-    replacements in order, (person replaced, newcomer, phase) -> (person, share of the
-    game's phases) of each who held it, the final holder last (the same test holds the two
-    to one answer)."""
+) -> list[tuple[int, int, int]]:
+    """Who held a seat when: its ``final`` holder and its replacements in order, (person
+    replaced, newcomer, phase) -> (person, first phase, last phase + 1) of each holding, in
+    order (first == end: replaced before it began). A replacement in phase k gives the
+    newcomer phase k onwards, as ``games.ratings.holders_of`` counts it."""
     users = [replacements[0][0] if replacements else final]
     starts = [1]
     for _, new, phase in replacements:
         users.append(new)
         starts.append(max(1, min(phase or 1, phases + 1)))
     starts.append(phases + 1)
+    return [(user_id, starts[i], starts[i + 1]) for i, user_id in enumerate(users)]
+
+
+def seat_holders(
+    final: int, replacements: list[tuple[int, int, int | None]], phases: int
+) -> list[tuple[int, float]]:
+    """``games.ratings.holders_of`` on a seat's rows (``seat_spans``' arguments) -> (person,
+    share of the game's phases) of each who held it, the final holder last (the same test
+    holds the two to one answer)."""
+    spans = seat_spans(final, replacements, phases)
     shares: dict[int, float] = {}
-    for i, user_id in enumerate(users):
-        held = max(0, starts[i + 1] - starts[i])
-        shares[user_id] = shares.get(user_id, 0.0) + held / max(phases, 1)
-    last = users[-1]
+    for user_id, first, end in spans:
+        shares[user_id] = shares.get(user_id, 0.0) + max(0, end - first) / max(phases, 1)
+    last = spans[-1][0]
     return [*((u, share) for u, share in shares.items() if u != last), (last, shares[last])]
 
 
@@ -411,11 +461,44 @@ def _entries(
     return list(best.values())
 
 
+def _behaviour(
+    user_id: int,
+    mine: Mapping[int, Entry],
+    games: Mapping[int, Any],
+    theirs: QuerySet[Any],
+    changes: Mapping[int, list[tuple[int, int, int | None]]],
+    final_holder: Mapping[int, int],
+) -> list[BehaviourRow]:
+    """The behaviour metrics of the seat they hold in each of their finished games
+    (``mine``), counting only the days they held it (a replaced seat's other days are its
+    other holders'), added up per rule set and side. Three queries, whatever the games."""
+    seat_days = read_seat_days(theirs)
+    per: dict[tuple[str, str], list[dict[str, Ratio]]] = defaultdict(list)
+    for entry in mine.values():
+        days = seat_days.get(entry.slot_id)
+        if days is None:  # it ended between the reads: the next page view counts it
+            continue
+        if entry.slot_id in changes:
+            phases = max(games[entry.game_id]["phase_number"], 1)
+            spans = seat_spans(final_holder[entry.slot_id], changes[entry.slot_id], phases)
+            days = held(days, [(first, end) for u, first, end in spans if u == user_id])
+        per[games[entry.game_id]["ruleset"], entry.side].append(seat_metrics(days))
+    rows = []
+    for ruleset, side in sorted(per, key=lambda k: (k[0], PERSON_SIDES.index(k[1]))):
+        total = combine(per[ruleset, side])
+        figures = [MetricFigure(m.key, m.label, m.definition, *total[m.key]) for m in METRICS]
+        rows.append(
+            BehaviourRow(ruleset, side, SIDE_LABELS[side], len(per[ruleset, side]), figures)
+        )
+    return rows
+
+
 def player_stats(name: str, *, opponents: int | None = None) -> PlayerStats:
     """A person's or agent's finished games: wins by side and by role (per rule set),
-    their latest games and their record with and against everyone they played with
-    (``opponents``: the most-met that many; None: all). A few queries, then one pass over
-    the seats of their games."""
+    their latest games, their record with and against everyone they played with
+    (``opponents``: the most-met that many; None: all) and their behaviour metrics per rule
+    set and side. A few queries, then one pass over the seats of their games (and one over
+    the votes of their games' days)."""
     user = user_or_404(name)
     # Their finished games, as subqueries (a long list of ids costs more to send).
     finished = Game.objects.filter(status=GameStatus.FINISHED)
@@ -530,4 +613,5 @@ def player_stats(name: str, *, opponents: int | None = None) -> PlayerStats:
             for e in newest
         ],
         opponents=heads if opponents is None else heads[:opponents],
+        behaviour=_behaviour(user.pk, mine, games, theirs, changes, final_holder),
     )

@@ -89,6 +89,26 @@ class HeadToHeadRecord(TypedDict):
     against: Annotated[WinRateFigure, Doc("Games on different teams, and the player's wins.")]
 
 
+class BehaviourFigure(TypedDict):
+    metric: Annotated[
+        str, Doc("The metric (defined in the README).", choices="analytics.metrics.METRIC_LABELS")
+    ]
+    label: str
+    n: Annotated[int, Doc("The numerator: summed over the games, as the definition counts.")]
+    d: Annotated[int, Doc("The denominator: summed over the games (0: nothing to count).")]
+    rate: Annotated[float, Doc("n / d (0 when d is 0).")]
+
+
+class BehaviourStats(TypedDict):
+    ruleset: Annotated[str, Doc(choices="games.models.Ruleset")]
+    side: Annotated[str, Doc('"town", "mafia" or "other" (every third party).')]
+    games: Annotated[int, Doc("Their finished games of this rule set on this side.")]
+    metrics: Annotated[
+        list[BehaviourFigure],
+        Doc("Every behaviour metric, in the README's order (its definition is there)."),
+    ]
+
+
 class PlayerStatistics(TypedDict):
     name: str
     agent: bool
@@ -98,4 +118,11 @@ class PlayerStatistics(TypedDict):
     recent: Annotated[list[PlayerRecentGame], Doc("Newest first (at most 20).")]
     head_to_head: Annotated[
         list[HeadToHeadRecord], Doc("Everyone they played with, most games first.")
+    ]
+    behaviour: Annotated[
+        list[BehaviourStats],
+        Doc(
+            "Behaviour metrics per rule set and side they played (finished games only; a "
+            "replaced seat's days count for whoever held it that day)."
+        ),
     ]

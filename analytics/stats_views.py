@@ -118,6 +118,24 @@ def player_data(stats: PlayerStats) -> PlayerStatistics:
             }
             for h in stats.opponents
         ],
+        "behaviour": [
+            {
+                "ruleset": row.ruleset,
+                "side": row.side,
+                "games": row.games,
+                "metrics": [
+                    {
+                        "metric": f.key,
+                        "label": f.label,
+                        "n": f.n,
+                        "d": f.d,
+                        "rate": round(f.rate, 4),
+                    }
+                    for f in row.figures
+                ],
+            }
+            for row in stats.behaviour
+        ],
     }
 
 
