@@ -178,6 +178,7 @@ class ErrorCode(StrEnum):
     NO_TOKEN = "no_token"
     CODE_URL = "code_url"
     DESCRIPTION = "description"
+    MODEL = "model"  # an agent's model name or version: one short line
     ADMITS = "admits"  # the game admits people only, or agents only
 
     # Site moderation: reports, sanctions, appeals, alternate accounts

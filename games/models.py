@@ -330,6 +330,11 @@ class Slot(models.Model):
         help_text="The role shown publicly at death ('unknown' if cleaned).",
     )
     prods = models.PositiveSmallIntegerField(default=0, help_text="Inactivity prods received.")
+    # The seat's API acts the rules refused (``games.api.errors``), kept as a count since a
+    # refused act leaves nothing else on the record: an agent's refusal rate reads it once
+    # the game is over (``games.reads.provenance``), never before (a refusal at night
+    # would tell that the seat has a night action).
+    refusals = models.PositiveIntegerField(default=0)
     joined_at = models.DateTimeField(auto_now_add=True)
     # Variants: the last will (posted at death when the game has ``last_wills``) and the
     # masked name an anonymous game gives the seat (``anonymous_names``).
@@ -1175,6 +1180,10 @@ class Agent(models.Model):
     )
     description = models.TextField(blank=True, max_length=2000)
     code_url = models.URLField(blank=True, help_text="Where its code can be read.")
+    # Provenance, as its owner states it: what plays ("gpt-5", "reference bot") and which
+    # version of it. Free text the site does not check against anything.
+    model_name = models.CharField(max_length=80, blank=True, help_text="The model that plays.")
+    model_version = models.CharField(max_length=40, blank=True, help_text="Its version.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

@@ -611,6 +611,30 @@ class Reliability(TypedDict):
     marks: Annotated[list[ReliabilityMark], Doc("Newest first (at most 50).")]
 
 
+class AgentRate(TypedDict):
+    """A share of an agent's acts (``games.reads.provenance``; the README says which)."""
+
+    count: int
+    of: int
+    rate: Annotated[float | None, Doc("count / of, from 0 to 1; null when of is 0.")]
+
+
+class AgentProvenance(TypedDict):
+    """An agent's public page in the API: who runs what, and how it has played."""
+
+    name: Annotated[str, Doc("Its user name: how it appears in games.")]
+    owner: Annotated[str, Doc("The person who registered it.")]
+    description: str
+    code_url: Annotated[str, Doc("Where its code can be read (blank: not given).")]
+    model_name: Annotated[str, Doc("The model that plays, as its owner states it.")]
+    model_version: Annotated[str, Doc("Its version, as its owner states it.")]
+    created_at: datetime
+    refusals: Annotated[AgentRate, Doc("Its API acts the rules refused, of all it tried.")]
+    timeouts: Annotated[
+        AgentRate, Doc("Required acts of its seats in finished games it missed, of all.")
+    ]
+
+
 class PlayerProfile(TypedDict):
     name: str
     agent: bool

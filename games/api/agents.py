@@ -9,16 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from ..errors import ErrorCode, NotFound
 from ..models import Agent, AgentToken
-from ..reads.agents import agents_of
+from ..reads.agents import agent_called, agents_of
+from ..reads.provenance import provenance
 from ..services import agents as agent_services
+from ..shapes import AgentProvenance
 from . import docs
 from .serializers import ApiTokenSerializer, InputSerializer, api_token_data
+from .typed import serializer_for
 from .views import GameAPIView, _valid
 
 
@@ -26,9 +31,14 @@ class AgentSerializer(serializers.Serializer):
     name = serializers.CharField(help_text="Its user name: how it appears in games.")
     description = serializers.CharField(allow_blank=True)
     code_url = serializers.CharField(allow_blank=True, help_text="Where its code can be read.")
+    model_name = serializers.CharField(allow_blank=True, help_text="The model that plays.")
+    model_version = serializers.CharField(allow_blank=True, help_text="Its version.")
     owner = serializers.CharField(help_text="The person who registered it.")
     created_at = serializers.DateTimeField()
     live_tokens = serializers.IntegerField(help_text="Tokens not revoked.")
+
+
+AgentProvenanceSerializer = serializer_for(AgentProvenance)
 
 
 class AgentTokenSerializer(ApiTokenSerializer):
@@ -41,12 +51,29 @@ class NewAgentTokenSerializer(AgentTokenSerializer):
     )
 
 
-class AgentCreateSerializer(InputSerializer):
-    name = serializers.CharField(max_length=150, help_text="Named as a person is at sign-up.")
+class AgentEditSerializer(InputSerializer):
+    """What its owner says of an agent (a key left out: left as it is)."""
+
     description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
     code_url = serializers.CharField(
         max_length=200, required=False, allow_blank=True, help_text="An http(s) address."
     )
+    model_name = serializers.CharField(
+        max_length=agent_services.MAX_MODEL_NAME,
+        required=False,
+        allow_blank=True,
+        help_text='What plays: "gpt-5", "reference bot"... One line.',
+    )
+    model_version = serializers.CharField(
+        max_length=agent_services.MAX_MODEL_VERSION,
+        required=False,
+        allow_blank=True,
+        help_text="Its version. One line.",
+    )
+
+
+class AgentCreateSerializer(AgentEditSerializer):
+    name = serializers.CharField(max_length=150, help_text="Named as a person is at sign-up.")
     token_name = serializers.CharField(
         max_length=80, required=False, allow_blank=True, help_text="A name for its first token."
     )
@@ -76,6 +103,8 @@ def agent_data(agent: Agent, live_tokens: int | None = None) -> dict[str, Any]:
         "name": agent.user.get_username(),
         "description": agent.description,
         "code_url": agent.code_url,
+        "model_name": agent.model_name,
+        "model_version": agent.model_version,
         "owner": agent.owner.get_username(),
         "created_at": agent.created_at,
         "live_tokens": live_tokens,
@@ -107,19 +136,35 @@ class AgentsView(GameAPIView):
         """Register an agent; the answer holds its first token's key (shown this once)."""
         agent_services.require_person(request.user)
         data = _valid(AgentCreateSerializer, request)
-        agent = agent_services.register_agent(
-            request.user,
-            data["name"],
-            description=data.get("description", ""),
-            code_url=data.get("code_url", ""),
-        )
+        name, token_name = data.pop("name"), data.pop("token_name", "")
+        agent = agent_services.register_agent(request.user, name, **data)  # what it says of it
         new = agent_services.create_token(
-            request.user, agent.user.get_username(), token_name=data.get("token_name", "")
+            request.user, agent.user.get_username(), token_name=token_name
         )
         return Response(
             {"agent": agent_data(agent, 1), "token": token_data(new.token, new.key)},
             status=status.HTTP_201_CREATED,
         )
+
+
+class AgentView(GameAPIView):
+    # Its own name: the default ("agents_retrieve") is the list's too.
+    @extend_schema(operation_id="agent_retrieve")
+    @docs.read(AgentProvenanceSerializer)
+    def get(self, request: Request, name: str) -> Response:
+        """An agent's public page: its owner, model and code, and its refusal and timeout
+        rates (the README's agents section says how they are counted)."""
+        agent = agent_called(name)
+        if agent is None:
+            raise NotFound("There is no agent of that name.", ErrorCode.NO_AGENT)
+        return Response(provenance(agent))
+
+    @docs.write(AgentSerializer, request=AgentEditSerializer)  # (422: a refused value)
+    def patch(self, request: Request, name: str) -> Response:
+        """Change what your agent's page says of it (a key left out is left as it is)."""
+        data = _valid(AgentEditSerializer, request)
+        agent = agent_services.edit_agent(request.user, name, **data)
+        return Response(agent_data(agent))
 
 
 class AgentTokensView(GameAPIView):

@@ -11,11 +11,13 @@ from typing import Any
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from rest_framework import exceptions
+from rest_framework.permissions import SAFE_METHODS
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from ..errors import GameRuleError
 from ..ratelimit import RateLimited
+from ..services.agents import count_refusal
 from ..shapes import Error, Throttled, ValidationError
 
 
@@ -51,8 +53,22 @@ def _first_error(detail: Any, prefix: str = "") -> tuple[str | None, str, str]:
     return (prefix or None), str(detail), code
 
 
+def _count_refusal(exc: GameRuleError, context: dict[str, Any]) -> None:
+    """An act in a game the rules refused counts on the actor's seat, toward an agent's
+    refusal rate (``games.reads.provenance``): only here, where every API refusal is
+    answered. Not a read (nothing was tried), nor a 401/403 (who may act at all is not a
+    rule of the game), nor an operation on no game."""
+    request = context.get("request")
+    if request is None or request.method in SAFE_METHODS or exc.status in (401, 403):
+        return
+    game_id = (context.get("kwargs") or {}).get("game_id")
+    if isinstance(game_id, int):
+        count_refusal(getattr(request, "user", None), game_id)
+
+
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, GameRuleError):
+        _count_refusal(exc, context)
         answer = Response(exc.to_dict(), status=exc.status)
         if exc.status == 401:  # as DRF's own 401s: how to authenticate
             answer["WWW-Authenticate"] = "Token"

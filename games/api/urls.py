@@ -42,6 +42,7 @@ urlpatterns = [
         name="api-notification-settings",
     ),
     path("agents/", agents.AgentsView.as_view(), name="api-agents"),
+    path("agents/<str:name>/", agents.AgentView.as_view(), name="api-agent"),
     path("agents/<str:name>/tokens/", agents.AgentTokensView.as_view(), name="api-agent-tokens"),
     path(
         "agents/<str:name>/tokens/<int:token_id>/revoke/",

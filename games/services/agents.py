@@ -9,6 +9,7 @@ made; only its SHA-256 and a short prefix (to tell tokens apart) are kept.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,19 +18,24 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from ..accounts import clean_name
 from ..api_tokens import hash_key, new_agent_key
 from ..errors import ErrorCode, InvalidInput, NotAllowed, NotFound
 from ..live.inbox import close_token_sockets_on_commit
-from ..models import Agent, AgentToken
-from ..plain_text import is_plain_text
+from ..models import Agent, AgentToken, Slot
+from ..plain_text import checked_text, is_plain_text
+
+logger = logging.getLogger(__name__)
 
 MAX_AGENTS_PER_OWNER = 20
 MAX_LIVE_TOKENS_PER_AGENT = 10
 MAX_DESCRIPTION = 2000
 MAX_TOKEN_NAME = 80
+MAX_MODEL_NAME = Agent._meta.get_field("model_name").max_length or 80
+MAX_MODEL_VERSION = Agent._meta.get_field("model_version").max_length or 40
 PREFIX_LENGTH = 10  # "agt_" and six characters of the key: enough to tell tokens apart
 
 
@@ -87,11 +93,42 @@ def _clean_code_url(code_url: Any) -> str:
     return url
 
 
-def register_agent(owner: Any, name: str, *, description: str = "", code_url: str = "") -> Agent:
+def _clean_model(value: Any, *, what: str, field: str, limit: int) -> str:
+    """A model's name or version: one short line (shown among the page's facts), as
+    ``checked_text`` keeps free texts, and no control character (a tab, a line end)."""
+    text = checked_text(value or "", what=what, field=field, limit=limit, code=ErrorCode.MODEL)
+    if any(ord(char) < 32 or ord(char) == 127 for char in text):
+        raise InvalidInput(f"{what}: one line, without control characters.", ErrorCode.MODEL, field)
+    return text
+
+
+def _clean_model_name(model_name: Any) -> str:
+    return _clean_model(
+        model_name, what="The model's name", field="model_name", limit=MAX_MODEL_NAME
+    )
+
+
+def _clean_model_version(model_version: Any) -> str:
+    return _clean_model(
+        model_version, what="The model's version", field="model_version", limit=MAX_MODEL_VERSION
+    )
+
+
+def register_agent(
+    owner: Any,
+    name: str,
+    *,
+    description: str = "",
+    code_url: str = "",
+    model_name: str = "",
+    model_version: str = "",
+) -> Agent:
     """A new agent of ``owner``, named like a person at sign-up (no look-alike names)."""
     require_person(owner)
     description = _clean_description(description)
     code_url = _clean_code_url(code_url)
+    model_name = _clean_model_name(model_name)
+    model_version = _clean_model_version(model_version)
     try:
         name = clean_name(name)
     except forms.ValidationError as exc:
@@ -111,7 +148,12 @@ def register_agent(owner: Any, name: str, *, description: str = "", code_url: st
         user.set_unusable_password()  # it signs in with its tokens only
         user.save()
         return Agent.objects.create(
-            user=user, owner=owner, description=description, code_url=code_url
+            user=user,
+            owner=owner,
+            description=description,
+            code_url=code_url,
+            model_name=model_name,
+            model_version=model_version,
         )
 
 
@@ -129,16 +171,43 @@ def owned_agent(owner: Any, name: str, *, lock: bool = False) -> Agent:
     return agent
 
 
-def edit_agent(owner: Any, name: str, *, description: Any = None, code_url: Any = None) -> Agent:
-    """Change an agent's description and code link (None: left as it is)."""
+def edit_agent(
+    owner: Any,
+    name: str,
+    *,
+    description: Any = None,
+    code_url: Any = None,
+    model_name: Any = None,
+    model_version: Any = None,
+) -> Agent:
+    """Change an agent's description, code link, model and version (None: left as it is).
+    Every value is checked before any is set: a refused edit changes nothing."""
     with transaction.atomic():
         agent = owned_agent(owner, name, lock=True)
         if description is not None:
             agent.description = _clean_description(description)
         if code_url is not None:
             agent.code_url = _clean_code_url(code_url)
-        agent.save(update_fields=["description", "code_url"])
+        if model_name is not None:
+            agent.model_name = _clean_model_name(model_name)
+        if model_version is not None:
+            agent.model_version = _clean_model_version(model_version)
+        agent.save(update_fields=["description", "code_url", "model_name", "model_version"])
         return agent
+
+
+def count_refusal(user: Any, game_id: int) -> None:
+    """One more refused act of ``user``'s seat in game ``game_id`` (none if they hold no
+    seat there): an ``F()`` update, so two refusals at once are both counted. Never raises:
+    a refusal is answered whatever becomes of its count."""
+    user_id = getattr(user, "pk", None)
+    if not user_id:
+        return
+    try:
+        with transaction.atomic():  # a failure undoes this alone, not an enclosing block
+            Slot.objects.filter(game_id=game_id, user_id=user_id).update(refusals=F("refusals") + 1)
+    except Exception:  # the count is a statistic: the refusal's answer matters more
+        logger.exception("The refusal of user %s in game %s was not counted", user_id, game_id)
 
 
 def create_token(owner: Any, name: str, *, token_name: str = "") -> NewToken:

@@ -23,17 +23,16 @@ from ..errors import GameRuleError, InvalidInput, NotFound
 from ..forms import SiteForm, apply_service_error, form_message
 from ..models import AgentToken
 from ..reads.agents import agent_called, agents_of
+from ..reads.provenance import refusal_rate, timeout_rate
 from ..reads.reliability import record
 from ..services import agents as agent_services
 
 NEW_KEY = "agents_new_key"  # the session's one-time slot for a key just made
 
 
-class AgentForm(SiteForm):
-    name = forms.CharField(
-        max_length=150,
-        help_text="How it appears in games: letters, digits, single spaces and . @ + - _",
-    )
+class AgentEditForm(SiteForm):
+    """What its owner says of an agent: shown on its public page."""
+
     description = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=2000
     )
@@ -43,13 +42,23 @@ class AgentForm(SiteForm):
         max_length=200,
         help_text="An http(s) address where people can read how it plays.",
     )
-
-
-class AgentEditForm(SiteForm):
-    description = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=2000
+    model_name = forms.CharField(
+        label="Model",
+        required=False,
+        max_length=agent_services.MAX_MODEL_NAME,
+        help_text="What plays: \u201cgpt-5\u201d, \u201creference bot\u201d\u2026",
     )
-    code_url = forms.CharField(label="Link to its code", required=False, max_length=200)
+    model_version = forms.CharField(
+        label="Model version", required=False, max_length=agent_services.MAX_MODEL_VERSION
+    )
+
+
+class AgentForm(AgentEditForm):
+    name = forms.CharField(
+        max_length=150,
+        help_text="How it appears in games: letters, digits, single spaces and . @ + - _",
+    )
+    field_order = ["name", "description", "code_url", "model_name", "model_version"]
 
 
 class TokenForm(SiteForm):
@@ -81,6 +90,8 @@ def agents_page(request: HttpRequest) -> HttpResponse:
                 data["name"],
                 description=data["description"],
                 code_url=data["code_url"],
+                model_name=data["model_name"],
+                model_version=data["model_version"],
             )
             name = agent.user.get_username()
             _keep_key(request, name, agent_services.create_token(request.user, name))
@@ -109,6 +120,8 @@ def agent_page(request: HttpRequest, name: str) -> HttpResponse:
     context: dict[str, Any] = {
         "agent": agent,
         "mine": mine,
+        "refusals": refusal_rate(agent),
+        "timeouts": timeout_rate(agent),
         "record": record(agent.user),
         "panels": panels("agent", request, agent=agent),
     }
@@ -120,7 +133,7 @@ def agent_page(request: HttpRequest, name: str) -> HttpResponse:
             tokens=list(AgentToken.objects.filter(agent=agent).select_related("agent__user")),
             new_key=new_key,
             edit_form=AgentEditForm(
-                initial={"description": agent.description, "code_url": agent.code_url}
+                initial={field: getattr(agent, field) for field in AgentEditForm.base_fields}
             ),
             token_form=TokenForm(),
         )
@@ -153,8 +166,7 @@ def agent_edit(request: HttpRequest, name: str) -> HttpResponse:
         agent_services.edit_agent(
             request.user,
             name,
-            description=form.cleaned_data["description"],
-            code_url=form.cleaned_data["code_url"],
+            **{field: form.cleaned_data[field] for field in AgentEditForm.base_fields},
         )
 
     return _owner_action(request, name, call, "Saved.")

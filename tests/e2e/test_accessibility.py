@@ -97,6 +97,7 @@ SITE_PAGES: list[tuple[str, str, tuple[str, ...]]] = [
     ("lobby", "/", ("anonymous", "host")),
     ("my games", "/my-games/", ("host",)),
     ("my agents", "/agents/", ("host",)),
+    ("agent's page", "/agents/a11ybot/", ("anonymous", "host")),  # the host owns it
     ("league", "/league/", ("anonymous", "host")),
     ("log in", "/accounts/login/", ("anonymous",)),
     ("sign up", "/accounts/signup/", ("anonymous",)),
@@ -389,8 +390,8 @@ def site_pages(run: Run) -> None:
 
 
 def moderation_state(run: Run) -> str:
-    """Make the host a site moderator with something in each part of the queue; the URL
-    of the appeal page (its signed link) of the sanction made."""
+    """Make the host a site moderator with something in each part of the queue, and the
+    owner of an agent; the URL of the appeal page (its signed link) of the sanction made."""
     code = (
         "from games.reads.people import user_called as u\n"
         "from games.reads.moderation import appeal_token\n"
@@ -400,6 +401,9 @@ def moderation_state(run: Run) -> str:
         f"s = m.sanction(u({HOST!r}), u({OUTSIDER!r}), 'warn', reason='spam', note='Stop.')\n"
         "m.appeal(None, s.pk, text='Sorry.')\n"
         f"m.declare_alt(u({OUTSIDER!r}), {PLAYERS[9]!r})\n"
+        # An agent of the host's, with its provenance (its page: the owner's form too).
+        "from games.services import agents as a\n"
+        f"a.register_agent(u({HOST!r}), 'a11ybot', model_name='gpt-5', model_version='1')\n"
         "print(appeal_token(s.pk))\n"
     )
     return f"/appeal/{django_shell(run.env, code).strip()}/"

@@ -690,6 +690,15 @@ ROWS: list[Row] = [
         data={"name": "nb"},
         api=True,
     ),
+    Row("API an agent's page", "GET", "/api/v1/agents/authbot/", same(everyone(), "day"), api=True),
+    Row(
+        "API edit an agent",
+        "PATCH",
+        "/api/v1/agents/authbot/",
+        same(only("other", others="404"), "day"),
+        data={"model_name": "edited"},
+        api=True,
+    ),
     Row(
         "API agent tokens",
         "GET",

@@ -103,6 +103,7 @@ from games.notifications import mail
 from games.reads.table import turn_view
 from games.reads.thoughts import thoughts_of
 from games.reads.vote_count import votes_are_secret
+from games.services import agents as agent_services
 from games.services import moderation
 from games.services.whispers import send_whisper
 from games.setups import SETUPS
@@ -307,6 +308,10 @@ def rating_urls(game: Game) -> list[str]:
     for name in game.slots.values_list("user__username", flat=True):
         urls += [f"/players/{name}/", f"/api/v1/players/{name}/", f"/moderation/people/{name}/"]
         urls += [f"/players/{name}/stats/", f"/api/v1/players/{name}/stats/"]
+    for name in game.slots.filter(user__agent__isnull=False).values_list(
+        "user__username", flat=True
+    ):
+        urls += [f"/agents/{name}/", f"/api/v1/agents/{name}/"]
     # The duplicate series that holds the game (league app, ``as_series_game``), and the
     # league page that lists the series.
     series = SeriesGame.objects.filter(game=game).values_list("series_id", flat=True).first()
@@ -348,7 +353,8 @@ def capture(game: Game, person: Person) -> dict[str, Any]:
     for url in page_urls(game.pk) + rating_urls(game):
         if url.startswith("/moderation/") and person.name not in MODERATION_WATCHERS:
             continue
-        if url.endswith("/stats/") and person.name not in STATS_WATCHERS:
+        same_for_everyone = url.endswith("/stats/") or "/agents/" in url
+        if same_for_everyone and person.name not in STATS_WATCHERS:
             continue
         if ("/series/" in url or url == "/league/") and person.name not in STATS_WATCHERS:
             continue  # the series' pages are the same for everyone, as the statistics
@@ -504,7 +510,13 @@ def structural(game: Game, who: Knowledge, where: str, body: Any) -> list[str]:
     return problems
 
 
-PERSON_PAGES = ("/players/", "/api/v1/players/", "/moderation/people/")
+PERSON_PAGES = (
+    "/players/",
+    "/api/v1/players/",
+    "/moderation/people/",
+    "/agents/",
+    "/api/v1/agents/",
+)
 
 
 def ties(game: Game, where: str, body: Any) -> list[str]:
@@ -854,6 +866,11 @@ def start(setup: str, host: Any) -> tuple[Game, list[Person]]:
     moderation.set_moderator(UserFactory(username=OUTSIDE_MODERATOR))  # and one who does not
     mafia = next(s for s in slots if s.is_mafia)
     dead = next(s for s in slots if s.role in PLAIN_TOWN)
+    # An agent takes over a seat nobody watches: its public page and API answer (its
+    # provenance, its refusal and timeout rates: finished games only) are searched too.
+    unwatched = next(s for s in slots if s.pk not in {town.pk, mafia.pk, dead.pk})
+    agent = agent_services.register_agent(UserFactory(username="agentowner"), "watchedbot")
+    services.replace_player(host, game.pk, unwatched.pk, agent.user)
     people = [
         Person("anonymous", None),
         Person("spectator", UserFactory(username="spectator")),
@@ -970,6 +987,7 @@ def test_nothing_hidden_leaks_in_a_whole_game(setup, host, settings):
     kept = {t["text"].removeprefix("I reckon ") for t in thoughts_of(game)}
     assert len(kept) > 10 and kept <= set(secrets.thoughts), kept
     assert len(seen["bodies"]) > 150, len(seen["bodies"])
+    assert any(b.endswith("spectator/api/v1/agents/watchedbot/") for b in seen["bodies"])
     # The webhook got the announcements (deaths included), and they were searched.
     assert WebhookDelivery.objects.filter(game=game).count() > 5
     assert any(w.endswith("webhook: deliveries") for w in seen["bodies"])
