@@ -342,6 +342,12 @@ MODERATION_WATCHERS = frozenset({"town", "spectator"})
 # Who fetches the statistics pages (analytics.stats): they are the same for everyone, so the
 # two who know least (whom any leak would tell something) read them for all.
 STATS_WATCHERS = frozenset({"anonymous", "spectator"})
+# Who fetches every player's page (ratings, reliability, the side domains' panels): they
+# differ by viewer only in a moderator's link, so the two who know least and the moderator
+# who plays read them (every person reading all of them was near a quarter of the city
+# scan: 16 of 68 s).
+PLAYER_PAGES = ("/players/", "/api/v1/players/")
+PLAYER_PAGE_WATCHERS = STATS_WATCHERS | {"town"}
 
 
 def capture(game: Game, person: Person) -> dict[str, Any]:
@@ -355,6 +361,8 @@ def capture(game: Game, person: Person) -> dict[str, Any]:
             continue
         same_for_everyone = url.endswith("/stats/") or "/agents/" in url
         if same_for_everyone and person.name not in STATS_WATCHERS:
+            continue
+        if url.startswith(PLAYER_PAGES) and person.name not in PLAYER_PAGE_WATCHERS:
             continue
         if ("/series/" in url or url == "/league/") and person.name not in STATS_WATCHERS:
             continue  # the series' pages are the same for everyone, as the statistics
