@@ -298,6 +298,18 @@ def slots_of(game: Any, role: str) -> list[Any]:
     return list(game.slots.filter(role=role).order_by("seat").select_related("user"))
 
 
+def api(user: Any = None, key: str | None = None) -> Any:
+    """A DRF test client signed in as ``user`` (forced) and/or with the token ``key``."""
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    if user is not None:
+        client.force_authenticate(user)
+    if key is not None:
+        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
 def current_phase(game: Any) -> Any:
     game.refresh_from_db()
     return game.current_phase()

@@ -8,25 +8,15 @@ from typing import Any
 
 import pytest
 from django.db import DatabaseError
-from rest_framework.test import APIClient
 
 from games import services
 from games.models import Agent, Game, GameStatus, NightAction, PrivateResult, Slot
 from games.reads.provenance import refusal_rate, timeout_rate
 from games.services import agents as agent_services
-from tests.conftest import current_phase, slot_of
+from tests.conftest import api, current_phase, slot_of
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
-
-
-def api(user: Any = None, key: str | None = None) -> APIClient:
-    client = APIClient()
-    if user is not None:
-        client.force_authenticate(user)
-    if key is not None:
-        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-    return client
 
 
 @pytest.fixture

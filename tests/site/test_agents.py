@@ -15,21 +15,12 @@ from games.api_tokens import hash_key
 from games.errors import GameRuleError
 from games.models import Agent, AgentToken, Game, Post, Slot
 from games.services import agents as agent_services
-from tests.conftest import slots_of
+from tests.conftest import api, slots_of
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
 BADGE = '<span class="agent-badge" title="An agent: a program, not a person">agent</span>'
-
-
-def api(user: Any = None, key: str | None = None) -> APIClient:
-    client = APIClient()
-    if user is not None:
-        client.force_authenticate(user)
-    if key is not None:
-        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-    return client
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ from allauth.account.models import EmailAddress
 from django.core import mail
 from django.test import Client
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from games import services
 from games.errors import ErrorCode, GameRuleError
@@ -35,6 +34,7 @@ from games.reads.my_games import my_games
 from games.services import agents as agent_services
 from games.services import moderation as moderation
 from games.setups import SETUPS
+from tests.conftest import api
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -44,15 +44,6 @@ def browser(user: Any = None) -> Client:
     client = Client()
     if user is not None:
         client.force_login(user)
-    return client
-
-
-def api(user: Any = None, key: str | None = None) -> APIClient:
-    client = APIClient()
-    if user is not None:
-        client.force_authenticate(user)
-    if key is not None:
-        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     return client
 
 
