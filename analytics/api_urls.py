@@ -2,7 +2,7 @@
 
 from django.urls import URLPattern, path
 
-from . import stats_views
+from . import probe_views, stats_views
 
 urlpatterns: list[URLPattern] = [
     # Statistics from finished games (analytics.stats).
@@ -10,4 +10,6 @@ urlpatterns: list[URLPattern] = [
     path(
         "players/<str:name>/stats/", stats_views.PlayerStatsView.as_view(), name="api-player-stats"
     ),
+    # Belief probes (analytics.probes).
+    path("games/<int:game_id>/probes/", probe_views.ProbesView.as_view(), name="api-game-probes"),
 ]

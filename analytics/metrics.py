@@ -4,8 +4,9 @@ Each metric is defined ONCE here, as a ``Metric`` entry: its name, the definitio
 README repeats word for word (a test holds them to it), and its computation over plain
 data (``SeatDays``: one seat's days of one FINISHED game). Every metric is a ratio
 (numerator, denominator) so per-game figures add up into per-person figures without
-averaging averages. The computations touch no database; ``read_seat_days`` at the end
-reads the records into ``SeatDays`` in a fixed number of queries, and
+averaging averages: most are shares ("n of d"), one a rate per post ("n votes after d
+posts", not bounded by 1). The computations touch no database; ``read_seat_days`` at the
+end reads the records into ``SeatDays`` in a fixed number of queries, and
 ``analytics.stats.player_stats`` adds them up per rule set and side for the player's
 page, its panel and the API.
 """
@@ -17,9 +18,27 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 
-from games.models import DeathCause, Game, GameStatus, Phase, PhaseKind, Slot, Vote, VoteKind
+from games.gateway import majority_needed
+from games.models import (
+    DeathCause,
+    Game,
+    GameStatus,
+    Phase,
+    PhaseKind,
+    Post,
+    Slot,
+    Thread,
+    Vote,
+    VoteKind,
+    VoteRule,
+)
+
+# A day's timeline, in order: ("post", seat, None) for a seat's post in the game thread,
+# ("vote", voter, target or None for no elimination) and ("unvote", voter, None).
+POST, VOTE, UNVOTE = "post", "vote", "unvote"
+Event = tuple[str, int, int | None]
 
 
 @dataclass(frozen=True)
@@ -30,12 +49,18 @@ class Day:
     ``None`` for no elimination), as ``games.reads.vote_count.current_votes`` gives it;
     ``log``: every vote cast that day in order, (voter seat, target seat or None);
     ``eliminated``: the seat the day eliminated, if any; ``number``: the day's phase
-    number (a replacement hands a seat over from a phase on: ``held``)."""
+    number (a replacement hands a seat over from a phase on: ``held``); ``timeline``: the
+    day's game-thread posts by seats and its votes and unvotes, in order (a vote made by a
+    post comes just before that post: the post is the vote's); ``threshold``: the votes
+    that eliminate, on a day where the vote that reaches them ends it (a majority-hammer
+    day; None on any other: plurality, majority-lock, a table's ballot)."""
 
     standing: Mapping[int, int | None]
     log: Sequence[tuple[int, int | None]]
     eliminated: int | None
     number: int = 0
+    timeline: Sequence[Event] = ()
+    threshold: int | None = None
 
 
 @dataclass(frozen=True)
@@ -58,6 +83,10 @@ class Metric:
     label: str
     definition: str  # the README's text, word for word
     compute: Callable[[SeatDays], Ratio]
+    # A share ("n of d", at most 1) or a rate per post ("n votes after d posts").
+    per_post: bool = False
+    # The sides (``analytics.stats.PERSON_SIDES``) it counts anything for; None: every side.
+    sides: frozenset[str] | None = None
 
 
 def _other_side_votes(s: SeatDays) -> Ratio:
@@ -89,6 +118,66 @@ def _survival(s: SeatDays) -> Ratio:
     return int(s.survived), 1
 
 
+def _votes_after_posts(s: SeatDays) -> Ratio:
+    """Persuasion: a vote that moves another player onto T is credited to the last
+    advocate of T, the player voting T whose post made while voting T is the latest
+    before that vote; the denominator is the seat's posts made while voting a player."""
+    credited = posts = 0
+    for day in s.days:
+        voting: dict[int, int | None] = {}
+        last_post: dict[int, tuple[int, int]] = {}  # seat -> (its latest post, voting whom)
+        for at, (kind, seat, target) in enumerate(day.timeline):
+            if kind == POST:
+                on = voting.get(seat)
+                if on is not None:
+                    last_post[seat] = (at, on)
+                    posts += seat == s.seat
+                continue
+            before = voting.pop(seat, None)
+            if kind != VOTE:
+                continue
+            voting[seat] = target
+            if target is None or before == target:
+                continue  # no elimination, or no move: nobody was persuaded
+            advocates = [
+                (posted, who)
+                for who, (posted, on) in last_post.items()
+                if on == target and voting.get(who) == target and who != seat
+            ]
+            credited += bool(advocates) and max(advocates)[1] == s.seat
+    return credited, posts
+
+
+def _town_to_l_minus_1_on_town(s: SeatDays) -> Ratio:
+    """Reckless town voting: of the votes a town seat moved onto a wagon that left it one
+    vote short of the threshold (L-1), those on a town player. Town at L-1 is where any
+    single vote, a mafia player's, eliminates a townie with nothing more said: the vote
+    that puts a player there, not the hammer that follows, is the town voter's gamble (the
+    hammer itself is counted by "Eliminations voted for that hit mafia"). Counted only on
+    days with a threshold whose vote ends the day (majority-hammer); wagons are counted in
+    voters, against the majority of those alive when the day began."""
+    if s.side != "town":
+        return 0, 0
+    placed = on_town = 0
+    for day in s.days:
+        if day.threshold is None:
+            continue
+        voting: dict[int, int | None] = {}
+        for kind, seat, target in day.timeline:
+            if kind == POST:
+                continue
+            before = voting.pop(seat, None)
+            if kind != VOTE:
+                continue
+            voting[seat] = target
+            if seat != s.seat or target is None or before == target:
+                continue
+            if sum(1 for t in voting.values() if t == target) == day.threshold - 1:
+                placed += 1
+                on_town += s.sides.get(target) == "town"
+    return on_town, placed
+
+
 METRICS: tuple[Metric, ...] = (
     Metric(
         "other_side",
@@ -115,6 +204,23 @@ METRICS: tuple[Metric, ...] = (
         "Survival",
         "Of the seat's finished games, those it was alive at the end of.",
         _survival,
+    ),
+    Metric(
+        "votes_after_posts",
+        "Votes moved after their posts",
+        "Votes by which another player moved onto a player the seat was voting, the seat's "
+        "post (made while voting that player) being the latest by anyone then on that wagon, "
+        "per post the seat made while voting a player: a rate per post, not a share.",
+        _votes_after_posts,
+        per_post=True,
+    ),
+    Metric(
+        "town_l1_on_town",
+        "Town voting town to L-1",
+        "Town seats only, on majority-hammer days: of the votes the seat moved onto a wagon "
+        "that left it one vote short of elimination (L-1), those on a town player.",
+        _town_to_l_minus_1_on_town,
+        sides=frozenset({"town"}),
     ),
 )
 METRIC_KEYS = frozenset(m.key for m in METRICS)
@@ -157,9 +263,10 @@ def standing_votes(log: Iterable[tuple[int, int, int | None, str]]) -> dict[int,
 
 def read_seat_days(games: Iterable[int] | QuerySet[Any]) -> dict[int, SeatDays]:
     """Every seat of these games that are FINISHED, as ``SeatDays``, by slot id (a running
-    or cancelled game gives nothing: a running game's sides are hidden). Three queries
-    whatever the number of games (the seats, the days, every vote of those days): a
-    person's page reads all their games at once. Seats are named by their seat number."""
+    or cancelled game gives nothing: a running game's sides are hidden). Four queries
+    whatever the number of games (the seats, the days, every vote and every seat's
+    game-thread post of those days): a person's page reads all their games at once. Seats
+    are named by their seat number."""
     finished = Game.objects.filter(pk__in=games, status=GameStatus.FINISHED).values("pk")
     slots = list(
         Slot.objects.filter(game_id__in=finished)
@@ -167,29 +274,67 @@ def read_seat_days(games: Iterable[int] | QuerySet[Any]) -> dict[int, SeatDays]:
         .values_list("pk", "game_id", "seat", "alignment", "alive", "death_cause", "died_in_phase")
     )
     seat_of = {pk: seat for pk, _, seat, *_ in slots}
-    days_of: dict[int, list[tuple[int, int]]] = defaultdict(list)  # game -> (phase id, number)
-    for pk, game_id, number in (
+    # game -> (phase id, number, a majority-hammer day with no table's ballot)
+    days_of: dict[int, list[tuple[int, int, bool]]] = defaultdict(list)
+    for pk, game_id, number, rule, table in (
         Phase.objects.filter(game_id__in=finished, kind=PhaseKind.DAY)
+        .annotate(table=ExpressionWrapper(Q(day_state__isnull=False), BooleanField()))
         .order_by("game_id", "number")
-        .values_list("pk", "game_id", "number")
+        .values_list("pk", "game_id", "number", "game__vote_rule", "table")
     ):
-        days_of[game_id].append((pk, number))
+        days_of[game_id].append((pk, number, rule == VoteRule.MAJORITY_HAMMER and not table))
     logs: dict[int, list[tuple[int, int, int | None, str]]] = defaultdict(list)
-    for row_id, phase_id, voter, target, kind in (
+    # phase -> ((time, 0 a vote | 1 a post, id), event): a vote made by a post at its post's
+    # time, just before it.
+    timed: dict[int, list[tuple[tuple[Any, int, int], Event]]] = defaultdict(list)
+    for row_id, phase_id, voter, target, kind, at, post_id, post_at in (
         # The main vote only: a classic revote is the same day's second ballot.
         Vote.objects.filter(phase__game_id__in=finished, phase__kind=PhaseKind.DAY, revote=False)
         .order_by("id")
-        .values_list("id", "phase_id", "voter_id", "target_id", "kind")
-    ):
-        logs[phase_id].append(
-            (row_id, seat_of[voter], seat_of[target] if target is not None else None, kind)
+        .values_list(
+            "id",
+            "phase_id",
+            "voter_id",
+            "target_id",
+            "kind",
+            "created_at",
+            "post_id",
+            "post__created_at",
         )
+    ):
+        voter_seat = seat_of[voter]
+        target_seat = seat_of[target] if target is not None else None
+        logs[phase_id].append((row_id, voter_seat, target_seat, kind))
+        key = (post_at, post_id, 0) if post_at is not None else (at, 0, 0)
+        event: Event = (
+            (VOTE, voter_seat, target_seat) if kind == VoteKind.VOTE else (UNVOTE, voter_seat, None)
+        )
+        timed[phase_id].append((key, event))
+    for post_id, phase_id, author, at in Post.objects.filter(
+        game_id__in=finished,
+        thread=Thread.PUBLIC,
+        phase__kind=PhaseKind.DAY,
+        slot__isnull=False,
+        is_host=False,
+        is_auto=False,
+    ).values_list("pk", "phase_id", "slot_id", "created_at"):
+        timed[phase_id].append(((at, post_id, 1), (POST, seat_of[author], None)))
     sides: dict[int, dict[int, str]] = defaultdict(dict)
     eliminated: dict[tuple[int, int], int] = {}  # (game, day's number) -> seat
+    deaths: dict[int, list[int]] = defaultdict(list)  # game -> the phases its seats died in
     for _, game_id, seat, alignment, _, cause, died_in in slots:
         sides[game_id][seat] = alignment
         if cause == DeathCause.DAY and died_in is not None:
             eliminated.setdefault((game_id, died_in), seat)
+        if died_in is not None:
+            deaths[game_id].append(died_in)
+
+    def threshold(game_id: int, number: int) -> int:
+        """The majority of those alive when the day began (a death during the day, a shot
+        or a modkill, is not placed among its votes: the record has no time for it)."""
+        seats = len(sides[game_id])
+        return majority_needed(seats - sum(1 for d in deaths[game_id] if d < number))
+
     days: dict[int, list[Day]] = {
         game_id: [
             Day(
@@ -201,8 +346,10 @@ def read_seat_days(games: Iterable[int] | QuerySet[Any]) -> dict[int, SeatDays]:
                 ],
                 eliminated=eliminated.get((game_id, number)),
                 number=number,
+                timeline=[event for _, event in sorted(timed[phase_id], key=lambda e: e[0])],
+                threshold=threshold(game_id, number) if hammer else None,
             )
-            for phase_id, number in game_days
+            for phase_id, number, hammer in game_days
         ]
         for game_id, game_days in days_of.items()
     }

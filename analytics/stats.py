@@ -8,14 +8,14 @@ with its 95% Wilson interval, computed by the one function the balance simulator
 (``games.simulator.wilson``), so the real figures and the simulator's prediction beside
 them are the same kind of number.
 
-Who won, in the site's own terms (``games.ratings``):
+Who won, in the site's own terms (``games.outcomes``):
 
 - a side (a faction: town, mafia, a third party's alignment) wins a game when it is the
   game's ``winner`` or one of its seats is a co-winner (the simulator counts the same way);
 - a seat wins with its faction (town, mafia), or as a third party when it is a co-winner or
-  of the winning alignment and alive at the end (``games.ratings.slot_won``);
+  of the winning alignment and alive at the end (``games.outcomes.slot_won``);
 - a person is credited, as the ratings credit them, for every seat they held for some of
-  the game's phases (``games.ratings.holders_of``: a replacement in phase k gives the
+  the game's phases (``games.outcomes.holders_of``: a replacement in phase k gives the
   newcomer phase k onwards): the one replaced and the replacement both count the game with
   the seat's result, and someone replaced before the first phase (no share) does not count
   it. A modkilled seat's final holder lost, whatever their team did; someone who held two
@@ -29,14 +29,16 @@ seat (the seat's survival, like its result, counts for everyone who held it).
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, F, Q, QuerySet
+from django.core.cache import cache
+from django.db.models import Count, F, Max, Q, QuerySet
 
 from games import display
 from games.errors import ErrorCode, NotFound
@@ -50,11 +52,11 @@ from games.models import (
     SimulationRun,
     Slot,
 )
-from games.ratings import FACTIONS
+from games.outcomes import FACTIONS
 from games.setups import SETUPS
 from games.simulator import wilson
 
-from .metrics import METRICS, Ratio, combine, held, read_seat_days, seat_metrics
+from .metrics import METRICS, Metric, Ratio, combine, held, read_seat_days, seat_metrics
 
 OTHER = "other"  # a person's third-party games, together (their alignments differ)
 PERSON_SIDES = (*FACTIONS, OTHER)
@@ -342,6 +344,7 @@ class MetricFigure:
     definition: str
     n: int
     d: int
+    per_post: bool = False  # a rate per post ("n votes after d posts"), not a share
 
     @property
     def rate(self) -> float:
@@ -350,6 +353,20 @@ class MetricFigure:
     @property
     def percent(self) -> str:
         return f"{self.rate:.0%}"
+
+    @property
+    def text(self) -> str:
+        """As the pages write it: "3 of 8 (38%)", or "3 votes after 8 posts (0.38 a post)"."""
+        if self.per_post:
+            votes = f"{self.n} vote{'s' if self.n != 1 else ''}"
+            return (
+                f"{votes} after {self.d} post{'s' if self.d != 1 else ''} ({self.rate:.2f} a post)"
+            )
+        return f"{self.n} of {self.d} ({self.percent})"
+
+    @classmethod
+    def of(cls, metric: Metric, ratio: Ratio) -> MetricFigure:
+        return cls(metric.key, metric.label, metric.definition, *ratio, metric.per_post)
 
 
 @dataclass(frozen=True)
@@ -387,7 +404,7 @@ def user_or_404(name: str) -> Any:
 
 
 def seat_won(slot_id: int, alignment: str, alive: bool, winner: str, co: Set[int]) -> bool:
-    """``games.ratings.slot_won`` on a seat's fields: a person's page reads thousands of
+    """``games.outcomes.slot_won`` on a seat's fields: a person's page reads thousands of
     seats, as rows, not as model instances (``tests/site/test_stats.py`` holds the two to
     one answer)."""
     if slot_id in co:
@@ -403,7 +420,7 @@ def seat_spans(
     """Who held a seat when: its ``final`` holder and its replacements in order, (person
     replaced, newcomer, phase) -> (person, first phase, last phase + 1) of each holding, in
     order (first == end: replaced before it began). A replacement in phase k gives the
-    newcomer phase k onwards, as ``games.ratings.holders_of`` counts it."""
+    newcomer phase k onwards, as ``games.outcomes.holders_of`` counts it."""
     users = [replacements[0][0] if replacements else final]
     starts = [1]
     for _, new, phase in replacements:
@@ -416,7 +433,7 @@ def seat_spans(
 def seat_holders(
     final: int, replacements: list[tuple[int, int, int | None]], phases: int
 ) -> list[tuple[int, float]]:
-    """``games.ratings.holders_of`` on a seat's rows (``seat_spans``' arguments) -> (person,
+    """``games.outcomes.holders_of`` on a seat's rows (``seat_spans``' arguments) -> (person,
     share of the game's phases) of each who held it, the final holder last (the same test
     holds the two to one answer)."""
     spans = seat_spans(final, replacements, phases)
@@ -436,8 +453,8 @@ def _entries(
     seats: Iterable[Seat], games: Mapping[int, Any], holders: Mapping[int, list[tuple[int, float]]]
 ) -> list[Entry]:
     """Every person's part in these finished games' seats (one pass): as
-    ``games.ratings.seats_of`` credits them, once per person and game. ``holders``: those
-    of each seat someone was replaced in (``games.ratings.holders_of``); any other seat's
+    ``ratings.compute.seats_of`` credits them, once per person and game. ``holders``: those
+    of each seat someone was replaced in (``games.outcomes.holders_of``); any other seat's
     final holder held it all."""
     co = {game_id: frozenset(game["co_winners"]) for game_id, game in games.items()}
     best: dict[tuple[int, int], Entry] = {}
@@ -461,36 +478,175 @@ def _entries(
     return list(best.values())
 
 
+# Each finished game's behaviour figures, cached (a finished game's record never changes):
+# keyed by the metrics' definitions (a changed definition is a new key) and by the game's
+# id and end time (a test database that starts its ids again ends its games at other times).
+METRICS_DIGEST = hashlib.sha256(
+    repr([(m.key, m.definition, m.sides) for m in METRICS]).encode()
+).hexdigest()[:12]
+
+
+def _game_key(game: Mapping[str, Any]) -> str | None:
+    at = game.get("finished_at")
+    return (
+        None
+        if at is None
+        else f"analytics:behaviour:{METRICS_DIGEST}:{game['pk']}:{at.timestamp()}"
+    )
+
+
+def _game_metrics(
+    game_ids: Iterable[int],
+    games: Mapping[int, Any],
+    game_of: Mapping[int, int],
+    changes: Mapping[int, list[tuple[int, int, int | None]]],
+    final_holder: Mapping[int, int],
+) -> dict[int, dict[tuple[int, int], dict[str, Ratio]]]:
+    """Each game's figures per (seat, person who held it), over the days they held it (a
+    replaced seat's other days are its other holders'): from the cache, the games it
+    lacks read (``read_seat_days``: four queries) and cached."""
+    keys = {g: key for g in game_ids if (key := _game_key(games[g])) is not None}
+    found = cache.get_many(list(keys.values())) if keys else {}
+    out = {g: found[key] for g, key in keys.items() if key in found}
+    missing = [g for g in game_ids if g not in out]
+    if not missing:
+        return out
+    made: dict[int, dict[tuple[int, int], dict[str, Ratio]]] = {g: {} for g in missing}
+    for slot_id, days in read_seat_days(missing).items():
+        game_id = game_of.get(slot_id)
+        if game_id not in made:
+            continue
+        if slot_id not in changes:
+            made[game_id][slot_id, final_holder[slot_id]] = seat_metrics(days)
+            continue
+        phases = max(games[game_id]["phase_number"], 1)
+        spans = seat_spans(final_holder[slot_id], changes[slot_id], phases)
+        for user_id in {u for u, _, _ in spans}:
+            mine = [(first, end) for u, first, end in spans if u == user_id]
+            made[game_id][slot_id, user_id] = seat_metrics(held(days, mine))
+    cache.set_many({keys[g]: made[g] for g in missing if g in keys and made[g]}, timeout=None)
+    return out | made
+
+
+def _held_metrics(
+    entries: Iterable[Entry],
+    games: Mapping[int, Any],
+    game_of: Mapping[int, int],
+    changes: Mapping[int, list[tuple[int, int, int | None]]],
+    final_holder: Mapping[int, int],
+) -> Iterable[tuple[Entry, dict[str, Ratio]]]:
+    """The behaviour metrics of each entry's seat in its finished game, counting only the
+    days its person held it (``_game_metrics``)."""
+    entries = list(entries)
+    by_game = _game_metrics(
+        sorted({e.game_id for e in entries}), games, game_of, changes, final_holder
+    )
+    for entry in entries:
+        figures = by_game.get(entry.game_id, {}).get((entry.slot_id, entry.user_id))
+        if figures is None:  # it ended between the reads: the next page view counts it
+            continue
+        yield entry, figures
+
+
 def _behaviour(
-    user_id: int,
     mine: Mapping[int, Entry],
     games: Mapping[int, Any],
-    theirs: QuerySet[Any],
+    game_of: Mapping[int, int],
     changes: Mapping[int, list[tuple[int, int, int | None]]],
     final_holder: Mapping[int, int],
 ) -> list[BehaviourRow]:
-    """The behaviour metrics of the seat they hold in each of their finished games
-    (``mine``), counting only the days they held it (a replaced seat's other days are its
-    other holders'), added up per rule set and side. Three queries, whatever the games."""
-    seat_days = read_seat_days(theirs)
+    """A person's behaviour metrics over their finished games (``mine``: their seat in
+    each), added up per rule set and side."""
     per: dict[tuple[str, str], list[dict[str, Ratio]]] = defaultdict(list)
-    for entry in mine.values():
-        days = seat_days.get(entry.slot_id)
-        if days is None:  # it ended between the reads: the next page view counts it
-            continue
-        if entry.slot_id in changes:
-            phases = max(games[entry.game_id]["phase_number"], 1)
-            spans = seat_spans(final_holder[entry.slot_id], changes[entry.slot_id], phases)
-            days = held(days, [(first, end) for u, first, end in spans if u == user_id])
-        per[games[entry.game_id]["ruleset"], entry.side].append(seat_metrics(days))
+    for entry, ratios in _held_metrics(mine.values(), games, game_of, changes, final_holder):
+        per[games[entry.game_id]["ruleset"], entry.side].append(ratios)
     rows = []
     for ruleset, side in sorted(per, key=lambda k: (k[0], PERSON_SIDES.index(k[1]))):
         total = combine(per[ruleset, side])
-        figures = [MetricFigure(m.key, m.label, m.definition, *total[m.key]) for m in METRICS]
+        figures = [MetricFigure.of(m, total[m.key]) for m in METRICS]
         rows.append(
             BehaviourRow(ruleset, side, SIDE_LABELS[side], len(per[ruleset, side]), figures)
         )
     return rows
+
+
+GAME_FIELDS = (
+    "pk",
+    "title",
+    "ruleset",
+    "setup",
+    "winner",
+    "co_winners",
+    "phase_number",
+    "finished_at",
+)
+
+
+def _seat_records(
+    played: QuerySet[Any], games: Mapping[int, Any]
+) -> tuple[
+    dict[int, int], dict[int, list[tuple[int, int, int | None]]], dict[int, int], list[Entry]
+]:
+    """Of the seats of these finished games: each one's game, their replacements (slot ->
+    (person replaced, newcomer, phase), in order), each seat's final holder and every
+    person's part in the games (``_entries``). Two queries."""
+    seats: list[Seat] = list(
+        Slot.objects.filter(game_id__in=played)
+        .values_list(*SEAT_FIELDS)
+        .order_by("game_id", "seat")
+    )
+    final_holder = {pk: user_id for pk, _, user_id, *_ in seats}
+    game_of = {pk: game_id for pk, game_id, *_ in seats}
+    changes: dict[int, list[tuple[int, int, int | None]]] = defaultdict(list)
+    for slot_id, old, new, phase in (
+        Replacement.objects.filter(slot__game_id__in=played)
+        .order_by("at", "id")
+        .values_list("slot_id", "old_user_id", "new_user_id", "phase_number")
+    ):
+        changes[slot_id].append((old, new, phase))
+    holders = {
+        slot_id: seat_holders(
+            final_holder[slot_id], made, max(games[game_of[slot_id]]["phase_number"], 1)
+        )
+        for slot_id, made in changes.items()
+        if game_of.get(slot_id) in games
+    }
+    return game_of, changes, final_holder, _entries(seats, games, holders)
+
+
+@dataclass(frozen=True)
+class PersonBehaviour:
+    """One person's behaviour metrics over their finished games of a rule set on a side."""
+
+    user_id: int
+    games: int
+    totals: dict[str, Ratio]
+
+
+def ruleset_behaviour(ruleset: str) -> dict[str, list[PersonBehaviour]]:
+    """Everyone's behaviour metrics over the finished games of a rule set, per side (town,
+    mafia, "other"), credited as a person's page credits them (the seat held longest; a
+    replaced seat's days its holders'). One query when the cache has the answer for the
+    rule set's finished games as they are (their number, newest id and latest end: a game
+    that ends is a new key); else four more, and four for the games the cache lacks."""
+    played = Game.objects.filter(ruleset=ruleset, status=GameStatus.FINISHED)
+    stamp = played.aggregate(n=Count("id"), top=Max("id"), last=Max("finished_at"))
+    last = stamp["last"].timestamp() if stamp["last"] is not None else 0
+    key = f"analytics:board:{METRICS_DIGEST}:{ruleset}:{stamp['n']}:{stamp['top']}:{last}"
+    kept = cache.get(key)
+    if kept is not None:
+        return cast(dict[str, list[PersonBehaviour]], kept)
+    ids = played.values("pk")
+    games = {g["pk"]: g for g in Game.objects.filter(pk__in=ids).values(*GAME_FIELDS)}
+    game_of, changes, final_holder, entries = _seat_records(ids, games)
+    per: dict[tuple[int, str], list[dict[str, Ratio]]] = defaultdict(list)
+    for entry, ratios in _held_metrics(entries, games, game_of, changes, final_holder):
+        per[entry.user_id, entry.side].append(ratios)
+    out: dict[str, list[PersonBehaviour]] = {side: [] for side in PERSON_SIDES}
+    for (user_id, side), games_ratios in per.items():
+        out[side].append(PersonBehaviour(user_id, len(games_ratios), combine(games_ratios)))
+    cache.set(key, out, timeout=24 * 3600)
+    return out
 
 
 def player_stats(name: str, *, opponents: int | None = None) -> PlayerStats:
@@ -508,33 +664,9 @@ def player_stats(name: str, *, opponents: int | None = None) -> PlayerStats:
     ).values("slot__game_id")
     theirs = seated.union(replaced)  # (one semi-join: an OR of two would scan)
     games = {
-        g["pk"]: g
-        for g in Game.objects.filter(pk__in=theirs).values(
-            "pk", "title", "ruleset", "setup", "winner", "co_winners", "phase_number", "finished_at"
-        )
+        g["pk"]: g for g in Game.objects.filter(pk__in=theirs).values(*GAME_FIELDS, "finished_at")
     }
-    seats: list[Seat] = list(
-        Slot.objects.filter(game_id__in=theirs)
-        .values_list(*SEAT_FIELDS)
-        .order_by("game_id", "seat")
-    )
-    final_holder = {pk: user_id for pk, _, user_id, *_ in seats}
-    game_of = {pk: game_id for pk, game_id, *_ in seats}
-    changes: dict[int, list[tuple[int, int, int | None]]] = defaultdict(list)
-    for slot_id, old, new, phase in (
-        Replacement.objects.filter(slot__game_id__in=theirs)
-        .order_by("at", "id")
-        .values_list("slot_id", "old_user_id", "new_user_id", "phase_number")
-    ):
-        changes[slot_id].append((old, new, phase))
-    holders = {
-        slot_id: seat_holders(
-            final_holder[slot_id], made, max(games[game_of[slot_id]]["phase_number"], 1)
-        )
-        for slot_id, made in changes.items()
-        if game_of.get(slot_id) in games
-    }
-    entries = _entries(seats, games, holders)
+    game_of, changes, final_holder, entries = _seat_records(theirs, games)
     mine = {e.game_id: e for e in entries if e.user_id == user.pk}
     sides: dict[str, list[int]] = {side: [0, 0] for side in PERSON_SIDES}
     roles: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
@@ -613,5 +745,5 @@ def player_stats(name: str, *, opponents: int | None = None) -> PlayerStats:
             for e in newest
         ],
         opponents=heads if opponents is None else heads[:opponents],
-        behaviour=_behaviour(user.pk, mine, games, theirs, changes, final_holder),
+        behaviour=_behaviour(mine, games, game_of, changes, final_holder),
     )

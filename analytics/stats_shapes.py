@@ -97,6 +97,10 @@ class BehaviourFigure(TypedDict):
     n: Annotated[int, Doc("The numerator: summed over the games, as the definition counts.")]
     d: Annotated[int, Doc("The denominator: summed over the games (0: nothing to count).")]
     rate: Annotated[float, Doc("n / d (0 when d is 0).")]
+    per_post: Annotated[
+        bool,
+        Doc("A rate per post (n votes after d posts; may pass 1), not a share (n of d)."),
+    ]
 
 
 class BehaviourStats(TypedDict):

@@ -18,10 +18,12 @@ from games.api import docs
 from games.api.typed import serializer_for
 from games.api.views import GameAPIView
 from games.errors import NotFound
-from games.models import Agent
+from games.models import Agent, Ruleset
 
+from .behaviour_board import BehaviourBoard, behaviour_board
 from .stats import (
     PANEL_OPPONENTS,
+    SIDE_LABELS,
     PlayerStats,
     SetupStats,
     WinRate,
@@ -130,6 +132,7 @@ def player_data(stats: PlayerStats) -> PlayerStatistics:
                         "n": f.n,
                         "d": f.d,
                         "rate": round(f.rate, 4),
+                        "per_post": f.per_post,
                     }
                     for f in row.figures
                 ],
@@ -179,6 +182,60 @@ def player_stats_page(request: HttpRequest, name: str) -> HttpResponse:
     return render(request, "analytics/stats_player.html", {"stats": stats})
 
 
+def _board_query(board: BehaviourBoard, **change: str) -> str:
+    """The board's query string with ``change`` made (the links keep the side and sort)."""
+    query = {"side": board.side, "sort": board.sort, "order": board.order, **change}
+    return "&".join(f"{k}={v}" for k, v in query.items())
+
+
+def behaviour_board_page(request: HttpRequest, ruleset: str) -> HttpResponse:
+    """The rule set's behaviour leaderboard: each column header a plain link that sorts by
+    it (descending first, then the other way), the sorted one marked with ``aria-sort``."""
+    try:
+        board = behaviour_board(
+            ruleset,
+            side=request.GET.get("side", "town"),
+            sort=request.GET.get("sort"),
+            order=request.GET.get("order"),
+            page=request.GET.get("page"),
+        )
+    except NotFound as exc:
+        raise Http404(exc.message) from None
+
+    def header(key: str, label: str, definition: str = "") -> dict[str, str]:
+        sorted_here = key == board.sort
+        order = "asc" if sorted_here and board.order == "desc" else "desc"
+        return {
+            "key": key,
+            "label": label,
+            "definition": definition,
+            "href": "?" + _board_query(board, sort=key, order=order),
+            "aria_sort": ("descending" if board.order == "desc" else "ascending")
+            if sorted_here
+            else "",
+        }
+
+    headers = [
+        header("name", "Player"),
+        header("games", "Games"),
+        *(header(m.key, m.label, m.definition) for m in board.columns),
+    ]
+    return render(
+        request,
+        "analytics/behaviour_board.html",
+        {
+            "board": board,
+            "headers": headers,
+            "sides": [
+                (side, label, "?" + _board_query(board, side=side, sort=board.sort))
+                for side, label in SIDE_LABELS.items()
+            ],
+            "rulesets": Ruleset.choices,
+            "query": _board_query(board),
+        },
+    )
+
+
 # -- the panels (``games.hooks``) --------------------------------------------------------------
 def setup_panel(request: HttpRequest, *, slug: str, ruleset: str, **_: Any) -> str:
     """The setup page's: each side's real wins beside the prediction (a saved setup,
@@ -207,3 +264,10 @@ def player_panel(request: HttpRequest, *, name: str, **_: Any) -> str:
 def agent_panel(request: HttpRequest, *, agent: Agent, **_: Any) -> str:
     """The agent's page's: the same as its player's page's."""
     return player_panel(request, name=agent.user.get_username())
+
+
+def leaderboard_panel(request: HttpRequest, *, ruleset: str, **_: Any) -> str:
+    """The core leaderboard's: a link to the rule set's behaviour leaderboard."""
+    return render_to_string(
+        "analytics/behaviour_board_panel.html", {"ruleset": ruleset}, request=request
+    )

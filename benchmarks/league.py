@@ -16,7 +16,7 @@ Not a test: it prints figures (record them in BENCHMARKS.md, section "League (is
    (concurrency 2) and beat, against PostgreSQL (``DATABASE_URL``, dropped and made
    afresh) and Redis (``REDIS_URL``, flushed), DEBUG off. Rate limits stay on in both.
 2. Makes the owners (an owner may register 20 agents: ``ceil(N/20)`` owners) and N agents,
-   each with a token, through ``games.services.agents``.
+   each with a token, through ``agents.services``.
 3. Runs the N agents in this process (asyncio; the client library's blocking calls in a
    thread pool of N+20): each loops join the queue of a setup (the one with most seats
    still to fill), ``wait_for_game`` (the inbox socket), ``play_async`` with the
@@ -64,7 +64,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "client"))
 
 MARGIN = 60.0  # seconds beyond a game's longest deadline before it counts as stuck
-AGENTS_PER_OWNER = 20  # games.services.agents.MAX_AGENTS_PER_OWNER
+AGENTS_PER_OWNER = 20  # agents.services.MAX_AGENTS_PER_OWNER
 
 
 # ======================================================================================
@@ -173,7 +173,7 @@ def make_agents(n: int, tag: str) -> list[tuple[str, str]]:
     """``n`` agents (name, key) under ``ceil(n / 20)`` owners, through the services."""
     from django.contrib.auth import get_user_model
 
-    from games.services import agents
+    from agents import services as agents
 
     owners = []
     for k in range(math.ceil(n / AGENTS_PER_OWNER)):
@@ -388,7 +388,8 @@ def check_ratings(game_ids: set[int]) -> dict[str, Any]:
     """Every finished game rated once; each final holder's two rows; the agents' counts."""
     from collections import defaultdict
 
-    from games.models import Game, GameStatus, RatedGame, Rating, RatingChange, Slot
+    from games.models import Game, GameStatus, Slot
+    from ratings.models import RatedGame, Rating, RatingChange
 
     games = {g.pk: g for g in Game.objects.filter(pk__in=game_ids)}
     finished = {pk for pk, g in games.items() if g.status == GameStatus.FINISHED}

@@ -59,7 +59,7 @@ def time_fan_out() -> None:
 
 def counts(game_ids: list[int], since_pk: int) -> tuple[str, int]:
     """("rows (in inboxes)", mails pending) written for these games since ``since_pk``."""
-    from games.models import MailState, Notification
+    from notifications.models import MailState, Notification
 
     rows = Notification.objects.filter(game_id__in=game_ids, pk__gt=since_pk)
     inbox = rows.filter(in_inbox=True).count()
@@ -67,7 +67,7 @@ def counts(game_ids: list[int], since_pk: int) -> tuple[str, int]:
 
 
 def last_pk() -> int:
-    from games.models import Notification
+    from notifications.models import Notification
 
     row = Notification.objects.order_by("-pk").values_list("pk", flat=True).first()
     return row or 0
@@ -75,7 +75,7 @@ def last_pk() -> int:
 
 def phase_changes(n: int, players: int) -> None:
     from games import services
-    from games.models import NotificationPrefs
+    from notifications.models import NotificationPrefs
 
     tag = f"nf{uuid.uuid4().hex[:6]}"
     game, _host, users = support.make_game(

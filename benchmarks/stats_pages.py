@@ -1,4 +1,5 @@
-"""Statistics pages over many finished games: server time and queries (issue 34, part 2).
+"""Statistics pages over many finished games: server time and queries (issue 34, parts 2
+and 3: the behaviour metrics and their leaderboard).
 
 Not a test: it prints figures (record them in BENCHMARKS.md, section "Statistics pages").
 
@@ -12,15 +13,20 @@ mafia 35%, the serial killer 15%) and the survivor a co-winner when alive at the
 the seats dealt the setup's role list at random to 10 of 100 players (each plays about
 90 games), one player ("regular") in every game (the heaviest player page), a tenth of
 the seats dead (a fifth of those modkilled), and in half the games one seat replaced in a
-random phase (the one replaced counts the game too). Plus a done simulation of the setup
-(the prediction beside the real figures).
+random phase (the one replaced counts the game too). Every game's phases are recorded
+(a day, a night, ...; majority-hammer days), and each day has a game thread of
+``POSTS_PER_DAY`` posts by its living seats, about a third of them votes (on a random
+living player, now and then no elimination or an unvote), so the behaviour metrics
+(``analytics.metrics``) do real work. Plus a done simulation of the setup (the
+prediction beside the real figures).
 
 Then requests through Django's test client in this process (``DEBUG=0``, real
 PostgreSQL, the whole middleware stack), anonymous, 2 warm-up requests and ``--requests``
 measured per page: the setup's statistics page, its API answer and the setup page with
 the panel; the statistics page, API answer and player page (with the panel) of the player
-in every game and of a typical one; then the setup and player pages without the panels
-(what the panels add). Per page: wall and CPU time (p50, p95), queries, size.
+in every game and of a typical one; the rule set's behaviour leaderboard (default sort,
+and sorted by a metric); then the setup and player pages without the panels (what the
+panels add). Per page: wall and CPU time (p50, p95), queries, size.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ support.default_env("mafia_statsbench")
 SETUP = "forum-third-party-ten"
 TAG = "Stats benchmark"
 PLAYERS = 100
+POSTS_PER_DAY = 24
 
 
 def build(games: int) -> tuple[str, str]:
@@ -49,7 +56,7 @@ def build(games: int) -> tuple[str, str]:
     game, a typical player)."""
     from django.utils import timezone
 
-    from games.models import Game, GameStatus, Replacement, SimulationRun, Slot
+    from games.models import Game, GameStatus, Replacement, SimulationRun, Slot, Vote
     from games.setups import SETUPS
     from games.simulator import deal
 
@@ -57,7 +64,8 @@ def build(games: int) -> tuple[str, str]:
     regular = support.make_users("statsbench-regular", 1)[0]
     people = support.make_users("statsbench", PLAYERS)
     made = Game.objects.filter(title__startswith=TAG, status=GameStatus.FINISHED)
-    if made.count() == games:
+    voted = Vote.objects.filter(phase__game__in=made).exists()  # (an older run made none)
+    if made.count() == games and voted:
         return regular.username, people[0].username
     Game.objects.filter(title__startswith=TAG).delete()
     setup = SETUPS[SETUP]
@@ -77,6 +85,7 @@ def build(games: int) -> tuple[str, str]:
                 role_list=kwargs["role_list"],
                 player_cap=setup.player_count,
                 status=GameStatus.FINISHED,
+                vote_rule="majority_hammer",
                 phase_number=rng.randint(3, 9),
                 winner=rng.choices(["town", "mafia", "serial_killer"], [50, 35, 15])[0],
                 started_at=started,
@@ -119,10 +128,71 @@ def build(games: int) -> tuple[str, str]:
                 new_user_id=seat.user_id,
                 phase_number=rng.randint(2, game.phase_number),
             )
+    for batch in range(0, len(created), 100):
+        days(created[batch : batch + 100], rng)
     SimulationRun.objects.create(
         setup=SETUP, games=1000, done=1000, status="done", wins={"town": 480, "mafia": 400}
     )
     return regular.username, people[0].username
+
+
+def days(games: list[Any], rng: random.Random) -> None:
+    """The games' phases (day 1, night 1, ...) and each day's thread: ``POSTS_PER_DAY``
+    posts by living seats, about a third of them votes on a living player (one in ten of
+    those no elimination, one in ten an unvote), each vote linked to its post."""
+    from django.utils import timezone
+
+    from games.models import Phase, Post, Slot, Vote
+
+    phases = [
+        Phase(
+            game=game,
+            number=n,
+            kind="day" if n % 2 else "night",
+            started_at=timezone.now(),
+            resolved=True,
+        )
+        for game in games
+        for n in range(1, game.phase_number + 1)
+    ]
+    Phase.objects.bulk_create(phases, batch_size=2000)
+    seats: dict[int, list[Any]] = {}
+    for slot in Slot.objects.filter(game__in=games).only(
+        "pk", "game_id", "user_id", "died_in_phase"
+    ):
+        seats.setdefault(slot.game_id, []).append(slot)
+    posts, ballots = [], []
+    numbers = dict.fromkeys((g.pk for g in games), 0)
+    for phase in phases:
+        if phase.kind != "day":
+            continue
+        alive = [s for s in seats[phase.game_id] if (s.died_in_phase or 99) >= phase.number]
+        for _ in range(POSTS_PER_DAY):
+            author = rng.choice(alive)
+            numbers[phase.game_id] += 1
+            post = Post(
+                game_id=phase.game_id,
+                author_id=author.user_id,
+                slot=author,
+                phase=phase,
+                number=numbers[phase.game_id],
+                body="Thinking out loud.",
+                html="<p>Thinking out loud.</p>",
+            )
+            posts.append(post)
+            if rng.random() < 0.35:
+                roll = rng.random()
+                target = None if roll < 0.1 else rng.choice([s for s in alive if s != author])
+                kind = "unvote" if roll > 0.9 else "vote"
+                ballots.append((post, author, target if kind == "vote" else None, kind))
+    Post.objects.bulk_create(posts, batch_size=2000)
+    Vote.objects.bulk_create(
+        [
+            Vote(phase=post.phase, voter=voter, target=target, kind=kind, post=post)
+            for post, voter, target, kind in ballots
+        ],
+        batch_size=2000,
+    )
 
 
 def _alignment(role: str) -> str:
@@ -187,6 +257,17 @@ def main() -> None:
             (f"{label}: statistics, API", f"/api/v1/players/{name}/stats/"),
             (f"{label}: player page with the panel", f"/players/{name}/"),
         ]
+    from games.setups import SETUPS
+
+    board = f"/leaderboard/{SETUPS[SETUP].ruleset}/behaviour/"
+    pages += [
+        ("behaviour leaderboard, town (default sort)", board),
+        ("behaviour leaderboard, town, by votes after posts", f"{board}?sort=votes_after_posts"),
+        (
+            "behaviour leaderboard, mafia, by survival ascending",
+            f"{board}?side=mafia&sort=survival&order=asc",
+        ),
+    ]
     rows = [(label, measure(client, url, args.requests)) for label, url in pages]
     # The same core pages without the panels: what the panels add.
     from games import hooks

@@ -46,7 +46,12 @@ class ErrorCode(StrEnum):
     POST_LIMIT_LIFTED = "post_limit_lifted"
     SECRET_VOTES = "secret_votes"
     WHISPERS = "whispers"
+    BLIND = "blind"  # a blind game without anonymous names
     THOUGHTS = "thoughts"  # a player's private thoughts sent with an act
+    # Belief probes (analytics.probes): a probability not a number in [0, 1] (or none given),
+    # and a target that is not another living player (yourself, the dead)
+    PROBE = "probe"
+    PROBE_TARGET = "probe_target"
     ROLE_COUNT = "role_count"
     PLAYER_CAP = "player_cap"
     ROLE_LIST = "role_list"
@@ -157,6 +162,12 @@ class ErrorCode(StrEnum):
     ENTRANTS = "entrants"  # a series' entrants: one per seat, each a distinct person or agent
     SERIES_GAMES = "series_games"  # a series' games: a whole number of rotations
     NO_SERIES = "no_series"
+    # Blind games' guesses (``league.guesses``): the game is not blind; not over yet;
+    # a seat that is not the game's; a second guess
+    NOT_BLIND = "not_blind"
+    NOT_OVER = "not_over"
+    GUESS_SEATS = "guess_seats"
+    ALREADY_GUESSED = "already_guessed"
 
     # Away (V/LA)
     DATES = "dates"

@@ -15,7 +15,7 @@ from django import forms
 from django.forms import formset_factory
 from django.forms.forms import DeclarativeFieldsMetaclass
 
-from . import display, game_settings, webhooks
+from . import display, game_settings, hooks
 from .accounts import USERNAME_HELP
 from .errors import GameRuleError
 from .game_settings import MAX_PLAYERS, SETTINGS, UNITS, Kind, Setting, split_length
@@ -23,18 +23,15 @@ from .gateway import FlagSpec, Rules, day_script, rules_named
 from .models import (
     MAX_PHASE_LENGTH,
     MAX_PHASE_MINUTES,
-    MAX_WEBHOOK_URL_LENGTH,
     MIN_PHASE_LENGTH,
     CoHostKind,
     Phase,
-    RatingSide,
     Ruleset,
     Thread,
     VoteRule,
 )
 from .plain_text import use_plain_text
 from .reads.people import user_called
-from .reads.ratings import WHO, WHO_LABELS
 
 UNIT_CHOICES = [(u, u) for u in UNITS]
 # Flags the site sets from its own fields (vote rule, self-vote, skip vote): not shown twice.
@@ -330,16 +327,6 @@ class GameForm(SiteForm, _SettingFields):  # type: ignore[misc, valid-type]
         label="Save this setup as",
         help_text="Keep the setup (roles, rules, timing) to start another game from it.",
     )
-    webhook_url = forms.CharField(
-        required=False,
-        max_length=MAX_WEBHOOK_URL_LENGTH,
-        label="Chat webhook (Discord or Slack)",
-        help_text="Optional: the announcements (phases, deaths, the end) are posted there too.",
-        widget=forms.URLInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
-    )
-
-    def clean_webhook_url(self) -> str:
-        return clean_webhook(self.cleaned_data.get("webhook_url", ""))
 
     def __init__(self, *args: Any, ruleset: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -366,6 +353,19 @@ class GameForm(SiteForm, _SettingFields):  # type: ignore[misc, valid-type]
             # (a thread day has no script and none of these fields: they went above)
             if name in self.fields and (script is None or name not in script.host_settings):
                 del self.fields[name]
+        for extra in hooks.create_fields():  # the side domains' (e.g. the chat webhook)
+            self.fields[extra.name] = extra.make()
+
+    def side_fields(self) -> list[forms.BoundField]:
+        """The fields the side domains add (``hooks.register_create_field``)."""
+        return [self[extra.name] for extra in hooks.create_fields()]
+
+    def apply_side_fields(self, user: Any, game_id: int) -> None:
+        """Hand each side domain's field its value, for the game just created (in the same
+        transaction: a refusal there creates no game)."""
+        for extra in hooks.create_fields():
+            if value := self.cleaned_data.get(extra.name):
+                extra.apply(user, game_id, value)
 
     def table_fields(self) -> list[forms.BoundField]:
         """The table's own fields (turns, votes, the day script's settings), if any."""
@@ -659,31 +659,6 @@ class HostPostForm(SiteForm):
             cast(forms.ChoiceField, self.fields["thread"]).choices = threads
 
 
-def clean_webhook(url: str) -> str:
-    """A webhook URL the site may post to, or "" (none); a form error says what is wrong."""
-    if not url.strip():
-        return ""
-    try:
-        return webhooks.check_url(url)
-    except webhooks.BadWebhook as exc:
-        raise forms.ValidationError(str(exc)) from None
-
-
-class WebhookForm(SiteForm):
-    """The host's chat webhook URL (empty: no webhook)."""
-
-    url = forms.CharField(
-        required=False,
-        max_length=MAX_WEBHOOK_URL_LENGTH,
-        label="Webhook URL (Discord or Slack)",
-        help_text="Leave empty to stop posting to the chat.",
-        widget=forms.URLInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
-    )
-
-    def clean_url(self) -> str:
-        return clean_webhook(self.cleaned_data.get("url", ""))
-
-
 class ExtendForm(SiteForm):
     """The host pushes the deadline back by an amount in a unit of their choice."""
 
@@ -824,26 +799,6 @@ class NightActionForm(SiteForm):
 
     def extra(self) -> dict[str, str]:
         return {key: self.cleaned_data[f"extra_{key}"] for key in self.option["extra"]}
-
-
-class LeaderboardFilterForm(SiteForm):
-    """The leaderboard's filter (GET): who is ranked, on which side."""
-
-    who = forms.ChoiceField(
-        label="Players",
-        choices=[(w, WHO_LABELS[w]) for w in WHO],
-        required=False,
-        initial="both",
-    )
-    side = forms.ChoiceField(
-        label="Side", choices=RatingSide.choices, required=False, initial="overall"
-    )
-
-    def choice(self, name: str) -> str:
-        """The valid value of a field, or its default (a bad filter shows the default)."""
-        if self.is_valid() and self.cleaned_data.get(name):
-            return self.cleaned_data[name]
-        return self.fields[name].initial
 
 
 class WhisperForm(SiteForm):

@@ -132,6 +132,8 @@ class Setting:
     optional: bool = False  # None is a legal value ("none"/"as many as roles")
     rule: Callable[[Rules, Any], None] | None = None  # what the rule set says of a value
     only_with: str | None = None  # given only when this other (boolean) setting is on
+    # On only with this other (boolean) setting on: otherwise ``refusal`` (check_settings).
+    requires: str | None = None
     # The game's house rules (the game page, the role PM, the API's ``house_rules``): the
     # sentence this setting says of a game, "" when it says nothing (the usual value).
     describe: Callable[[Any], str] | None = None
@@ -565,6 +567,34 @@ SETTINGS: tuple[Setting, ...] = (
         form=Entry("must_act"),
         api=Entry("must_act"),
     ),
+    # Blind games (issue 34): which seats are agents is hidden from everyone, the host
+    # included, until the end (``reads.agents.agents_hidden``); then the players guess
+    # (the league app's ``AgentGuess``). The masks are required, not implied: a real name
+    # beside a seat would say it is an agent's to anyone who looks the account up.
+    Setting(
+        "blind",
+        Kind.BOOL,
+        False,
+        label="Blind: agent badges hidden until the game ends",
+        help="Needs anonymous names. Nobody sees which seats are agents until the end; "
+        "then each player may guess.",
+        api_help="Agent badges (and every agent field of a seat) are hidden until the game "
+        "ends; needs anonymous_names.",
+        refusal=Refusal(
+            "A blind game needs anonymous names: a real name would show who is an agent.",
+            ErrorCode.BLIND,
+            "blind",
+        ),
+        requires="anonymous_names",
+        describe=_said_if(
+            "blind",
+            "Blind game: nobody sees which seats are agents until the game ends; then "
+            "each player may guess.",
+        ),
+        form=Entry("blind"),
+        api=Entry("blind"),
+        applies=_thread_days,
+    ),
 )
 BY_NAME: Mapping[str, Setting] = {s.name: s for s in SETTINGS}
 
@@ -590,8 +620,9 @@ def check_settings(rules: Rules, given: Mapping[str, Any]) -> dict[str, Any]:
     what the rule set says: ``Setting.rule``), defaults for the rest. None means "not
     given" except for an ``optional`` setting.
 
-    Checks that need several settings (the table's clock and day settings, the player cap
-    against the role list) are create_game's.
+    A setting that ``requires`` another is refused without it. Other checks that need
+    several settings (the table's clock and day settings, the player cap against the role
+    list) are create_game's.
     """
     unknown = set(given) - set(BY_NAME)
     if unknown:
@@ -601,6 +632,11 @@ def check_settings(rules: Rules, given: Mapping[str, Any]) -> dict[str, Any]:
         value = given.get(setting.name)
         if value is not None or (setting.optional and setting.name in given):
             values[setting.name] = setting.check(value, rules)
+    for setting in SETTINGS:
+        needed = setting.requires
+        if needed is not None and values[setting.name] and not values[needed]:
+            assert setting.refusal is not None  # a setting that requires says why
+            raise setting.refusal.error()
     return values
 
 

@@ -61,11 +61,21 @@ class LeagueFormat:
         """The ready-made setup, or None when it no longer exists."""
         return SETUPS.get(self.setup_slug)
 
+    @property
+    def blind(self) -> bool:
+        """Whether this queue's games are blind (``Game.blind``): the league's organisers
+        list it in the ``LEAGUE_BLIND`` setting. Only a forum setup can be: a blind game
+        plays under masked names, which a table's turns do not have."""
+        setup = self.setup
+        return setup is not None and not setup.turn_based and self.setup_slug in blind_setups()
+
     def game_kwargs(self) -> dict[str, Any]:
         """``services.create_game`` keyword arguments (title aside) of a league game."""
         setup = self.setup
         if setup is None:
             raise LookupError(self.setup_slug)
+        # A blind queue's games hide their agents, under masks (a blind game needs them).
+        blind = {"blind": True, "anonymous_names": True} if self.blind else {}
         return {
             **setup.game_kwargs(),
             **dict(self.timing or default_timing(setup)),
@@ -74,7 +84,16 @@ class LeagueFormat:
             # One post (or vote, or turn act) a day keeps a seat; none: the rule below.
             "min_posts_per_day": 1,
             "inactivity_action": self.silent_seat,
+            **blind,
         }
+
+
+def blind_setups() -> frozenset[str]:
+    """The setups whose queues make blind games: ``LEAGUE_BLIND``, slugs separated by
+    commas, or ``all`` for every setup (tables are never blind: ``LeagueFormat.blind``)."""
+    raw = str(getattr(settings, "LEAGUE_BLIND", "") or "")
+    slugs = {part.strip() for part in raw.split(",") if part.strip()}
+    return frozenset(SETUPS) if "all" in slugs else frozenset(slugs)
 
 
 def default_timing(setup: Setup) -> dict[str, Any]:

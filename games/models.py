@@ -23,8 +23,6 @@ from django.utils.functional import cached_property
 from .event_kinds import KINDS
 from .lru import ProcessLRU
 from .naming import post_author, shown_name
-from .notification_kinds import CHANNELS, NOTIFICATION_KINDS
-from .notification_kinds import KIND_CHOICES as NOTIFICATION_KIND_CHOICES
 
 # (phase id, its start) -> "Day 2": see Phase.label.
 _PHASE_LABELS: ProcessLRU[str] = ProcessLRU(8192)
@@ -232,8 +230,13 @@ class Game(models.Model):
     must_act = models.BooleanField(
         default=False, help_text="A night action not sent is taken at random."
     )
+    # A blind game (``game_settings``' ``blind``): which seats are agents stays hidden from
+    # everyone until the end (``reads.agents.agents_hidden``); then the players guess.
+    blind = models.BooleanField(
+        default=False, help_text="Agent badges are hidden until the game ends."
+    )
     # A league game (``games.league``): made by a matchmaking queue, no host to wait for;
-    # a rated game's end updates its players' ratings once (``games.ratings``).
+    # a rated game's end updates its players' ratings once (the ratings app).
     league_setup = models.CharField(
         max_length=50, blank=True, help_text="The matchmaking queue that made it, if any."
     )
@@ -332,7 +335,7 @@ class Slot(models.Model):
     prods = models.PositiveSmallIntegerField(default=0, help_text="Inactivity prods received.")
     # The seat's API acts the rules refused (``games.api.errors``), kept as a count since a
     # refused act leaves nothing else on the record: an agent's refusal rate reads it once
-    # the game is over (``games.reads.provenance``), never before (a refusal at night
+    # the game is over (the agents app's ``provenance``), never before (a refusal at night
     # would tell that the seat has a night action).
     refusals = models.PositiveIntegerField(default=0)
     joined_at = models.DateTimeField(auto_now_add=True)
@@ -931,98 +934,7 @@ class SimulationRun(models.Model):
         ordering = ["-created_at"]
 
 
-# -- notifications -------------------------------------------------------------------------
-class MailState(models.TextChoices):
-    NONE = "", "Not by e-mail"
-    PENDING = "pending", "Waiting for the next digest"
-    QUEUED = "queued", "In a digest being sent"
-    SENT = "sent", "Sent in a digest"
-    SKIPPED = "skipped", "Not mailed (seen on the site first, or unsubscribed)"
-
-
-class Notification(models.Model):
-    """One thing a person should know, written in the same transaction as the change it is
-    about (``games.notifications``), so a notification exists exactly when its change does.
-
-    ``key`` groups repeats: a batched kind updates the one unread notification with its key
-    (``count`` grows), and a once-only kind (a reminder, L-1) is not written twice."""
-
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
-    )
-    game = models.ForeignKey(
-        Game, null=True, blank=True, on_delete=models.CASCADE, related_name="notifications"
-    )
-    kind = models.CharField(max_length=30, choices=NOTIFICATION_KIND_CHOICES)
-    text = models.CharField(max_length=500)
-    link = models.CharField(max_length=300)  # a path on this site
-    key = models.CharField(max_length=120, blank=True, default="")
-    count = models.PositiveIntegerField(default=1)
-    created_at = models.DateTimeField(default=timezone.now)
-    updated_at = models.DateTimeField(default=timezone.now)
-    read_at = models.DateTimeField(null=True, blank=True)
-    in_inbox = models.BooleanField(default=True)
-    mail = models.CharField(max_length=10, choices=MailState.choices, default="", blank=True)
-    # The e-mail digest it went out in (``games.notifications.mail``).
-    digest = models.ForeignKey(
-        "EmailDigest",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="notifications",
-    )
-
-    class Meta:
-        ordering = ["-updated_at", "-pk"]
-        indexes = [
-            models.Index(fields=["user", "-updated_at"], name="notification_inbox"),
-            models.Index(
-                fields=["updated_at"],
-                condition=models.Q(mail="pending"),
-                name="notification_mail_pending",
-            ),
-        ]
-        constraints = [
-            # One unread notification per key: a batched kind adds to it.
-            models.UniqueConstraint(
-                fields=["user", "key"],
-                condition=models.Q(read_at__isnull=True) & ~models.Q(key=""),
-                name="notification_one_unread_per_key",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.user_id} {self.kind}: {self.text}"
-
-
-class NotificationPrefs(models.Model):
-    """A person's notification settings: a channel per kind (``games.notification_kinds``;
-    a kind missing here has its default), the reminder's lead time, the digest's window and
-    desktop notifications."""
-
-    user = models.OneToOneField(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.CASCADE,
-        primary_key=True,
-        related_name="notification_prefs",
-    )
-    channels = models.JSONField(default=dict, blank=True)
-    # "Your vote or night action is still missing N hours before the deadline" (0: never).
-    reminder_hours = models.PositiveSmallIntegerField(default=2)
-    # E-mail gathers what happened in this many minutes into one digest.
-    digest_minutes = models.PositiveSmallIntegerField(default=15)
-    desktop = models.BooleanField(default=False)
-
-    def __str__(self) -> str:
-        return f"notification settings of {self.user_id}"
-
-    def channel(self, kind: str) -> str:
-        chosen = self.channels.get(kind)
-        if NOTIFICATION_KINDS[kind].fixed:
-            return NOTIFICATION_KINDS[kind].default
-        return chosen if chosen in CHANNELS else NOTIFICATION_KINDS[kind].default
-
-
+# -- reading progress (thread visits) and presence ----------------------------------------
 class ThreadVisit(models.Model):
     """How far a person has read a thread of a game: the newest post number they were
     shown and when. Written when they open the thread (``services.visits``), read by
@@ -1040,112 +952,6 @@ class ThreadVisit(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["user", "game", "thread"], name="thread_visit_once"),
         ]
-
-
-# A webhook address: Discord's are ~120 characters, Slack's ~80; room to spare, no more.
-MAX_WEBHOOK_URL_LENGTH = 500
-
-
-class GameWebhook(models.Model):
-    """The host's chat webhook for a game (Discord or Slack): the site's public
-    announcements are posted to it (``games.webhooks``).
-
-    A row of its own rather than a column on ``Game``: the URL is the host's secret, and
-    nothing that reads or serializes a game can carry it by accident."""
-
-    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="webhook")
-    url = models.URLField(max_length=MAX_WEBHOOK_URL_LENGTH)
-    # The last delivery that gave up (shown on the host's dashboard); cleared by a success.
-    failure = models.CharField(max_length=300, blank=True)
-    failed_at = models.DateTimeField(null=True, blank=True)
-
-    def __str__(self) -> str:
-        return f"webhook of game {self.game_id}"
-
-
-class DeliveryStatus(models.TextChoices):
-    PENDING = "pending", "Pending"
-    SENT = "sent", "Sent"
-    FAILED = "failed", "Failed"
-
-
-class WebhookDelivery(models.Model):
-    """One announcement to post to the game's webhook: an outbox row, written in the
-    transaction of the announcement, sent after the commit by a worker (in order per game,
-    retried with backoff; a sweep picks up rows whose task was lost)."""
-
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="webhook_deliveries")
-    post = models.ForeignKey(Post, null=True, blank=True, on_delete=models.CASCADE)
-    body = models.JSONField(help_text="The JSON posted to the webhook.")
-    status = models.CharField(
-        max_length=10, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING
-    )
-    attempts = models.PositiveSmallIntegerField(default=0)
-    next_attempt_at = models.DateTimeField(default=timezone.now)
-    last_error = models.CharField(max_length=300, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    sent_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["game", "id"]
-        indexes = [
-            models.Index(
-                fields=["status", "next_attempt_at"],
-                name="webhook_pending",
-                condition=models.Q(status="pending"),
-            ),
-            models.Index(fields=["game", "status", "id"], name="webhook_game_queue"),
-        ]
-
-    def __str__(self) -> str:
-        return f"delivery {self.pk} of game {self.game_id} ({self.status})"
-
-
-class DigestStatus(models.TextChoices):
-    PENDING = "pending", "Waiting to be sent"
-    SENDING = "sending", "Being sent (leased to a worker)"
-    SENT = "sent", "Sent"
-    FAILED = "failed", "Given up after repeated errors"
-    SKIPPED = "skipped", "Not sent"
-
-
-class EmailDigest(models.Model):
-    """One e-mail gathering a person's pending notifications (``games.notifications.mail``).
-
-    Its subject and bodies are written once, when it is built, so every attempt sends the
-    same message with the same ``message_id``. A worker claims it for ``lease_until``
-    (status ``sending``); a lease that expired means the worker died, and the sweep sends it
-    again. While ``pending`` after an error, ``lease_until`` is the earliest next try."""
-
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="email_digests"
-    )
-    to = models.EmailField(max_length=254)
-    subject = models.CharField(max_length=300)
-    text = models.TextField()
-    html = models.TextField()
-    message_id = models.CharField(max_length=200, unique=True)
-    status = models.CharField(
-        max_length=10, choices=DigestStatus.choices, default=DigestStatus.PENDING
-    )
-    attempts = models.PositiveSmallIntegerField(default=0)
-    lease_until = models.DateTimeField(null=True, blank=True)
-    last_error = models.CharField(max_length=500, blank=True, default="")
-    created_at = models.DateTimeField(default=timezone.now)
-    sent_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-pk"]
-        indexes = [
-            models.Index(
-                fields=["lease_until"],
-                condition=models.Q(status__in=["pending", "sending"]),
-                name="digest_to_send",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"digest {self.pk} to {self.user_id}: {self.subject} ({self.status})"
 
 
 class GamePresence(models.Model):
@@ -1223,7 +1029,7 @@ class AgentToken(ApiToken):
 
     @property
     def revoke_url(self) -> str:
-        return reverse("games:agent_token_revoke", args=[self.agent.user.get_username(), self.pk])
+        return reverse("agents:token_revoke", args=[self.agent.user.get_username(), self.pk])
 
 
 class PersonToken(ApiToken):
@@ -1245,93 +1051,7 @@ class PersonToken(ApiToken):
         return reverse("person_token_revoke", args=[self.pk])
 
 
-# -- ratings (games.ratings) ----------------------------------------------------------------
-class RatingSide(models.TextChoices):
-    """Which figure a rating is: every game, or only the games played on one side."""
-
-    OVERALL = "overall", "Overall"
-    TOWN = "town", "Town side"
-    MAFIA = "mafia", "Mafia side"
-
-
-class Rating(models.Model):
-    """A player's (person's or agent's) Weng-Lin rating in one rule set, on one side.
-
-    ``ordinal`` (mu - 3 sigma, the shown figure) is stored so the leaderboard can sort and
-    page in the database; ``games.ratings`` writes it with mu and sigma."""
-
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings"
-    )
-    ruleset = models.CharField(max_length=20, choices=Ruleset.choices)
-    side = models.CharField(max_length=10, choices=RatingSide.choices)
-    mu = models.FloatField()
-    sigma = models.FloatField()
-    ordinal = models.FloatField()
-    games = models.PositiveIntegerField(default=0)
-    wins = models.PositiveIntegerField(default=0)
-    updated_at = models.DateTimeField()
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["user", "ruleset", "side"], name="rating_once"),
-        ]
-        indexes = [
-            models.Index(fields=["ruleset", "side", "-ordinal"], name="rating_board"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.user_id} {self.ruleset}/{self.side}: {self.ordinal:.2f}"
-
-
-class RatingChange(models.Model):
-    """What one rated game did to one player's rating on one side: written once, when the
-    game ends (unique per game, player and side), and kept as the rating's history."""
-
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rating_changes")
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
-    )
-    ruleset = models.CharField(max_length=20, choices=Ruleset.choices)
-    side = models.CharField(max_length=10, choices=RatingSide.choices)
-    slot = models.ForeignKey(Slot, null=True, on_delete=models.SET_NULL, related_name="+")
-    role = models.CharField(max_length=40, blank=True)
-    alignment = models.CharField(max_length=20, blank=True)
-    won = models.BooleanField()
-    modkilled = models.BooleanField(default=False)
-    share = models.FloatField(default=1.0, help_text="The share of the game's phases held.")
-    mu_before = models.FloatField()
-    sigma_before = models.FloatField()
-    mu_after = models.FloatField()
-    sigma_after = models.FloatField()
-    at = models.DateTimeField()
-
-    class Meta:
-        ordering = ["at", "id"]
-        constraints = [
-            models.UniqueConstraint(fields=["game", "user", "side"], name="rating_change_once"),
-        ]
-        indexes = [
-            models.Index(fields=["user", "ruleset", "side", "at"], name="rating_history"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.user_id} in game {self.game_id} ({self.side})"
-
-
-class RatedGame(models.Model):
-    """The marker that a game's ratings were applied: one row per game, so they change
-    exactly once, however often the end is replayed."""
-
-    game = models.OneToOneField(
-        Game, on_delete=models.CASCADE, primary_key=True, related_name="ratings_applied"
-    )
-    applied_at = models.DateTimeField()
-
-    def __str__(self) -> str:
-        return f"ratings of game {self.game_id}"
-
-
+# -- the league's queues (games.league) -----------------------------------------------------
 class LeagueQueueEntry(models.Model):
     """A person or an agent waiting in a league queue (``games.league``) for a game of
     that setup; the matchmaker (``services.league.match``) takes the oldest first."""

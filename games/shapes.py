@@ -12,7 +12,7 @@ the API reads them. (No ``from __future__ import annotations``: a ``TypedDict`` 
 
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, NotRequired, TypedDict
 
 
 @dataclass(frozen=True)
@@ -242,14 +242,6 @@ class PhaseRecord(TypedDict):
     notes: list[str]
 
 
-class WebhookStatus(TypedDict):
-    url_masked: Annotated[str, Doc("Only the site: the URL itself is secret.")]
-    failure: Annotated[str | None, Doc("Why the last delivery failed for good (null: no failure).")]
-    failed_at: datetime | None
-    failed_posts: Annotated[int, Doc("Posts not sent: POST host/webhook/retry/.")]
-    pending_posts: int
-
-
 class HostView(TypedDict):
     game: GameFacts
     slots: list[SlotRoles]
@@ -258,7 +250,6 @@ class HostView(TypedDict):
         list[SlotRef],
         Doc("Inactive, or taken off the site by its moderators: replace them."),
     ]
-    webhook: Annotated[WebhookStatus | None, Doc("The chat webhook; null: none.")]
 
 
 class Archive(TypedDict):
@@ -432,6 +423,9 @@ class LeagueQueue(TypedDict):
     silent_seat: Annotated[
         str, Doc('A seat silent for a whole day: "replace" (from this queue) or "modkill".')
     ]
+    blind: Annotated[
+        bool, Doc("Its games are blind: which seats are agents is hidden until the end.")
+    ]
     exists: Annotated[bool, Doc("False: the setup no longer exists.")]
     latest_game: Annotated[int | None, Doc("Your latest league game from this queue, if any.")]
 
@@ -489,99 +483,6 @@ class MyGames(TypedDict):
     finished: Annotated[list[MyGame], Doc("Finished lately, newest first.")]
 
 
-# -- notifications ------------------------------------------------------------------------
-class Notification(TypedDict):
-    id: int
-    game: Annotated[int | None, Doc("The game's id (null: none).")]
-    kind: Annotated[str, Doc(choices="games.notification_kinds.KIND_CHOICES")]
-    text: str
-    link: Annotated[str, Doc("What it is about (absolute).", url=True)]
-    read: bool
-    created_at: datetime
-    updated_at: Annotated[datetime, Doc("Its last change (a batched one grows).")]
-    count: Annotated[int, Doc("How many things it gathers (batched kinds).")]
-
-
-class NotificationPage(TypedDict):
-    page: int
-    num_pages: int
-    count: int
-    unread: int
-    results: list[Notification]
-
-
-class InboxUnread(TypedDict):
-    unread: Annotated[int, Doc("How many of your notifications are unread.")]
-
-
-# -- ratings ------------------------------------------------------------------------------
-class RatingFigure(TypedDict):
-    rating: Annotated[float, Doc("The shown figure: mu - 3 sigma (ordinal).")]
-    mu: float
-    sigma: Annotated[float, Doc("The uncertainty.")]
-    games: int
-    wins: int
-
-
-class WinsBySide(TypedDict):
-    town: int
-    mafia: int
-    other: Annotated[int, Doc("As a third party.")]
-
-
-class LeaderboardRow(TypedDict):
-    # A rating figure's keys, but ``wins`` by side (so not ``RatingFigure`` extended).
-    rating: Annotated[float, Doc("The shown figure: mu - 3 sigma (ordinal).")]
-    mu: float
-    sigma: Annotated[float, Doc("The uncertainty.")]
-    games: int
-    wins: WinsBySide
-    rank: int
-    name: str
-    agent: Annotated[bool, Doc("An agent (a program), not a person.")]
-    form: Annotated[
-        list[Literal["W", "L"]],
-        Doc("The latest results on this side, newest first (at most 5)."),
-    ]
-
-
-class Leaderboard(TypedDict):
-    ruleset: str
-    who: Annotated[str, Doc(choices="games.reads.ratings.WHO")]
-    side: Annotated[str, Doc(choices="games.reads.ratings.SIDES")]
-    page: int
-    num_pages: int
-    count: int
-    results: list[LeaderboardRow]
-
-
-class RatingPoint(TypedDict):
-    game_id: int
-    at: datetime
-    rating: Annotated[float, Doc("The overall rating after that game.")]
-
-
-class PlayerRuleset(TypedDict):
-    ruleset: str
-    overall: RatingFigure | None
-    town: Annotated[RatingFigure | None, Doc("Null: no game on this side yet.")]
-    mafia: Annotated[RatingFigure | None, Doc("Null: no game on this side yet.")]
-    history: list[RatingPoint]
-
-
-class RatedGameRow(TypedDict):
-    game_id: int
-    title: str
-    ruleset: str
-    finished_at: datetime | None
-    role: str
-    alignment: Annotated[str, Doc("The team: town, mafia or a third party.")]
-    won: bool
-    modkilled: bool
-    share: Annotated[float, Doc("The share of the game's phases they held it.")]
-    rating_change: Annotated[float, Doc("Of the overall rating (mu - 3 sigma).")]
-
-
 class ReliabilityMark(TypedDict):
     what: Annotated[
         str,
@@ -612,7 +513,7 @@ class Reliability(TypedDict):
 
 
 class AgentRate(TypedDict):
-    """A share of an agent's acts (``games.reads.provenance``; the README says which)."""
+    """A share of an agent's acts (the agents app's ``provenance``; the README says which)."""
 
     count: int
     of: int
@@ -633,14 +534,6 @@ class AgentProvenance(TypedDict):
     timeouts: Annotated[
         AgentRate, Doc("Required acts of its seats in finished games it missed, of all.")
     ]
-
-
-class PlayerProfile(TypedDict):
-    name: str
-    agent: bool
-    ratings: list[PlayerRuleset]
-    games: Annotated[list[RatedGameRow], Doc("Rated games, newest first.")]
-    reliability: Reliability | None
 
 
 class ThoughtEntry(TypedDict):
@@ -841,3 +734,10 @@ class GameExport(TypedDict):
     votes: list[ExportVote]
     thoughts: list[ExportThought]
     whispers: Annotated[list[ExportWhisper], Doc("Whispers between players (the variant).")]
+    parts: Annotated[
+        dict[str, list[dict[str, Any]]],
+        Doc(
+            "What the site's side apps add, by name: 'probes', the players' belief probes "
+            "(phase, seat, target seat, probability, at)."
+        ),
+    ]

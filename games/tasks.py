@@ -16,10 +16,6 @@ The embedded setup (no Redis) runs ``run_due_phases`` in a thread instead of a w
 The post limit's lift (``services.post_limit``) is scheduled the same way: the scan lifts
 those due and queues ``lift_post_limit_task`` for those near; the embedded run lifts them
 on its scan.
-
-The host's chat webhooks (``games.webhooks``): ``deliver_webhooks(game_id)`` posts a game's
-due announcements in order; ``sweep_webhooks`` (beat) queues it for any game whose task
-was lost.
 """
 
 from __future__ import annotations
@@ -33,11 +29,10 @@ from django.utils import timezone
 
 from mafia_site.celery import DEADLINE_SCAN_SECONDS
 
-from . import services, webhooks
+from . import services
 from .deadlines import record_sweep, sweep_overdue
 from .errors import NotFound
 from .models import Phase
-from .notifications import mail
 from .scheduling import ADVANCE_PHASE_TASK, LIFT_POST_LIMIT_TASK, schedule_deadline, schedule_lift
 from .services import post_limit
 from .services.moderation import lift_ended
@@ -107,18 +102,8 @@ def lift_post_limit_task(game_id: int, phase_number: int) -> bool:
 @shared_task(name="games.tasks.match_league_queues", ignore_result=True)
 def match_league_queues() -> int:
     """Make the games every league queue has enough seats for (beat, every
-    ``LEAGUE_SWEEP_SECONDS``): the queues are rows, so a restart loses nobody's place.
-    Rated games whose end could not rate them are rated here too."""
-    services.rate_missed_games()
+    ``LEAGUE_SWEEP_SECONDS``): the queues are rows, so a restart loses nobody's place."""
     return len(services.sweep_league_queues())
-
-
-@shared_task(name="games.tasks.send_deadline_reminders", ignore_result=True)
-def send_deadline_reminders() -> int:
-    """Write the "still missing" reminders now due (beat, each minute); how many told."""
-    from .notifications.reminders import send_reminders
-
-    return send_reminders()
 
 
 @shared_task(name="games.tasks.post_scheduled_vote_counts", ignore_result=True)
@@ -132,35 +117,6 @@ def lift_ended_sanctions() -> int:
     """End the mutes and suspensions whose time is up (beat, each minute): the account
     comes back and its person is told; how many ended."""
     return lift_ended()
-
-
-@shared_task(name=webhooks.DELIVER_TASK, ignore_result=True)
-def deliver_webhooks(game_id: int) -> int:
-    """Post the game's due webhook deliveries, in order; returns how many were sent."""
-    return webhooks.deliver_game(game_id)
-
-
-@shared_task(name="games.tasks.sweep_webhooks", ignore_result=True)
-def sweep_webhooks() -> int:
-    """Queue the deliveries of every game with a webhook post due (beat, every 30 s)."""
-    return len(webhooks.sweep())
-
-
-@shared_task(name="games.tasks.sweep_digests", ignore_result=True)
-def sweep_digests() -> int:
-    """Build the due e-mail digests and queue a send for each one to send (beat)."""
-    return mail.sweep(send_digest_task.delay)
-
-
-@shared_task(name="games.tasks.send_digest", acks_late=True, ignore_result=True)
-def send_digest_task(digest_id: int) -> str:
-    """Send one digest, once: ``notifications.mail.send_digest`` claims it with a lease."""
-    return mail.send_digest(digest_id)
-
-
-def run_digests() -> int:
-    """The embedded run's digest sweep: build and send in this process."""
-    return mail.sweep(mail.send_digest)
 
 
 def _retry_if_early(game_id: int, phase_number: int, turn_seq: int | None = None) -> None:

@@ -3,22 +3,19 @@
 from django.urls import path
 
 from .views import (
-    agents,
     archive,
     bookmarks,
     chores,
     game,
     host,
-    inbox,
     league,
     lobby,
     moderation,
     my_games,
-    ratings,
+    players,
     review,
     role,
     simulation,
-    unsubscribe,
     whispers,
 )
 
@@ -26,14 +23,6 @@ app_name = "games"
 
 urlpatterns = [
     path("", lobby.lobby, name="lobby"),
-    path("notifications/", inbox.inbox, name="notifications"),
-    path("notifications/read-all/", inbox.mark_all_read, name="notifications_read_all"),
-    path("notifications/settings/", inbox.notification_settings, name="notification_settings"),
-    path(
-        "notifications/<int:notification_id>/open/",
-        inbox.open_notification,
-        name="notification_open",
-    ),
     path("bookmarks/", bookmarks.bookmarks_page, name="bookmarks"),
     path("bookmarks/<int:bookmark_id>/", bookmarks.bookmark_note, name="bookmark_note"),
     path("bookmarks/<int:bookmark_id>/remove/", bookmarks.bookmark_remove, name="bookmark_remove"),
@@ -48,15 +37,6 @@ urlpatterns = [
         name="bookmark_private_post",
     ),
     path("games/new/", lobby.create_game, name="create"),
-    path("agents/", agents.agents_page, name="agents"),
-    path("agents/<str:name>/", agents.agent_page, name="agent"),
-    path("agents/<str:name>/edit/", agents.agent_edit, name="agent_edit"),
-    path("agents/<str:name>/tokens/new/", agents.agent_token_new, name="agent_token_new"),
-    path(
-        "agents/<str:name>/tokens/<int:token_id>/revoke/",
-        agents.agent_token_revoke,
-        name="agent_token_revoke",
-    ),
     path("my-games/", my_games.my_games_page, name="my_games"),
     path("league/", league.league, name="league"),
     path("league/<slug:setup>/join/", league.join, name="league_join"),
@@ -88,8 +68,7 @@ urlpatterns = [
     path("games/<int:game_id>/review/", review.review, name="review"),
     path("games/<int:game_id>/whispers/", whispers.whispers_page, name="whispers"),
     path("games/<int:game_id>/whispers/send/", whispers.whisper, name="whisper"),
-    path("leaderboard/<str:ruleset>/", ratings.leaderboard_page, name="leaderboard"),
-    path("players/<str:name>/", ratings.player_page, name="player"),
+    path("players/<str:name>/", players.player_page, name="player"),
     path("players/<str:name>/report/", moderation.report_player, name="report_player"),
     path(
         "games/<int:game_id>/posts/<int:number>/report/",
@@ -110,7 +89,6 @@ urlpatterns = [
     path("moderation/sanctions/<int:sanction_id>/lift/", moderation.lift, name="lift_sanction"),
     path("appeal/<str:token>/", moderation.appeal, name="appeal"),
     path("accounts/alt/", moderation.declare_alt, name="declare_alt"),
-    path("notifications/unsubscribe/<str:token>/", unsubscribe.unsubscribe, name="unsubscribe"),
     path("setups/<slug:slug>/", simulation.setup_page, name="setup"),
     path("setups/<slug:slug>/simulate/", simulation.simulate, name="simulate"),
     path("setups/saved/<int:saved_id>/", simulation.setup_page, name="saved_setup"),

@@ -15,3 +15,6 @@ class LeagueConfig(AppConfig):
         on_game_finished(baseline.game_finished)
         # The league page links the series.
         register_panel("league", views.league_panel)
+        # Blind games: the review's guesses, and how often an agent was spotted.
+        register_panel("review", views.review_guess_panel)
+        register_panel("agent", views.agent_spotted_panel)

@@ -77,3 +77,27 @@ class SeriesGame(models.Model):
 
     def __str__(self) -> str:
         return f"game {self.number} of series {self.series_id}"
+
+
+class AgentGuess(models.Model):
+    """A blind game's player's guess, after its end, of which seats were agents
+    (``league.guesses``): one a person and game, never changed (the truth is public by
+    then, so a second look would not be a guess)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="agent_guesses")
+    person = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="agent_guesses"
+    )
+    seats = models.JSONField(
+        default=list, help_text="The seat numbers guessed to be agents', ascending (may be empty)."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "created_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "person"], name="agent_guess_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"guess of {self.person_id} in {self.game_id}"

@@ -13,11 +13,13 @@ from typing import Any
 
 from django.db.models import Count, Q
 
-from games import ratings
 from games.errors import ErrorCode, NotFound
 from games.league import format_of
-from games.models import GameStatus, RatingChange, RatingSide, Slot
+from games.models import GameStatus, Slot
+from games.outcomes import slot_won
 from games.reads.agents import current_agent_names
+from ratings import compute
+from ratings.models import RatingChange, RatingSide
 
 from .models import Series, SeriesEntrant, SeriesGame, SeriesStatus
 from .series import seat_of
@@ -83,9 +85,9 @@ def series_detail(series_id: Any) -> SeriesDetail:
     for change in RatingChange.objects.filter(
         game_id__in=over, side=RatingSide.OVERALL, user_id__in=[e.user_id for e in entrants]
     ):
-        changes[change.user_id] += ratings.ordinal(
+        changes[change.user_id] += compute.ordinal(
             change.mu_after, change.sigma_after
-        ) - ratings.ordinal(change.mu_before, change.sigma_before)
+        ) - compute.ordinal(change.mu_before, change.sigma_before)
         rated.add(change.user_id)
     rows: list[SeriesGameRow] = []
     scores: dict[int, EntrantScore] = {
@@ -110,7 +112,7 @@ def series_detail(series_id: Any) -> SeriesDetail:
             slot = slots.get((m.game_id, seat))
             won = None
             if ended and slot is not None:
-                won = ratings.slot_won(slot, game.winner, game.co_winners)
+                won = slot_won(slot, game.winner, game.co_winners)
                 score = scores[entrant.position]
                 score["games"] += 1
                 score["wins"] += int(won)

@@ -67,3 +67,35 @@ class SeriesDetail(SeriesSummary):
     rotation: Annotated[str, Doc("How the entrants are seated, in words.")]
     scores: Annotated[list[EntrantScore], Doc("Most wins first.")]
     games: Annotated[list[SeriesGameRow], Doc("The games made so far, in order.")]
+
+
+# -- blind games' guesses (league.guesses, league.blind) -------------------------------------
+class AgentSeat(TypedDict):
+    seat: int
+    name: Annotated[str, Doc("The seat's name as the finished game shows it (mask and account).")]
+
+
+class AgentGuessRow(TypedDict):
+    name: Annotated[str, Doc("Who guessed (a person who held a seat of the game).")]
+    seats: Annotated[list[int], Doc("The seats they named as agents', ascending.")]
+    right: Annotated[int, Doc("How many of the seats they named were agents'.")]
+    created_at: datetime
+
+
+class AgentGuesses(TypedDict):
+    game_id: int
+    agent_seats: Annotated[
+        list[AgentSeat],
+        Doc("The truth: the seats an agent's account held (at any time of the game)."),
+    ]
+    guesses: list[AgentGuessRow]
+    may_guess: Annotated[
+        bool, Doc("Whether you may still guess: a person who held a seat and has not guessed.")
+    ]
+
+
+class AgentGuessResult(TypedDict):
+    game_id: int
+    seats: Annotated[list[int], Doc("The seats you named, ascending.")]
+    right: Annotated[int, Doc("How many of them were agents'.")]
+    agent_seats: Annotated[list[int], Doc("The seats that were agents'.")]

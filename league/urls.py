@@ -12,4 +12,6 @@ urlpatterns: list[URLPattern] = [
     path("league/series/new/", views.series_create, name="series_create"),
     path("league/series/<int:series_id>/", views.series_page, name="series"),
     path("league/series/<int:series_id>/next/", views.series_next, name="series_next"),
+    # Blind games: a player's guess of the agents' seats, from the review's panel.
+    path("games/<int:game_id>/agent-guess/", views.guess_submit, name="agent_guess"),
 ]

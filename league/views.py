@@ -1,6 +1,10 @@
 """The series' pages (``/league/series/``, ``/league/series/<id>/``), the staff's form that
 makes one and their "start the next game" button, the league page's panel, and the JSON
-API's ``GET /api/v1/series/`` and ``GET /api/v1/series/{id}/``. All draw ``league.reads``."""
+API's ``GET /api/v1/series/`` and ``GET /api/v1/series/{id}/``. All draw ``league.reads``.
+
+Blind games (``league.guesses``, ``league.blind``): the review's guess panel and its form's
+POST, the agent page's "spotted" panel, and ``GET``/``POST
+/api/v1/games/{id}/agent-guesses/``."""
 
 from __future__ import annotations
 
@@ -13,21 +17,26 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.views.decorators.http import require_POST
-from rest_framework.permissions import AllowAny
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from games.api import docs
+from games.api.serializers import InputSerializer
 from games.api.typed import serializer_for
 from games.api.views import GameAPIView
 from games.errors import GameRuleError, NotFound
-from games.forms import SiteForm
+from games.forms import SiteForm, form_message
 from games.league import FORMATS
+from games.models import Agent, Game
 
-from . import reads, series
+from . import blind, guesses, reads, series
+from .guesses import MAX_SEATS_GIVEN
 from .series import MAX_ROTATIONS, may_make_series
-from .shapes import SeriesDetail, SeriesSummary
+from .shapes import AgentGuesses, AgentGuessResult, SeriesDetail, SeriesSummary
 
 SeriesSummarySerializer = serializer_for(SeriesSummary)
 SeriesDetailSerializer = serializer_for(SeriesDetail)
@@ -142,6 +151,83 @@ def league_panel(request: HttpRequest, **_: Any) -> str:
     )
 
 
+# -- blind games: the players' guesses (league.guesses) and the agents' spotted rate ---------
+class GuessForm(SiteForm):
+    """Which seats of a finished blind game were agents' (none ticked: no agent)."""
+
+    seats = forms.TypedMultipleChoiceField(
+        label="The seats I think were agents",
+        coerce=int,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )
+
+    def __init__(self, *args: Any, game: Game, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["seats"]
+        assert isinstance(field, forms.TypedMultipleChoiceField)
+        field.choices = [
+            (slot.seat, f"{slot.seat}. {slot.display_name}")
+            for slot in game.slots.select_related("user", "game").order_by("seat")
+        ]
+
+
+def review_guess_panel(request: HttpRequest, *, game: Game, **_: Any) -> str:
+    """The review's, for a blind game: the truth, the guesses, and a player's form."""
+    if not game.blind:
+        return ""
+    try:
+        found = blind.guesses_of(game.pk, request.user)
+    except GameRuleError:  # not over (the review opens only then anyway)
+        return ""
+    return render_to_string(
+        "league/guess_panel.html",
+        {
+            "game": game,
+            "found": found,
+            "form": GuessForm(game=game) if found["may_guess"] else None,
+        },
+        request=request,
+    )
+
+
+@require_POST
+@login_required
+def guess_submit(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A player's guess from the review's panel; back to the review, told how it went."""
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None:
+        raise Http404("There is no such game.")
+    back = reverse("games:review", args=[game.pk]) + "#agent-guesses"
+    form = GuessForm(request.POST, game=game)
+    if not form.is_valid():
+        messages.error(request, form_message(form))
+        return redirect(back)
+    try:
+        guess = guesses.submit_guess(request.user, game.pk, form.cleaned_data["seats"])
+    except NotFound as exc:
+        raise Http404(exc.message) from None
+    except GameRuleError as exc:
+        messages.error(request, exc.message)
+        return redirect(back)
+    result = blind.guess_result(guess)
+    messages.success(
+        request,
+        f"Your guess is in: {result['right']} of the seats you named were agents'.",
+    )
+    return redirect(back)
+
+
+def agent_spotted_panel(request: HttpRequest, *, agent: Agent, **_: Any) -> str:
+    """The agent's page's: how often players of its finished blind games spotted it."""
+    spotted = blind.spotted(agent)
+    return render_to_string(
+        "league/spotted_panel.html",
+        {"spotted": spotted, "words": spotted.words},
+        request=request,
+    )
+
+
 # -- the JSON API ------------------------------------------------------------------------------
 class SeriesListView(GameAPIView):
     permission_classes = [AllowAny]
@@ -162,3 +248,39 @@ class SeriesView(GameAPIView):
         once each game is over), each entrant's score over the games over (wins, by side,
         rating change), and the seed once the series is over (404 ``no_series``)."""
         return Response(reads.series_detail(series_id))
+
+
+AgentGuessesSerializer = serializer_for(AgentGuesses)
+AgentGuessResultSerializer = serializer_for(AgentGuessResult)
+
+
+class GuessBodySerializer(InputSerializer):
+    seats = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=MAX_SEATS_GIVEN),
+        max_length=MAX_SEATS_GIVEN,
+        help_text="The seat numbers you think were agents' (an empty list: none).",
+    )
+
+
+class AgentGuessesView(GameAPIView):
+    """A finished blind game's guesses: who guessed which seats, and the truth."""
+
+    def get_permissions(self) -> list[Any]:
+        # Anyone may read the guesses of a finished game; only a signed-in player guesses.
+        return [AllowAny()] if self.request.method == "GET" else [IsAuthenticated()]
+
+    @docs.read(AgentGuessesSerializer, errors=(409, 422))
+    def get(self, request: Request, game_id: int) -> Response:
+        """After a blind game ends: the seats that were agents' and each player's guess
+        (409 ``not_over`` before the end; 422 ``not_blind`` for a game that is not blind)."""
+        return Response(blind.guesses_of(game_id, request.user))
+
+    @docs.write(AgentGuessResultSerializer, request=GuessBodySerializer, status=201)
+    def post(self, request: Request, game_id: int) -> Response:
+        """Guess, once, which seats of a finished blind game were agents' (a person who
+        held a seat; 403 ``agent_account`` for an agent, ``not_player`` for anyone else;
+        409 ``not_over``, ``already_guessed``; 422 ``not_blind``, ``guess_seats``)."""
+        body = GuessBodySerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        guess = guesses.submit_guess(request.user, game_id, body.validated_data["seats"])
+        return Response(blind.guess_result(guess), status=201)

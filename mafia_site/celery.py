@@ -29,7 +29,7 @@ app.autodiscover_tasks()
 
 DEADLINE_SCAN_SECONDS = float(os.environ.get("DEADLINE_SCAN_SECONDS", "15"))
 WEBHOOK_SWEEP_SECONDS = float(os.environ.get("WEBHOOK_SWEEP_SECONDS", "30"))
-# E-mail digests (games.notifications.mail): built and (re)sent by a sweep each minute.
+# E-mail digests (notifications.mail): built and (re)sent by a sweep each minute.
 DIGEST_SCAN_SECONDS = float(os.environ.get("DIGEST_SCAN_SECONDS", "60"))
 # League matchmaking (games.services.league): a join matches at once; this sweep is the
 # backstop (a join whose match failed, entries left by a restart).
@@ -51,13 +51,13 @@ app.conf.beat_schedule = {
     },
     # "Your vote / night action is still missing" N hours before a deadline (issue 20).
     "send-deadline-reminders": {
-        "task": "games.tasks.send_deadline_reminders",
+        "task": "notifications.tasks.send_deadline_reminders",
         "schedule": 60.0,
         "options": {"expires": 60.0},
     },
     # Webhook posts whose delivery task was lost (worker killed, broker outage).
     "sweep-webhooks": {
-        "task": "games.tasks.sweep_webhooks",
+        "task": "webhooks.tasks.sweep_webhooks",
         "schedule": WEBHOOK_SWEEP_SECONDS,
         "options": {"expires": WEBHOOK_SWEEP_SECONDS},
     },
@@ -66,6 +66,12 @@ app.conf.beat_schedule = {
         "schedule": LEAGUE_SWEEP_SECONDS,
         "options": {"expires": max(LEAGUE_SWEEP_SECONDS, 5.0)},
     },
+    # Rated games whose end could not rate them (ratings.missed).
+    "rate-missed-games": {
+        "task": "ratings.tasks.rate_missed_games",
+        "schedule": 60.0,
+        "options": {"expires": 60.0},
+    },
     # Mutes and suspensions whose time is up (games.services.moderation).
     "lift-ended-sanctions": {
         "task": "games.tasks.lift_ended_sanctions",
@@ -73,7 +79,7 @@ app.conf.beat_schedule = {
         "options": {"expires": 60.0},
     },
     "sweep-digests": {
-        "task": "games.tasks.sweep_digests",
+        "task": "notifications.tasks.sweep_digests",
         "schedule": DIGEST_SCAN_SECONDS,
         "options": {"expires": max(DIGEST_SCAN_SECONDS, 5.0)},
     },

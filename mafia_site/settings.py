@@ -82,8 +82,12 @@ INSTALLED_APPS = [
     "games",
     # Side domains: each reads the games core; the core imports none of them
     # (tests/test_import_layers.py).
+    "agents",
+    "notifications",
+    "ratings",  # first of them with a part of the player's page: it comes first
     "analytics",
     "league",
+    "webhooks",
 ]
 
 MIDDLEWARE = [
@@ -118,7 +122,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "games.views.context_processors.bell",
+                "notifications.context_processors.bell",
             ],
         },
     },
@@ -307,6 +311,9 @@ LEAGUE_TIMING = league_timing(os.environ.get("LEAGUE_TIMING", ""))
 # Hours after a modkill for inactivity during which the player may not join a league queue
 # (games.reads.reliability); 0 turns the cooldown off.
 LEAGUE_COOLDOWN_AFTER_MODKILL = float(os.environ.get("LEAGUE_COOLDOWN_AFTER_MODKILL", "72"))
+# Blind league queues (games.league, issue 34): LEAGUE_BLIND="forum-vanilla,forum-cop-nine" (setup
+# slugs) or "all" (every forum setup); their games hide which seats are agents until the end.
+LEAGUE_BLIND = os.environ.get("LEAGUE_BLIND", "")
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
@@ -393,14 +400,14 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Forum Mafia <mafia@lo
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # The site's address as people reach it: links in e-mails and webhooks are built on it.
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
-# E-mail digests (games.notifications.mail): a sending worker's lease (longer than a send
+# E-mail digests (notifications.mail): a sending worker's lease (longer than a send
 # can take), the first retry's wait after an SMTP error (doubling, at most an hour), and
 # the attempts before a digest is given up as failed.
 DIGEST_LEASE_SECONDS = float(os.environ.get("DIGEST_LEASE_SECONDS", "300"))
 DIGEST_RETRY_SECONDS = float(os.environ.get("DIGEST_RETRY_SECONDS", "60"))
 DIGEST_MAX_ATTEMPTS = int(os.environ.get("DIGEST_MAX_ATTEMPTS", "12"))
 
-# -- Webhooks (games.webhooks): the host's Discord/Slack webhook gets the announcements ----
+# -- Webhooks (the webhooks app): the host's Discord/Slack webhook gets the announcements ----
 # A webhook on a private or loopback address would let a host make the server call its own
 # network: refused in production, allowed in a development run (and by the tests).
 WEBHOOK_ALLOW_PRIVATE = env_bool("WEBHOOK_ALLOW_PRIVATE", DEBUG)
@@ -436,7 +443,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # One enum for every kind's channel in the notification settings (not one per kind).
     "ENUM_NAME_OVERRIDES": {
-        "NotificationChannelEnum": "games.notification_kinds.CHANNEL_CHOICES",
+        "NotificationChannelEnum": "notifications.kinds.CHANNEL_CHOICES",
         "CoHostKindEnum": "games.models.CoHostKind",
         # Two "status" fields with different choices: each named after its own.
         "GameStatusEnum": "games.models.GameStatus",

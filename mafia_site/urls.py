@@ -52,12 +52,19 @@ urlpatterns = [
     ),
     path("accounts/", include("allauth.urls")),
     path("api/v1/", include("games.api.urls")),
+    path("api/v1/", include("agents.api_urls")),
+    path("api/v1/", include("notifications.api_urls")),
+    path("api/v1/", include("ratings.api_urls")),
     path("api/v1/", include("analytics.api_urls")),
     path("api/v1/", include("league.api_urls")),
+    path("api/v1/", include("webhooks.api_urls")),
     # Anything else under /api/ (a game id that is not a number, another version...) is the
     # API's JSON 404, whatever the method.
     re_path(r"^api(/|$)", not_found),
     path("", include("games.urls")),
+    path("", include("agents.urls")),
+    path("", include("notifications.urls")),
+    path("", include("ratings.urls")),
     path("", include("analytics.urls")),
     path("", include("league.urls")),
 ]

@@ -13,9 +13,18 @@ from pathlib import Path
 from resolver.graphs import strongly_connected_components
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("games", "mafia_site", "analytics", "league")
+PACKAGES = (
+    "games",
+    "mafia_site",
+    "agents",
+    "analytics",
+    "league",
+    "notifications",
+    "ratings",
+    "webhooks",
+)
 # Side domains: they read the games core; the core never imports them.
-SIDE_APPS = ("analytics", "league")
+SIDE_APPS = ("agents", "analytics", "league", "notifications", "ratings", "webhooks")
 
 
 def _modules() -> dict[str, Path]:
@@ -99,6 +108,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "games.game_settings",
             "games.hooks",
             "games.inactivity",
+            "games.outcomes",
             "games.json_answers",
             "games.layer_config",
             "games.league",
@@ -107,12 +117,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "games.markup",
             "games.models",
             "games.naming",
-            "games.notification_kinds",
             "games.outage",
             "games.plain_text",
             "games.presence",
             "games.ratelimit",
-            "games.ratings",
             "games.scheduling",
             "games.setups",
             "games.simulator",
@@ -139,7 +147,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "games.services",
             "games.deadlines",
             "games.demo",
-            "games.notifications",
         ),
     ),
     (

@@ -11,7 +11,7 @@ afresh; its name must start with ``load_``):
 * every player and spectator account with a session (a row in ``django_session``, as a
   log-in leaves) and an API token; one password for all (hashed once), for the Login users;
 * ``model.tables(N)`` table games (classic, city, power; turn-based) with all their seats
-  taken, a share by people and the rest by agents (``games.services.agents``, a token
+  taken, a share by people and the rest by agents (``agents.services``, a token
   each), not started: ``run.py`` starts them when the stack runs, so their turn clocks
   start then.
 
@@ -183,8 +183,8 @@ def make_tables(model: Model, n: int, rng: random.Random) -> list[dict[str, Any]
     """Table games with every seat taken (people and agents), not started."""
     from django.contrib.auth import get_user_model
 
+    from agents import services as agent_services
     from games import services
-    from games.services import agents as agent_services
     from games.setups import SETUPS
 
     tables = []

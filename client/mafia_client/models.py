@@ -153,6 +153,7 @@ class Game(Model):
     whispers: str = "off"  # off, private or announced
     anonymous_names: bool = False
     must_act: bool = False
+    blind: bool = False  # which seats are agents is hidden until the end (every "agent" false)
     house_rules: list[str] = field(default_factory=list)  # what the settings change, in words
     # Co-hosts and backup hosts (each with the host's powers): user_id, username, kind.
     cohosts: list[dict[str, Any]] = field(default_factory=list)
@@ -505,6 +506,7 @@ class Queue(Model):
     queued_since: str | None = None
     problem: str = ""
     silent_seat: str = ""
+    blind: bool = False  # its games are blind (agents hidden until the end)
     exists: bool = True
     latest_game: int | None = None
 

@@ -21,8 +21,7 @@ from ..reads.bookmarks import BookmarkItem, item, my_bookmarks
 from ..services import bookmarks as bookmark_services
 from . import docs
 from . import serializers as s
-from .notifications import absolute
-from .views import GameAPIView, _valid
+from .views import GameAPIView, _valid, absolute
 
 
 class BookmarkSerializer(serializers.Serializer):

@@ -17,7 +17,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from ..errors import GameRuleError
 from ..ratelimit import RateLimited
-from ..services.agents import count_refusal
+from ..services.refusals import count_refusal
 from ..shapes import Error, Throttled, ValidationError
 
 
@@ -55,7 +55,7 @@ def _first_error(detail: Any, prefix: str = "") -> tuple[str | None, str, str]:
 
 def _count_refusal(exc: GameRuleError, context: dict[str, Any]) -> None:
     """An act in a game the rules refused counts on the actor's seat, toward an agent's
-    refusal rate (``games.reads.provenance``): only here, where every API refusal is
+    refusal rate (the agents app's ``provenance``): only here, where every API refusal is
     answered. Not a read (nothing was tried), nor a 401/403 (who may act at all is not a
     rule of the game), nor an operation on no game."""
     request = context.get("request")

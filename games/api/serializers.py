@@ -19,7 +19,6 @@ from rest_framework import serializers
 
 from .. import event_kinds, game_settings, naming, shapes
 from ..display import public_setup
-from ..errors import ErrorCode
 from ..event_kinds import SlotRef, TurnPayload, VoteCountPayload
 from ..game_settings import Kind, Setting
 from ..gateway import RULESET_NAMES
@@ -28,17 +27,15 @@ from ..markup import plain_text
 from ..models import (
     MAX_PHASE_MINUTES,
     MAX_THOUGHTS_LENGTH,
-    MAX_WEBHOOK_URL_LENGTH,
     CoHostKind,
     Ruleset,
     Thread,
 )
 from ..naming import seat_ref
-from ..notification_kinds import CHANNEL_CHOICES, SETTABLE_KINDS
 from ..plain_text import use_plain_text
 from ..reads import post_limit
 from ..reads.access import Viewer, cohosts
-from ..reads.agents import current_agent_names
+from ..reads.agents import agents_shown, current_agent_names
 from ..reads.my_games import MyGame, MyGames
 from ..services.common import MAX_POST_LENGTH
 from ..services.nights import MAX_EXTRA_LENGTH
@@ -126,7 +123,7 @@ PlayerSerializer = serializer_for(Player)
 
 
 def player_data(slot: Any, viewer: Viewer, agents: frozenset[str] | None = None) -> Player:
-    agents = current_agent_names() if agents is None else agents
+    agents = agents_shown(viewer.game) if agents is None else agents
     return {
         "slot_id": slot.pk,
         "seat": slot.seat,
@@ -250,7 +247,7 @@ def game_data(
     slots = list(game.slots.select_related("user").order_by("seat")) if players else []
     if signed_up is None:
         signed_up = len(slots) if players else game.slots.count()
-    agents = current_agent_names() if slots else frozenset()
+    agents = agents_shown(game) if slots else frozenset()
     return {
         "id": game.pk,
         "title": game.title,
@@ -378,8 +375,8 @@ def post_data(
 ) -> Post:
     """A post as the API gives it. A page of posts passes ``seats`` (slot id -> seat) and
     reads each post with a ``phase_number`` annotation, so no slot or phase row is loaded;
-    and ``agents`` (``current_agent_names``), read once for the page."""
-    agents = current_agent_names() if agents is None else agents
+    and ``agents`` (``reads.agents.agents_shown``), read once for the page."""
+    agents = agents_shown(post.game) if agents is None else agents
     if not post.slot_id:
         seat = None
     else:
@@ -510,7 +507,6 @@ class NightActionSerializer(InputSerializer):
 # -- host and archive ---------------------------------------------------------------------
 SlotRolesSerializer = serializer_for(shapes.SlotRoles)
 PhaseRecordSerializer = serializer_for(shapes.PhaseRecord)
-WebhookStatusSerializer = serializer_for(shapes.WebhookStatus)
 HostViewSerializer = serializer_for(shapes.HostView)
 ArchiveSerializer = serializer_for(shapes.Archive)
 GameReviewSerializer = serializer_for(shapes.GameReview)
@@ -536,14 +532,6 @@ class ModkillSerializer(SlotIdSerializer):
 
 class CancelSerializer(InputSerializer):
     reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
-
-
-class WebhookSerializer(InputSerializer):
-    url = serializers.CharField(
-        allow_blank=True,
-        max_length=MAX_WEBHOOK_URL_LENGTH,
-        help_text="A Discord or Slack incoming webhook URL; empty: remove the webhook.",
-    )
 
 
 class ReplaceSerializer(SlotIdSerializer):
@@ -651,79 +639,9 @@ def my_games_data(games: MyGames) -> shapes.MyGames:
     }
 
 
-# -- notifications ---------------------------------------------------------------------------
-NotificationSerializer = serializer_for(shapes.Notification)
-NotificationPageSerializer = serializer_for(shapes.NotificationPage)
-
-
-class MarkReadIdsSerializer(InputSerializer):
-    ids = serializers.ListField(
-        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),
-        max_length=1000,
-        help_text="Your notifications to mark read (ids not yours are ignored).",
-    )
-
-
-class MarkReadAllSerializer(InputSerializer):
-    all = serializers.BooleanField(help_text="true: mark every one of yours read.")
-
-
-class MarkReadSerializer(InputSerializer):
-    """What ``POST notifications/read/`` takes: ``{"ids": [...]}`` or ``{"all": true}``
-    (documented as one of ``MarkReadIds`` and ``MarkReadAll``)."""
-
-    ids = serializers.ListField(
-        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),
-        max_length=1000,
-        required=False,
-    )
-    all = serializers.BooleanField(required=False)
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if ("ids" in attrs) == ("all" in attrs):
-            raise serializers.ValidationError(
-                'Send either {"ids": [...]} or {"all": true}.', ErrorCode.NOTIFICATION_IDS
-            )
-        return attrs
-
-
-InboxUnreadSerializer = serializer_for(shapes.InboxUnread)
-
-
-# One optional channel per kind of the registry (other keys are ignored, as elsewhere).
-NotificationChannelsSerializer = type(
-    "NotificationChannelsSerializer",
-    (serializers.Serializer,),
-    {
-        kind: serializers.ChoiceField(choices=CHANNEL_CHOICES, required=False, help_text=label)
-        for kind, label in ((k.name, k.label) for k in SETTABLE_KINDS.values())
-    },
-)
-
-
-class NotificationPrefsSerializer(InputSerializer):
-    channels = NotificationChannelsSerializer(
-        required=False,
-        help_text="Kind -> inbox, email, both or off (kinds not sent keep their channel).",
-    )
-    reminder_hours = serializers.IntegerField(
-        min_value=0, max_value=48, required=False, help_text="0: no reminder."
-    )
-    digest_minutes = serializers.IntegerField(min_value=1, max_value=1440, required=False)
-    desktop = serializers.BooleanField(required=False)
-
-
-# -- ratings (games.api.ratings) -------------------------------------------------------------
-RatingFigureSerializer = serializer_for(shapes.RatingFigure)
-WinsBySideSerializer = serializer_for(shapes.WinsBySide)
-LeaderboardRowSerializer = serializer_for(shapes.LeaderboardRow)
-LeaderboardSerializer = serializer_for(shapes.Leaderboard)
-RatingPointSerializer = serializer_for(shapes.RatingPoint)
-PlayerRulesetSerializer = serializer_for(shapes.PlayerRuleset)
-RatedGameRowSerializer = serializer_for(shapes.RatedGameRow)
+# -- a player's reliability record (in the ratings app's player answer) --------------------
 ReliabilityMarkSerializer = serializer_for(shapes.ReliabilityMark)
 ReliabilitySerializer = serializer_for(shapes.Reliability)
-PlayerProfileSerializer = serializer_for(shapes.PlayerProfile)
 
 
 GameExportSerializer = serializer_for(shapes.GameExport)

@@ -4,14 +4,11 @@ from django.urls import path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerSplitView
 
 from . import (
-    agents,
     bookmarks,
     chores,
     export,
     league,
     moderation,
-    notifications,
-    ratings,
     review,
     tokens,
     views,
@@ -32,27 +29,8 @@ urlpatterns = [
     ),
     path("bookmarks/", bookmarks.BookmarksView.as_view(), name="api-bookmarks"),
     path("bookmarks/<int:bookmark_id>/", bookmarks.BookmarkView.as_view(), name="api-bookmark"),
-    path("notifications/", notifications.NotificationsView.as_view(), name="api-notifications"),
-    path(
-        "notifications/read/", notifications.MarkReadView.as_view(), name="api-notifications-read"
-    ),
-    path(
-        "notifications/settings/",
-        notifications.NotificationSettingsView.as_view(),
-        name="api-notification-settings",
-    ),
-    path("agents/", agents.AgentsView.as_view(), name="api-agents"),
-    path("agents/<str:name>/", agents.AgentView.as_view(), name="api-agent"),
-    path("agents/<str:name>/tokens/", agents.AgentTokensView.as_view(), name="api-agent-tokens"),
-    path(
-        "agents/<str:name>/tokens/<int:token_id>/revoke/",
-        agents.RevokeTokenView.as_view(),
-        name="api-agent-token-revoke",
-    ),
     path("reports/", moderation.ReportsView.as_view(), name="api-reports"),
     path("rulesets/", views.RulesetsView.as_view(), name="api-rulesets"),
-    path("leaderboard/<str:ruleset>/", ratings.LeaderboardView.as_view(), name="api-leaderboard"),
-    path("players/<str:name>/", ratings.PlayerView.as_view(), name="api-player"),
     path("queues/", league.QueuesView.as_view(), name="api-queues"),
     path("queues/<slug:setup>/join/", league.QueueJoinView.as_view(), name="api-queue-join-league"),
     path(
@@ -96,7 +74,6 @@ urlpatterns = [
     ),
     path("games/<int:game_id>/host/post/", views.HostPostView.as_view(), name="api-host-post"),
     path("games/<int:game_id>/host/cancel/", views.CancelView.as_view(), name="api-cancel"),
-    path("games/<int:game_id>/host/webhook/", views.WebhookView.as_view(), name="api-webhook"),
     path("games/<int:game_id>/cohosts/", views.CoHostsView.as_view(), name="api-cohosts"),
     path(
         "games/<int:game_id>/cohosts/<int:user_id>/",
@@ -104,11 +81,6 @@ urlpatterns = [
         name="api-cohost",
     ),
     path("games/<int:game_id>/hand-over/", views.HandOverView.as_view(), name="api-hand-over"),
-    path(
-        "games/<int:game_id>/host/webhook/retry/",
-        views.WebhookRetryView.as_view(),
-        name="api-webhook-retry",
-    ),
     path("games/<int:game_id>/vote-counts/", chores.VoteCountsView.as_view(), name="api-counts"),
     path("games/<int:game_id>/vote-log/", chores.VoteLogView.as_view(), name="api-vote-log"),
     path("games/<int:game_id>/away/", chores.AwayView.as_view(), name="api-away"),

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, ClassVar
 
+from django.conf import settings
 from django.db.models import F
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers, status
@@ -21,7 +22,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import display, game_settings, naming, ratelimit, services, shapes, webhooks
+from .. import display, game_settings, naming, ratelimit, services, shapes
 from ..errors import ErrorCode, InvalidInput, Refusal
 from ..event_kinds import VoteCountPayload, VoteResult
 from ..gateway import RULESET_NAMES
@@ -30,7 +31,7 @@ from ..models import Game, GameStatus, NightAction, Phase, Slot, Thread
 from ..outage import answer_after_commit
 from ..reads import policy, snapshot
 from ..reads.access import Viewer, get_game, read_cohosts
-from ..reads.agents import current_agent_names
+from ..reads.agents import agents_shown
 from ..reads.my_games import my_games
 from ..reads.people import user_called
 from ..reads.phase_history import phase_records
@@ -85,6 +86,12 @@ class GameAPIView(APIView):
         """The usual answer to a change of the game: ok, and the game's fresh facts."""
         game = self.game(game_id)
         return {"ok": True, "game": s.game_data(game, self.viewer(game))}
+
+
+def absolute(request: Request, path: str) -> str:
+    """A site path as an absolute URL: SITE_URL when set (behind a proxy), else the request's."""
+    site = (getattr(settings, "SITE_URL", "") or "").rstrip("/")
+    return f"{site}{path}" if site else request.build_absolute_uri(path)
 
 
 def _valid(serializer_class: type, request: Request) -> dict[str, Any]:
@@ -321,7 +328,7 @@ class PostsView(GameAPIView):
             annotations={"phase_number": F("phase__number")},
         )
         seats = {slot.pk: slot.seat for slot in slots}
-        agents = current_agent_names()
+        agents = agents_shown(game)
         counts: list[shapes.IsoCount] = [
             {"seat": c["seat"], "name": c["name"], "posts": c["posts"]} for c in iso_rows
         ]
@@ -386,7 +393,7 @@ def _vote_count(game: Game, user: Any) -> VoteCountPayload | None:
     if phase is None:
         return None
     count = count_for(game, services.day_count(phase), sees_whole_count(game, user))
-    return s.mark_agents(count)
+    return s.mark_agents(count, agents_shown(game))
 
 
 class VoteCountView(GameAPIView):
@@ -659,7 +666,7 @@ def slot_roles(slot: Slot, agents: frozenset[str]) -> shapes.SlotRoles:
     }
 
 
-class _HostOnly(GameAPIView):
+class HostOnlyView(GameAPIView):
     permission_classes = [IsAuthenticated]
 
     def host_game(self, game_id: int) -> Game:
@@ -669,23 +676,22 @@ class _HostOnly(GameAPIView):
         return game
 
 
-class HostView(_HostOnly):
+class HostView(HostOnlyView):
     @docs.read(s.HostViewSerializer)
     def get(self, request: Request, game_id: int) -> Response:
         """Host only: every role, every night action as it comes in, every explanation."""
         game = self.host_game(game_id)
-        slots, agents = _slots(game), current_agent_names()
+        slots, agents = _slots(game), agents_shown(game)
         data: shapes.HostView = {
             "game": s.game_data(game, self.viewer(game)),
             "slots": [slot_roles(x, agents) for x in slots],
             "phases": phases_data(game, slots, include_open=True),
             "needs_replacement": [_seat(x) for x in slots_needing_replacement(game)],
-            "webhook": webhooks.status(game),  # masked: the URL is never sent back
         }
         return Response(data)
 
 
-class _HostOp(_HostOnly):
+class HostOpView(HostOnlyView):
     """A host action: POST ``body`` (a serializer; None: no body), one service call
     (``run``), then the game's fresh facts. Each subclass's operation in the OpenAPI
     document is made from its own ``body``, ``rate_limit`` and docstring, once, here."""
@@ -718,7 +724,7 @@ class _HostOp(_HostOnly):
         return self.answer(game_id, lambda: self.ok_with_game(game_id))
 
 
-class ExtendView(_HostOp):
+class ExtendView(HostOpView):
     """Push the current deadline back."""
 
     body = s.ExtendSerializer
@@ -730,7 +736,7 @@ class ExtendView(_HostOp):
         )
 
 
-class SkipTurnView(_HostOp):
+class SkipTurnView(HostOpView):
     """Table day: end the current turn (or close the vote); the default applies."""
 
     control = "skip_turn"
@@ -739,7 +745,7 @@ class SkipTurnView(_HostOp):
         return services.skip_speaker(request.user, game_id)
 
 
-class CutView(_HostOp):
+class CutView(HostOpView):
     """End the current phase now."""
 
     control = "cut"
@@ -748,7 +754,7 @@ class CutView(_HostOp):
         return services.cut_deadline_now(request.user, game_id)
 
 
-class PauseView(_HostOp):
+class PauseView(HostOpView):
     """Stop the clock."""
 
     control = "pause"
@@ -757,7 +763,7 @@ class PauseView(_HostOp):
         return services.pause_game(request.user, game_id)
 
 
-class ResumeView(_HostOp):
+class ResumeView(HostOpView):
     """Restart the clock."""
 
     control = "resume"
@@ -766,7 +772,7 @@ class ResumeView(_HostOp):
         return services.resume_game(request.user, game_id)
 
 
-class ModkillView(_HostOp):
+class ModkillView(HostOpView):
     """Remove a player from the game."""
 
     body = s.ModkillSerializer
@@ -778,7 +784,7 @@ class ModkillView(_HostOp):
         )
 
 
-class ReplaceView(_HostOp):
+class ReplaceView(HostOpView):
     """A new person takes over a slot."""
 
     body = s.ReplaceSerializer
@@ -793,7 +799,7 @@ class ReplaceView(_HostOp):
         return services.replace_player(request.user, game_id, data["slot_id"], new_user)
 
 
-class CancelView(_HostOp):
+class CancelView(HostOpView):
     """Cancel a game in sign-ups: it leaves the lobby, and the thread tells everyone who
     signed up (with ``reason``, if given). Refused once the game has started
     (``signups_closed``) and for anyone but the host (``not_host``)."""
@@ -805,7 +811,7 @@ class CancelView(_HostOp):
         return services.cancel_game(request.user, game_id, reason=data.get("reason", ""))
 
 
-class RemoveSignupView(_HostOp):
+class RemoveSignupView(HostOpView):
     """Remove a player from the sign-ups."""
 
     body = s.SlotIdSerializer
@@ -814,7 +820,7 @@ class RemoveSignupView(_HostOp):
         return services.remove_signup(request.user, game_id, data["slot_id"])
 
 
-class HostPostView(_HostOp):
+class HostPostView(HostOpView):
     """Post as the host in any thread."""
 
     body = s.HostPostSerializer
@@ -873,24 +879,6 @@ class HandOverView(GameAPIView):
         return self.answer(game_id, lambda: self.ok_with_game(game_id))
 
 
-class WebhookView(_HostOp):
-    """Set the game's chat webhook (a Discord or Slack incoming webhook URL; empty: remove
-    it). The site's public announcements are posted there too (``bad_webhook``: a URL it
-    will not post to). The answer never repeats the URL."""
-
-    body = s.WebhookSerializer
-
-    def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
-        return services.set_webhook(request.user, game_id, data["url"])
-
-
-class WebhookRetryView(_HostOp):
-    """Send the posts the webhook failed to take again, in order (``no_webhook``: none set)."""
-
-    def run(self, request: Request, game_id: int, data: dict[str, Any]) -> Any:
-        return services.retry_webhook(request.user, game_id)
-
-
 # -- archive ----------------------------------------------------------------------------------
 class ArchiveView(GameAPIView):
     @docs.read(s.ArchiveSerializer)
@@ -899,7 +887,7 @@ class ArchiveView(GameAPIView):
         game = self.game(game_id)
         if not game.is_finished:
             raise NotFound("The archive opens when the game ends.")
-        slots, agents = _slots(game), current_agent_names()
+        slots, agents = _slots(game), agents_shown(game)
         co = set(game.co_winners or [])
         data: shapes.Archive = {
             "game": s.game_data(game, self.viewer(game)),

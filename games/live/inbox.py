@@ -41,7 +41,7 @@ from django.urls import reverse
 
 from mafia_site.token_sockets import REFUSED
 
-from ..reads.inbox import desktop_on, is_desktop_kind, newest, unread_count
+from .. import hooks
 from ..socket_db import socket_db
 from . import publisher
 from .hub import get_hub
@@ -65,26 +65,10 @@ def group_of(user_id: int) -> str:
 
 
 def inbox_frame(user_id: int, *, fresh: bool) -> dict[str, Any]:
-    """What the person's bell shows now; ``fresh``: sent because something changed (a page
-    may then pop up the newest as a desktop notification), not on (re)connect."""
-    top = newest(user_id)
-    return {
-        "type": "inbox",
-        "unread": unread_count(user_id),
-        "fresh": fresh,
-        "desktop_on": desktop_on(user_id),
-        "newest": None
-        if top is None
-        else {
-            "id": top.pk,
-            "kind": top.kind,
-            "text": top.text,
-            "link": f"/notifications/{top.pk}/open/",
-            "desktop": is_desktop_kind(top.kind),
-            "read": top.read_at is not None,
-            "count": top.count,
-        },
-    }
+    """What the person's bell shows now (the side domain's, ``hooks.set_bell``); ``fresh``:
+    sent because something changed (a page may then pop up the newest as a desktop
+    notification), not on (re)connect."""
+    return hooks.bell_frame(user_id, fresh)
 
 
 def publish_inbox(user_ids: Iterable[int]) -> None:

@@ -5,41 +5,90 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0001_initial'),
+        ("games", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='game',
-            name='vote_modifiers_public',
-            field=models.BooleanField(default=False, help_text='The public vote count names vote modifiers (loved, hated, double voter).'),
+            model_name="game",
+            name="vote_modifiers_public",
+            field=models.BooleanField(
+                default=False,
+                help_text="The public vote count names vote modifiers (loved, hated, double voter).",
+            ),
         ),
         migrations.AlterField(
-            model_name='post',
-            name='thread',
-            field=models.CharField(choices=[('public', 'Game thread'), ('mafia', 'Mafia chat'), ('dead', 'Dead thread'), ('masons', "Masons' thread"), ('neighbors', "Neighbors' thread")], default='public', max_length=10),
+            model_name="post",
+            name="thread",
+            field=models.CharField(
+                choices=[
+                    ("public", "Game thread"),
+                    ("mafia", "Mafia chat"),
+                    ("dead", "Dead thread"),
+                    ("masons", "Masons' thread"),
+                    ("neighbors", "Neighbors' thread"),
+                ],
+                default="public",
+                max_length=10,
+            ),
         ),
         migrations.AlterField(
-            model_name='slot',
-            name='death_cause',
-            field=models.CharField(blank=True, choices=[('night', 'Killed at night'), ('day', 'Eliminated by the vote'), ('modkill', 'Modkilled'), ('shot', 'Shot by day')], max_length=10),
+            model_name="slot",
+            name="death_cause",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("night", "Killed at night"),
+                    ("day", "Eliminated by the vote"),
+                    ("modkill", "Modkilled"),
+                    ("shot", "Shot by day"),
+                ],
+                max_length=10,
+            ),
         ),
         migrations.CreateModel(
-            name='DayAction',
+            name="DayAction",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('ability', models.CharField(max_length=30)),
-                ('targets', models.JSONField(default=list, help_text='Slot ids.')),
-                ('report', models.JSONField(default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('actor', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='day_actions', to='games.slot')),
-                ('phase', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='day_actions', to='games.phase')),
-                ('post', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='games.post')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("ability", models.CharField(max_length=30)),
+                ("targets", models.JSONField(default=list, help_text="Slot ids.")),
+                ("report", models.JSONField(default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="day_actions",
+                        to="games.slot",
+                    ),
+                ),
+                (
+                    "phase",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="day_actions",
+                        to="games.phase",
+                    ),
+                ),
+                (
+                    "post",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="games.post",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['phase', 'id'],
+                "ordering": ["phase", "id"],
             },
         ),
     ]

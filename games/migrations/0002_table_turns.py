@@ -5,45 +5,57 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0001_initial'),
+        ("games", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='game',
-            name='day_settings',
-            field=models.JSONField(blank=True, default=dict, help_text="The day script's settings (word limit, budget...)."),
+            model_name="game",
+            name="day_settings",
+            field=models.JSONField(
+                blank=True,
+                default=dict,
+                help_text="The day script's settings (word limit, budget...).",
+            ),
         ),
         migrations.AddField(
-            model_name='game',
-            name='turn_based',
-            field=models.BooleanField(default=False, help_text='Days run turn by turn (city, classic and power only).'),
+            model_name="game",
+            name="turn_based",
+            field=models.BooleanField(
+                default=False, help_text="Days run turn by turn (city, classic and power only)."
+            ),
         ),
         migrations.AddField(
-            model_name='game',
-            name='turn_length',
-            field=models.DurationField(default=datetime.timedelta(seconds=120), help_text='Time for one turn (a speech, a question...).'),
+            model_name="game",
+            name="turn_length",
+            field=models.DurationField(
+                default=datetime.timedelta(seconds=120),
+                help_text="Time for one turn (a speech, a question...).",
+            ),
         ),
         migrations.AddField(
-            model_name='game',
-            name='vote_length',
-            field=models.DurationField(default=datetime.timedelta(seconds=120), help_text="Time for a table day's vote."),
+            model_name="game",
+            name="vote_length",
+            field=models.DurationField(
+                default=datetime.timedelta(seconds=120), help_text="Time for a table day's vote."
+            ),
         ),
         migrations.AddField(
-            model_name='phase',
-            name='day_state',
+            model_name="phase",
+            name="day_state",
             field=models.JSONField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='phase',
-            name='night_zero',
-            field=models.BooleanField(default=False, help_text='Classic night zero: the mafia talk, nobody acts.'),
+            model_name="phase",
+            name="night_zero",
+            field=models.BooleanField(
+                default=False, help_text="Classic night zero: the mafia talk, nobody acts."
+            ),
         ),
         migrations.AddField(
-            model_name='phase',
-            name='turn_seq',
+            model_name="phase",
+            name="turn_seq",
             field=models.PositiveIntegerField(default=0),
         ),
     ]

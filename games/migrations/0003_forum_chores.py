@@ -7,79 +7,184 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0002_forum_parts'),
+        ("games", "0002_forum_parts"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='game',
-            name='openness',
-            field=models.CharField(choices=[('closed', 'Closed'), ('semi-open', 'Semi-open'), ('open', 'Open')], default='closed', help_text='Open: the role list is public; semi-open: the roles it may hold are.', max_length=10),
+            model_name="game",
+            name="openness",
+            field=models.CharField(
+                choices=[("closed", "Closed"), ("semi-open", "Semi-open"), ("open", "Open")],
+                default="closed",
+                help_text="Open: the role list is public; semi-open: the roles it may hold are.",
+                max_length=10,
+            ),
         ),
         migrations.AddField(
-            model_name='game',
-            name='vote_count_every',
-            field=models.DurationField(blank=True, help_text='The site posts a numbered vote count this often by day.', null=True),
+            model_name="game",
+            name="vote_count_every",
+            field=models.DurationField(
+                blank=True,
+                help_text="The site posts a numbered vote count this often by day.",
+                null=True,
+            ),
         ),
         migrations.CreateModel(
-            name='Absence',
+            name="Absence",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('starts', models.DateField()),
-                ('ends', models.DateField()),
-                ('note', models.CharField(blank=True, max_length=200)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('slot', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='absences', to='games.slot')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("starts", models.DateField()),
+                ("ends", models.DateField()),
+                ("note", models.CharField(blank=True, max_length=200)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "slot",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="absences",
+                        to="games.slot",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['slot', 'starts'],
+                "ordering": ["slot", "starts"],
             },
         ),
         migrations.CreateModel(
-            name='SavedSetup',
+            name="SavedSetup",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('ruleset', models.CharField(choices=[('city', 'City mafia'), ('classic', 'Classic ten-player'), ('power', 'Power roles'), ('forum', 'Forum (mafiascum-style)')], max_length=20)),
-                ('data', models.JSONField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='saved_setups', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=100)),
+                (
+                    "ruleset",
+                    models.CharField(
+                        choices=[
+                            ("city", "City mafia"),
+                            ("classic", "Classic ten-player"),
+                            ("power", "Power roles"),
+                            ("forum", "Forum (mafiascum-style)"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("data", models.JSONField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="saved_setups",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='ReplacementSignup',
+            name="ReplacementSignup",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='replacement_queue', to='games.game')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="replacement_queue",
+                        to="games.game",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at', 'id'],
-                'constraints': [models.UniqueConstraint(fields=('game', 'user'), name='replacement_signup_once')],
+                "ordering": ["created_at", "id"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("game", "user"), name="replacement_signup_once")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='VoteCountPost',
+            name="VoteCountPost",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField(help_text="The count's number within its day.")),
-                ('label', models.CharField(max_length=40)),
-                ('data', models.JSONField(help_text='The vote count as posted (vote_count.vote_count()).')),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('last_vote', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='games.vote')),
-                ('phase', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='count_posts', to='games.phase')),
-                ('post', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='games.post')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "number",
+                    models.PositiveIntegerField(help_text="The count's number within its day."),
+                ),
+                ("label", models.CharField(max_length=40)),
+                (
+                    "data",
+                    models.JSONField(
+                        help_text="The vote count as posted (vote_count.vote_count())."
+                    ),
+                ),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "last_vote",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="games.vote",
+                    ),
+                ),
+                (
+                    "phase",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="count_posts",
+                        to="games.phase",
+                    ),
+                ),
+                (
+                    "post",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="games.post",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['phase', 'number'],
-                'constraints': [models.UniqueConstraint(fields=('phase', 'number'), name='count_post_unique_number')],
+                "ordering": ["phase", "number"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("phase", "number"), name="count_post_unique_number"
+                    )
+                ],
             },
         ),
     ]

@@ -7,30 +7,50 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0003_forum_chores'),
+        ("games", "0003_forum_chores"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='SimulationRun',
+            name="SimulationRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('setup', models.CharField(help_text="A ready-made setup's slug.", max_length=50)),
-                ('games', models.PositiveIntegerField()),
-                ('done', models.PositiveIntegerField(default=0)),
-                ('wins', models.JSONField(default=dict)),
-                ('status', models.CharField(default='queued', max_length=10)),
-                ('error', models.TextField(blank=True)),
-                ('seed', models.BigIntegerField(default=games.models.new_seed)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('requested_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('saved_setup', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, to='games.savedsetup')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("setup", models.CharField(help_text="A ready-made setup's slug.", max_length=50)),
+                ("games", models.PositiveIntegerField()),
+                ("done", models.PositiveIntegerField(default=0)),
+                ("wins", models.JSONField(default=dict)),
+                ("status", models.CharField(default="queued", max_length=10)),
+                ("error", models.TextField(blank=True)),
+                ("seed", models.BigIntegerField(default=games.models.new_seed)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "requested_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "saved_setup",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        to="games.savedsetup",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
     ]

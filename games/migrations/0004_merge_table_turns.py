@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0002_table_turns'),
-        ('games', '0003_merge_deadline_sweep_announcements'),
+        ("games", "0002_table_turns"),
+        ("games", "0003_merge_deadline_sweep_announcements"),
     ]
 
-    operations = [
-    ]
+    operations = []

@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0004_forum_simulator'),
-        ('games', '0004_merge_table_turns'),
+        ("games", "0004_forum_simulator"),
+        ("games", "0004_merge_table_turns"),
     ]
 
-    operations = [
-    ]
+    operations = []

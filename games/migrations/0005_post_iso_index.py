@@ -5,19 +5,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0004_merge_table_turns'),
+        ("games", "0004_merge_table_turns"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.RemoveIndex(
-            model_name='post',
-            name='games_post_game_id_0cd085_idx',
+            model_name="post",
+            name="games_post_game_id_0cd085_idx",
         ),
         migrations.AddIndex(
-            model_name='post',
-            index=models.Index(fields=['game', 'thread', 'slot', 'number'], name='post_iso'),
+            model_name="post",
+            index=models.Index(fields=["game", "thread", "slot", "number"], name="post_iso"),
         ),
     ]

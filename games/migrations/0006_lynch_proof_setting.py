@@ -4,15 +4,17 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0005_merge_forum_parts'),
+        ("games", "0005_merge_forum_parts"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='game',
-            name='lynch_proof_ends_day',
-            field=models.BooleanField(default=False, help_text="A lynch-proof player's wagon reaching the threshold ends the day without an elimination (otherwise the day goes on)."),
+            model_name="game",
+            name="lynch_proof_ends_day",
+            field=models.BooleanField(
+                default=False,
+                help_text="A lynch-proof player's wagon reaching the threshold ends the day without an elimination (otherwise the day goes on).",
+            ),
         ),
     ]

@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0005_post_iso_index'),
-        ('games', '0006_lynch_proof_setting'),
+        ("games", "0005_post_iso_index"),
+        ("games", "0006_lynch_proof_setting"),
     ]
 
-    operations = [
-    ]
+    operations = []

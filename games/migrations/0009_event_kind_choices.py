@@ -4,15 +4,57 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0008_game_state_seq'),
+        ("games", "0008_game_state_seq"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='gameevent',
-            name='kind',
-            field=models.CharField(choices=[('absence', 'absence'), ('absence_cancelled', 'absence cancelled'), ('day_action', 'day action'), ('day_ended', 'day ended'), ('day_shot', 'day shot'), ('deadline_changed', 'deadline changed'), ('game_created', 'game created'), ('game_finished', 'game finished'), ('game_started', 'game started'), ('hammer', 'hammer'), ('modkill', 'modkill'), ('night_action', 'night action'), ('night_action_withdrawn', 'night action withdrawn'), ('night_ended', 'night ended'), ('nomination', 'nomination'), ('paused', 'paused'), ('phase_report', 'phase report'), ('phase_started', 'phase started'), ('post', 'post'), ('private_result', 'private result'), ('prod', 'prod'), ('replaced', 'replaced'), ('replacement_needed', 'replacement needed'), ('replacement_queue', 'replacement queue'), ('resumed', 'resumed'), ('revote_started', 'revote started'), ('role_pm', 'role pm'), ('roles', 'roles'), ('signup_joined', 'signup joined'), ('signup_left', 'signup left'), ('table_vote_closed', 'table vote closed'), ('turn', 'turn'), ('turn_notice', 'turn notice'), ('unvote', 'unvote'), ('vote', 'vote'), ('vote_count', 'vote count'), ('vote_refused', 'vote refused'), ('wagon_locked', 'wagon locked'), ('your_turn', 'your turn')], max_length=40),
+            model_name="gameevent",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("absence", "absence"),
+                    ("absence_cancelled", "absence cancelled"),
+                    ("day_action", "day action"),
+                    ("day_ended", "day ended"),
+                    ("day_shot", "day shot"),
+                    ("deadline_changed", "deadline changed"),
+                    ("game_created", "game created"),
+                    ("game_finished", "game finished"),
+                    ("game_started", "game started"),
+                    ("hammer", "hammer"),
+                    ("modkill", "modkill"),
+                    ("night_action", "night action"),
+                    ("night_action_withdrawn", "night action withdrawn"),
+                    ("night_ended", "night ended"),
+                    ("nomination", "nomination"),
+                    ("paused", "paused"),
+                    ("phase_report", "phase report"),
+                    ("phase_started", "phase started"),
+                    ("post", "post"),
+                    ("private_result", "private result"),
+                    ("prod", "prod"),
+                    ("replaced", "replaced"),
+                    ("replacement_needed", "replacement needed"),
+                    ("replacement_queue", "replacement queue"),
+                    ("resumed", "resumed"),
+                    ("revote_started", "revote started"),
+                    ("role_pm", "role pm"),
+                    ("roles", "roles"),
+                    ("signup_joined", "signup joined"),
+                    ("signup_left", "signup left"),
+                    ("table_vote_closed", "table vote closed"),
+                    ("turn", "turn"),
+                    ("turn_notice", "turn notice"),
+                    ("unvote", "unvote"),
+                    ("vote", "vote"),
+                    ("vote_count", "vote count"),
+                    ("vote_refused", "vote refused"),
+                    ("wagon_locked", "wagon locked"),
+                    ("your_turn", "your turn"),
+                ],
+                max_length=40,
+            ),
         ),
     ]

@@ -5,25 +5,33 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0010_game_cancelled'),
+        ("games", "0010_game_cancelled"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='game',
-            name='seats_in_signup_order',
-            field=models.BooleanField(default=False, help_text='Seats follow the sign-up order (forum games only); otherwise they are dealt at random when the game starts.'),
+            model_name="game",
+            name="seats_in_signup_order",
+            field=models.BooleanField(
+                default=False,
+                help_text="Seats follow the sign-up order (forum games only); otherwise they are dealt at random when the game starts.",
+            ),
         ),
         migrations.AddField(
-            model_name='post',
-            name='to',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='questions', to='games.slot'),
+            model_name="post",
+            name="to",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="questions",
+                to="games.slot",
+            ),
         ),
         migrations.AddField(
-            model_name='post',
-            name='to_name',
+            model_name="post",
+            name="to_name",
             field=models.CharField(blank=True, max_length=150),
         ),
     ]

@@ -7,45 +7,128 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('auth', '0012_alter_user_first_name_max_length'),
-        ('games', '0011_seats_and_question_addressee'),
+        ("auth", "0012_alter_user_first_name_max_length"),
+        ("games", "0011_seats_and_question_addressee"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='NotificationPrefs',
+            name="NotificationPrefs",
             fields=[
-                ('user', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='notification_prefs', serialize=False, to=settings.AUTH_USER_MODEL)),
-                ('channels', models.JSONField(blank=True, default=dict)),
-                ('reminder_hours', models.PositiveSmallIntegerField(default=2)),
-                ('digest_minutes', models.PositiveSmallIntegerField(default=15)),
-                ('desktop', models.BooleanField(default=False)),
+                (
+                    "user",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="notification_prefs",
+                        serialize=False,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                ("channels", models.JSONField(blank=True, default=dict)),
+                ("reminder_hours", models.PositiveSmallIntegerField(default=2)),
+                ("digest_minutes", models.PositiveSmallIntegerField(default=15)),
+                ("desktop", models.BooleanField(default=False)),
             ],
         ),
         migrations.CreateModel(
-            name='Notification',
+            name="Notification",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('game_started', 'A game you joined starts'), ('phase_started', 'A day or night starts'), ('game_finished', 'A game you play ends'), ('your_turn', 'It is your turn at a table'), ('vote_opened', "The table's vote opens"), ('near_elimination', 'You are at L-1 or L-0'), ('action_missing', 'Your vote or night action is still missing'), ('prodded', 'You were prodded'), ('replaced', 'You were replaced'), ('modkilled', 'You were modkilled'), ('partner_posted', 'A partner posted in a private thread'), ('mentioned', 'You are quoted or mentioned (@name)'), ('replacement_wanted', 'A replacement is wanted in a game you queued for'), ('signups_full', 'Sign-ups are full'), ('night_actions_in', 'All night actions are in'), ('absence_asked', 'A player asked for V/LA')], max_length=30)),
-                ('text', models.CharField(max_length=500)),
-                ('link', models.CharField(max_length=300)),
-                ('key', models.CharField(blank=True, default='', max_length=120)),
-                ('count', models.PositiveIntegerField(default=1)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('updated_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('read_at', models.DateTimeField(blank=True, null=True)),
-                ('in_inbox', models.BooleanField(default=True)),
-                ('mail', models.CharField(blank=True, choices=[('', 'Not by e-mail'), ('pending', 'Waiting for the next digest'), ('sent', 'Sent in a digest'), ('skipped', 'Not mailed (seen on the site first, or unsubscribed)')], default='', max_length=10)),
-                ('game', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='notifications', to='games.game')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='notifications', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("game_started", "A game you joined starts"),
+                            ("phase_started", "A day or night starts"),
+                            ("game_finished", "A game you play ends"),
+                            ("your_turn", "It is your turn at a table"),
+                            ("vote_opened", "The table's vote opens"),
+                            ("near_elimination", "You are at L-1 or L-0"),
+                            ("action_missing", "Your vote or night action is still missing"),
+                            ("prodded", "You were prodded"),
+                            ("replaced", "You were replaced"),
+                            ("modkilled", "You were modkilled"),
+                            ("partner_posted", "A partner posted in a private thread"),
+                            ("mentioned", "You are quoted or mentioned (@name)"),
+                            (
+                                "replacement_wanted",
+                                "A replacement is wanted in a game you queued for",
+                            ),
+                            ("signups_full", "Sign-ups are full"),
+                            ("night_actions_in", "All night actions are in"),
+                            ("absence_asked", "A player asked for V/LA"),
+                        ],
+                        max_length=30,
+                    ),
+                ),
+                ("text", models.CharField(max_length=500)),
+                ("link", models.CharField(max_length=300)),
+                ("key", models.CharField(blank=True, default="", max_length=120)),
+                ("count", models.PositiveIntegerField(default=1)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("updated_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("read_at", models.DateTimeField(blank=True, null=True)),
+                ("in_inbox", models.BooleanField(default=True)),
+                (
+                    "mail",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("", "Not by e-mail"),
+                            ("pending", "Waiting for the next digest"),
+                            ("sent", "Sent in a digest"),
+                            ("skipped", "Not mailed (seen on the site first, or unsubscribed)"),
+                        ],
+                        default="",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "game",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="notifications",
+                        to="games.game",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="notifications",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-updated_at', '-pk'],
-                'indexes': [models.Index(fields=['user', '-updated_at'], name='notification_inbox'), models.Index(condition=models.Q(('mail', 'pending')), fields=['updated_at'], name='notification_mail_pending')],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('read_at__isnull', True), models.Q(('key', ''), _negated=True)), fields=('user', 'key'), name='notification_one_unread_per_key')],
+                "ordering": ["-updated_at", "-pk"],
+                "indexes": [
+                    models.Index(fields=["user", "-updated_at"], name="notification_inbox"),
+                    models.Index(
+                        condition=models.Q(("mail", "pending")),
+                        fields=["updated_at"],
+                        name="notification_mail_pending",
+                    ),
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(
+                            ("read_at__isnull", True), models.Q(("key", ""), _negated=True)
+                        ),
+                        fields=("user", "key"),
+                        name="notification_one_unread_per_key",
+                    )
+                ],
             },
         ),
     ]

@@ -6,25 +6,59 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0012_notifications'),
+        ("games", "0012_notifications"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ThreadVisit',
+            name="ThreadVisit",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('thread', models.CharField(choices=[('public', 'Game thread'), ('mafia', 'Mafia chat'), ('dead', 'Dead thread'), ('masons', "Masons' thread"), ('neighbors', "Neighbors' thread")], max_length=10)),
-                ('last_post_number', models.PositiveIntegerField(default=0)),
-                ('visited_at', models.DateTimeField()),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='games.game')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='thread_visits', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "thread",
+                    models.CharField(
+                        choices=[
+                            ("public", "Game thread"),
+                            ("mafia", "Mafia chat"),
+                            ("dead", "Dead thread"),
+                            ("masons", "Masons' thread"),
+                            ("neighbors", "Neighbors' thread"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("last_post_number", models.PositiveIntegerField(default=0)),
+                ("visited_at", models.DateTimeField()),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="games.game",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="thread_visits",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('user', 'game', 'thread'), name='thread_visit_once')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("user", "game", "thread"), name="thread_visit_once"
+                    )
+                ],
             },
         ),
     ]

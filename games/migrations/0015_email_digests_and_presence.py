@@ -7,60 +7,126 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0014_webhooks'),
+        ("games", "0014_webhooks"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='notification',
-            name='mail',
-            field=models.CharField(blank=True, choices=[('', 'Not by e-mail'), ('pending', 'Waiting for the next digest'), ('queued', 'In a digest being sent'), ('sent', 'Sent in a digest'), ('skipped', 'Not mailed (seen on the site first, or unsubscribed)')], default='', max_length=10),
+            model_name="notification",
+            name="mail",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("", "Not by e-mail"),
+                    ("pending", "Waiting for the next digest"),
+                    ("queued", "In a digest being sent"),
+                    ("sent", "Sent in a digest"),
+                    ("skipped", "Not mailed (seen on the site first, or unsubscribed)"),
+                ],
+                default="",
+                max_length=10,
+            ),
         ),
         migrations.CreateModel(
-            name='EmailDigest',
+            name="EmailDigest",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('to', models.EmailField(max_length=254)),
-                ('subject', models.CharField(max_length=300)),
-                ('text', models.TextField()),
-                ('html', models.TextField()),
-                ('message_id', models.CharField(max_length=200, unique=True)),
-                ('status', models.CharField(choices=[('pending', 'Waiting to be sent'), ('sending', 'Being sent (leased to a worker)'), ('sent', 'Sent'), ('failed', 'Given up after repeated errors'), ('skipped', 'Not sent')], default='pending', max_length=10)),
-                ('attempts', models.PositiveSmallIntegerField(default=0)),
-                ('lease_until', models.DateTimeField(blank=True, null=True)),
-                ('last_error', models.CharField(blank=True, default='', max_length=500)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('sent_at', models.DateTimeField(blank=True, null=True)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='email_digests', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("to", models.EmailField(max_length=254)),
+                ("subject", models.CharField(max_length=300)),
+                ("text", models.TextField()),
+                ("html", models.TextField()),
+                ("message_id", models.CharField(max_length=200, unique=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Waiting to be sent"),
+                            ("sending", "Being sent (leased to a worker)"),
+                            ("sent", "Sent"),
+                            ("failed", "Given up after repeated errors"),
+                            ("skipped", "Not sent"),
+                        ],
+                        default="pending",
+                        max_length=10,
+                    ),
+                ),
+                ("attempts", models.PositiveSmallIntegerField(default=0)),
+                ("lease_until", models.DateTimeField(blank=True, null=True)),
+                ("last_error", models.CharField(blank=True, default="", max_length=500)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("sent_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="email_digests",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-pk'],
+                "ordering": ["-created_at", "-pk"],
             },
         ),
         migrations.AddField(
-            model_name='notification',
-            name='digest',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='notifications', to='games.emaildigest'),
+            model_name="notification",
+            name="digest",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="notifications",
+                to="games.emaildigest",
+            ),
         ),
         migrations.CreateModel(
-            name='GamePresence',
+            name="GamePresence",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('last_seen', models.DateTimeField(default=django.utils.timezone.now)),
-                ('open', models.BooleanField(default=True)),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='games.game')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("last_seen", models.DateTimeField(default=django.utils.timezone.now)),
+                ("open", models.BooleanField(default=True)),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="games.game",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.AddIndex(
-            model_name='emaildigest',
-            index=models.Index(condition=models.Q(('status__in', ['pending', 'sending'])), fields=['lease_until'], name='digest_to_send'),
+            model_name="emaildigest",
+            index=models.Index(
+                condition=models.Q(("status__in", ["pending", "sending"])),
+                fields=["lease_until"],
+                name="digest_to_send",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='gamepresence',
-            constraint=models.UniqueConstraint(fields=('user', 'game'), name='presence_one_per_user_game'),
+            model_name="gamepresence",
+            constraint=models.UniqueConstraint(
+                fields=("user", "game"), name="presence_one_per_user_game"
+            ),
         ),
     ]

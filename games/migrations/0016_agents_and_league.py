@@ -6,53 +6,99 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0015_email_digests_and_presence'),
+        ("games", "0015_email_digests_and_presence"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='game',
-            name='admits',
-            field=models.CharField(choices=[('both', 'People and agents'), ('people', 'People only'), ('agents', 'Agents only')], default='both', help_text='Who may take a seat: people, agents or both.', max_length=10),
+            model_name="game",
+            name="admits",
+            field=models.CharField(
+                choices=[
+                    ("both", "People and agents"),
+                    ("people", "People only"),
+                    ("agents", "Agents only"),
+                ],
+                default="both",
+                help_text="Who may take a seat: people, agents or both.",
+                max_length=10,
+            ),
         ),
         migrations.AddField(
-            model_name='game',
-            name='league_setup',
-            field=models.CharField(blank=True, help_text='The matchmaking queue that made it, if any.', max_length=50),
+            model_name="game",
+            name="league_setup",
+            field=models.CharField(
+                blank=True, help_text="The matchmaking queue that made it, if any.", max_length=50
+            ),
         ),
         migrations.AddField(
-            model_name='game',
-            name='rated',
+            model_name="game",
+            name="rated",
             field=models.BooleanField(default=False),
         ),
         migrations.CreateModel(
-            name='Agent',
+            name="Agent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('description', models.TextField(blank=True, max_length=2000)),
-                ('code_url', models.URLField(blank=True, help_text='Where its code can be read.')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='agents', to=settings.AUTH_USER_MODEL)),
-                ('user', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='agent', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("description", models.TextField(blank=True, max_length=2000)),
+                ("code_url", models.URLField(blank=True, help_text="Where its code can be read.")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="agents",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "user",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="agent",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='AgentToken',
+            name="AgentToken",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(blank=True, max_length=80)),
-                ('key_hash', models.CharField(max_length=64, unique=True)),
-                ('prefix', models.CharField(help_text="The key's first characters, to tell it.", max_length=12)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('last_used_at', models.DateTimeField(blank=True, null=True)),
-                ('revoked_at', models.DateTimeField(blank=True, null=True)),
-                ('agent', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tokens', to='games.agent')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(blank=True, max_length=80)),
+                ("key_hash", models.CharField(max_length=64, unique=True)),
+                (
+                    "prefix",
+                    models.CharField(
+                        help_text="The key's first characters, to tell it.", max_length=12
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("last_used_at", models.DateTimeField(blank=True, null=True)),
+                ("revoked_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "agent",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="tokens",
+                        to="games.agent",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
     ]

@@ -7,35 +7,64 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0017_ratings'),
+        ("games", "0017_ratings"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='LeagueQueueState',
+            name="LeagueQueueState",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('setup', models.CharField(max_length=50, unique=True)),
-                ('problem', models.CharField(blank=True, max_length=300)),
-                ('checked_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('last_game', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='games.game')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("setup", models.CharField(max_length=50, unique=True)),
+                ("problem", models.CharField(blank=True, max_length=300)),
+                ("checked_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "last_game",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="games.game",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='LeagueQueueEntry',
+            name="LeagueQueueEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('setup', models.CharField(help_text="The queue's setup slug.", max_length=50)),
-                ('joined_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='league_entries', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("setup", models.CharField(help_text="The queue's setup slug.", max_length=50)),
+                ("joined_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="league_entries",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['joined_at', 'id'],
-                'indexes': [models.Index(fields=['setup', 'joined_at'], name='games_leagu_setup_e88cad_idx')],
-                'constraints': [models.UniqueConstraint(fields=('user', 'setup'), name='league_entry_once')],
+                "ordering": ["joined_at", "id"],
+                "indexes": [
+                    models.Index(fields=["setup", "joined_at"], name="games_leagu_setup_e88cad_idx")
+                ],
+                "constraints": [
+                    models.UniqueConstraint(fields=("user", "setup"), name="league_entry_once")
+                ],
             },
         ),
     ]

@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0018_league_queues'),
+        ("games", "0018_league_queues"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='phase',
-            name='night_refusals',
-            field=models.JSONField(blank=True, default=dict, help_text="Refused night actions per '<slot id>:<ability>' (the rules' night_attempts)."),
+            model_name="phase",
+            name="night_refusals",
+            field=models.JSONField(
+                blank=True,
+                default=dict,
+                help_text="Refused night actions per '<slot id>:<ability>' (the rules' night_attempts).",
+            ),
         ),
     ]

@@ -7,109 +7,423 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0020_ratings_tried_at'),
+        ("games", "0020_ratings_tried_at"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='notification',
-            name='kind',
-            field=models.CharField(choices=[('game_started', 'A game you joined starts'), ('phase_started', 'A day or night starts'), ('game_finished', 'A game you play ends'), ('your_turn', 'It is your turn at a table'), ('vote_opened', "The table's vote opens"), ('near_elimination', 'You are at L-1 or L-0'), ('action_missing', 'Your vote or night action is still missing'), ('prodded', 'You were prodded'), ('replaced', 'You were replaced'), ('modkilled', 'You were modkilled'), ('partner_posted', 'A partner posted in a private thread'), ('mentioned', 'You are quoted or mentioned (@name)'), ('replacement_wanted', 'A replacement is wanted in a game you queued for'), ('signups_full', 'Sign-ups are full'), ('night_actions_in', 'All night actions are in'), ('absence_asked', 'A player asked for V/LA'), ('moderation', 'A moderator acted on your account')], max_length=30),
+            model_name="notification",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("game_started", "A game you joined starts"),
+                    ("phase_started", "A day or night starts"),
+                    ("game_finished", "A game you play ends"),
+                    ("your_turn", "It is your turn at a table"),
+                    ("vote_opened", "The table's vote opens"),
+                    ("near_elimination", "You are at L-1 or L-0"),
+                    ("action_missing", "Your vote or night action is still missing"),
+                    ("prodded", "You were prodded"),
+                    ("replaced", "You were replaced"),
+                    ("modkilled", "You were modkilled"),
+                    ("partner_posted", "A partner posted in a private thread"),
+                    ("mentioned", "You are quoted or mentioned (@name)"),
+                    ("replacement_wanted", "A replacement is wanted in a game you queued for"),
+                    ("signups_full", "Sign-ups are full"),
+                    ("night_actions_in", "All night actions are in"),
+                    ("absence_asked", "A player asked for V/LA"),
+                    ("moderation", "A moderator acted on your account"),
+                ],
+                max_length=30,
+            ),
         ),
         migrations.CreateModel(
-            name='AltAccount',
+            name="AltAccount",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('note', models.TextField(blank=True, max_length=1000)),
-                ('declared_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('status', models.CharField(choices=[('pending', 'Waiting for a moderator'), ('approved', 'Approved'), ('refused', 'Refused')], default='pending', max_length=10)),
-                ('decided_at', models.DateTimeField(blank=True, null=True)),
-                ('alt', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='alt_declaration', to=settings.AUTH_USER_MODEL)),
-                ('decided_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('main', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='declared_alts', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("note", models.TextField(blank=True, max_length=1000)),
+                ("declared_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Waiting for a moderator"),
+                            ("approved", "Approved"),
+                            ("refused", "Refused"),
+                        ],
+                        default="pending",
+                        max_length=10,
+                    ),
+                ),
+                ("decided_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "alt",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="alt_declaration",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "decided_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "main",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="declared_alts",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Report',
+            name="Report",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('reason', models.CharField(choices=[('spam', 'Spam or advertising'), ('abuse', 'Harassment or personal attacks'), ('hate', 'Hate speech or slurs'), ('cheating', 'Cheating: sharing the game outside its threads'), ('alt', 'An undeclared second account'), ('throwing', 'Throwing the game or playing against their win condition'), ('inactivity', 'Abandoning games'), ('other', 'Something else (say what)')], max_length=20)),
-                ('text', models.TextField(blank=True, max_length=2000)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('status', models.CharField(choices=[('open', 'Open'), ('dismissed', 'Dismissed'), ('actioned', 'Acted on')], default='open', max_length=10)),
-                ('handled_at', models.DateTimeField(blank=True, null=True)),
-                ('game', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='reports', to='games.game')),
-                ('handled_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='reports_handled', to=settings.AUTH_USER_MODEL)),
-                ('player', models.ForeignKey(blank=True, help_text="The person reported (a post's author for a post).", null=True, on_delete=django.db.models.deletion.CASCADE, related_name='reports_about', to=settings.AUTH_USER_MODEL)),
-                ('post', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='reports', to='games.post')),
-                ('reporter', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='reports_made', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "reason",
+                    models.CharField(
+                        choices=[
+                            ("spam", "Spam or advertising"),
+                            ("abuse", "Harassment or personal attacks"),
+                            ("hate", "Hate speech or slurs"),
+                            ("cheating", "Cheating: sharing the game outside its threads"),
+                            ("alt", "An undeclared second account"),
+                            (
+                                "throwing",
+                                "Throwing the game or playing against their win condition",
+                            ),
+                            ("inactivity", "Abandoning games"),
+                            ("other", "Something else (say what)"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("text", models.TextField(blank=True, max_length=2000)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("open", "Open"),
+                            ("dismissed", "Dismissed"),
+                            ("actioned", "Acted on"),
+                        ],
+                        default="open",
+                        max_length=10,
+                    ),
+                ),
+                ("handled_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "game",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="reports",
+                        to="games.game",
+                    ),
+                ),
+                (
+                    "handled_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="reports_handled",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "player",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="The person reported (a post's author for a post).",
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="reports_about",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "post",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="reports",
+                        to="games.post",
+                    ),
+                ),
+                (
+                    "reporter",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="reports_made",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at', 'pk'],
-                'permissions': [('moderate', 'Can moderate the site: reports, sanctions, appeals')],
+                "ordering": ["created_at", "pk"],
+                "permissions": [("moderate", "Can moderate the site: reports, sanctions, appeals")],
             },
         ),
         migrations.CreateModel(
-            name='Sanction',
+            name="Sanction",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('warn', 'Warning'), ('mute', 'Mute (no posting)'), ('suspend', 'Suspension'), ('ban', 'Ban')], max_length=10)),
-                ('reason', models.CharField(choices=[('spam', 'Spam or advertising'), ('abuse', 'Harassment or personal attacks'), ('hate', 'Hate speech or slurs'), ('cheating', 'Cheating: sharing the game outside its threads'), ('alt', 'An undeclared second account'), ('throwing', 'Throwing the game or playing against their win condition'), ('inactivity', 'Abandoning games'), ('other', 'Something else (say what)')], max_length=20)),
-                ('note', models.TextField(blank=True, help_text='What the person is told.', max_length=2000)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('ends_at', models.DateTimeField(blank=True, help_text='Blank: for good.', null=True)),
-                ('lifted_at', models.DateTimeField(blank=True, null=True)),
-                ('lifted_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='sanctions_lifted', to=settings.AUTH_USER_MODEL)),
-                ('moderator', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='sanctions_given', to=settings.AUTH_USER_MODEL)),
-                ('report', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='sanctions', to='games.report')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sanctions', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("warn", "Warning"),
+                            ("mute", "Mute (no posting)"),
+                            ("suspend", "Suspension"),
+                            ("ban", "Ban"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "reason",
+                    models.CharField(
+                        choices=[
+                            ("spam", "Spam or advertising"),
+                            ("abuse", "Harassment or personal attacks"),
+                            ("hate", "Hate speech or slurs"),
+                            ("cheating", "Cheating: sharing the game outside its threads"),
+                            ("alt", "An undeclared second account"),
+                            (
+                                "throwing",
+                                "Throwing the game or playing against their win condition",
+                            ),
+                            ("inactivity", "Abandoning games"),
+                            ("other", "Something else (say what)"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "note",
+                    models.TextField(
+                        blank=True, help_text="What the person is told.", max_length=2000
+                    ),
+                ),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "ends_at",
+                    models.DateTimeField(blank=True, help_text="Blank: for good.", null=True),
+                ),
+                ("lifted_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "lifted_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="sanctions_lifted",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "moderator",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="sanctions_given",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "report",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="sanctions",
+                        to="games.report",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="sanctions",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-pk'],
+                "ordering": ["-created_at", "-pk"],
             },
         ),
         migrations.CreateModel(
-            name='ModerationLogEntry',
+            name="ModerationLogEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('action', models.CharField(choices=[('dismissed', 'Dismissed a report'), ('warned', 'Warned'), ('muted', 'Muted'), ('suspended', 'Suspended'), ('banned', 'Banned'), ('lifted', 'Lifted a sanction'), ('expired', 'A sanction ended'), ('appeal_granted', 'Granted an appeal'), ('appeal_refused', 'Refused an appeal'), ('alt_approved', 'Approved an alternate account'), ('alt_refused', 'Refused an alternate account')], max_length=20)),
-                ('reason', models.CharField(blank=True, choices=[('spam', 'Spam or advertising'), ('abuse', 'Harassment or personal attacks'), ('hate', 'Hate speech or slurs'), ('cheating', 'Cheating: sharing the game outside its threads'), ('alt', 'An undeclared second account'), ('throwing', 'Throwing the game or playing against their win condition'), ('inactivity', 'Abandoning games'), ('other', 'Something else (say what)')], max_length=20)),
-                ('note', models.TextField(blank=True, max_length=2000)),
-                ('moderator', models.ForeignKey(blank=True, help_text='Blank: the site (a sanction that ran out).', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('user', models.ForeignKey(blank=True, help_text='The person acted on.', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('report', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to='games.report')),
-                ('sanction', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to='games.sanction')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "action",
+                    models.CharField(
+                        choices=[
+                            ("dismissed", "Dismissed a report"),
+                            ("warned", "Warned"),
+                            ("muted", "Muted"),
+                            ("suspended", "Suspended"),
+                            ("banned", "Banned"),
+                            ("lifted", "Lifted a sanction"),
+                            ("expired", "A sanction ended"),
+                            ("appeal_granted", "Granted an appeal"),
+                            ("appeal_refused", "Refused an appeal"),
+                            ("alt_approved", "Approved an alternate account"),
+                            ("alt_refused", "Refused an alternate account"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "reason",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("spam", "Spam or advertising"),
+                            ("abuse", "Harassment or personal attacks"),
+                            ("hate", "Hate speech or slurs"),
+                            ("cheating", "Cheating: sharing the game outside its threads"),
+                            ("alt", "An undeclared second account"),
+                            (
+                                "throwing",
+                                "Throwing the game or playing against their win condition",
+                            ),
+                            ("inactivity", "Abandoning games"),
+                            ("other", "Something else (say what)"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("note", models.TextField(blank=True, max_length=2000)),
+                (
+                    "moderator",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Blank: the site (a sanction that ran out).",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="The person acted on.",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "report",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to="games.report",
+                    ),
+                ),
+                (
+                    "sanction",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to="games.sanction",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-at', '-pk'],
+                "ordering": ["-at", "-pk"],
             },
         ),
         migrations.CreateModel(
-            name='Appeal',
+            name="Appeal",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('text', models.TextField(max_length=4000)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('answered_at', models.DateTimeField(blank=True, null=True)),
-                ('granted', models.BooleanField(blank=True, null=True)),
-                ('answer', models.TextField(blank=True, max_length=2000)),
-                ('answered_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='appeals_answered', to=settings.AUTH_USER_MODEL)),
-                ('sanction', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='appeal', to='games.sanction')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("text", models.TextField(max_length=4000)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("answered_at", models.DateTimeField(blank=True, null=True)),
+                ("granted", models.BooleanField(blank=True, null=True)),
+                ("answer", models.TextField(blank=True, max_length=2000)),
+                (
+                    "answered_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="appeals_answered",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "sanction",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="appeal",
+                        to="games.sanction",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at', 'pk'],
+                "ordering": ["created_at", "pk"],
             },
         ),
         migrations.AddIndex(
-            model_name='report',
-            index=models.Index(fields=['status', 'created_at'], name='report_queue'),
+            model_name="report",
+            index=models.Index(fields=["status", "created_at"], name="report_queue"),
         ),
         migrations.AddIndex(
-            model_name='sanction',
-            index=models.Index(condition=models.Q(('ends_at__isnull', False), ('lifted_at__isnull', True)), fields=['ends_at'], name='sanction_to_lift'),
+            model_name="sanction",
+            index=models.Index(
+                condition=models.Q(("ends_at__isnull", False), ("lifted_at__isnull", True)),
+                fields=["ends_at"],
+                name="sanction_to_lift",
+            ),
         ),
     ]

@@ -25,7 +25,6 @@ def hash_old_tokens(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("games", "0020_ratings_tried_at"),
         ("authtoken", "0004_alter_tokenproxy_options"),
@@ -36,10 +35,20 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name="PersonToken",
             fields=[
-                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
                 ("name", models.CharField(blank=True, max_length=80)),
                 ("key_hash", models.CharField(max_length=64, unique=True)),
-                ("prefix", models.CharField(help_text="The key's first characters, to tell it.", max_length=12)),
+                (
+                    "prefix",
+                    models.CharField(
+                        help_text="The key's first characters, to tell it.", max_length=12
+                    ),
+                ),
                 ("created_at", models.DateTimeField(auto_now_add=True)),
                 ("last_used_at", models.DateTimeField(blank=True, null=True)),
                 ("revoked_at", models.DateTimeField(blank=True, null=True)),

@@ -21,6 +21,21 @@ log = logging.getLogger(__name__)
 _snapshot: tuple[str, frozenset[str]] | None = None
 
 
+def agents_hidden(game: Any) -> bool:
+    """Whether ``game`` hides which of its seats are agents now: a blind game (the setting
+    ``blind``) before its end, from everyone (its hosts too: the badge is not theirs to
+    need; they still see the accounts, as they see every role). The one switch of every
+    agent badge and ``"agent"`` field a game's pages, fragments and API answers show
+    (``{% agent_badge %}`` asks it of the page's ``game``; ``seat_is_agent``)."""
+    return bool(getattr(game, "blind", False)) and game.status in ("signups", "running")
+
+
+def agents_shown(game: Any) -> frozenset[str]:
+    """The agents' user names ``game``'s API answers may mark (``"agent": true``): none
+    while the game hides them, so every seat answers alike and no answer differs by seat."""
+    return frozenset() if agents_hidden(game) else current_agent_names()
+
+
 def agent_names(names: Iterable[str] | None = None) -> frozenset[str]:
     """The user names of agents (among ``names`` when given), in one query. Pages and live
     fragments read it once per render to mark agents (``{% agent_badge %}``)."""

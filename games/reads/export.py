@@ -2,11 +2,12 @@
 ``GET /api/v1/games/{id}/export/`` and ``manage.py export_games`` (JSON Lines).
 
 Nothing of a game is exported before it ends. Then everything is: the roles, every thread's
-posts, every vote, the night and day actions, the resolver's explanations and the players'
-thoughts. People are named only if they let open data name them (``OpenDataConsent``):
-everyone else is their seat ("Seat 3"; the host "the host"), in the lists and inside every
-text (a post's body, a thought) where their name is written. Agents are always named: an
-agent's games are its public record.
+posts, every vote, the night and day actions, the resolver's explanations, the players'
+thoughts, and what side domains add under ``parts`` (analytics' belief probes). People are
+named only if they let open data name them (``OpenDataConsent``): everyone else is their
+seat ("Seat 3"; the host "the host"), in the lists and inside every text (a post's body, a
+thought) where their name is written. Agents are always named: an agent's games are its
+public record.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..hooks import export_parts
 from ..models import (
     Agent,
     DayAction,
@@ -130,6 +132,8 @@ def game_export(game: Game) -> GameExport | None:
         "votes": _votes(game, seat_of),
         "thoughts": _thoughts(game, seat_of, names),
         "whispers": _whispers(game, seat_of, names),
+        # What side domains add (``games.hooks.register_export_part``: analytics' probes).
+        "parts": export_parts(game),
     }
 
 

@@ -44,6 +44,7 @@ def queues(user: Any, also: tuple[str, ...] = ()) -> list[LeagueQueue]:
                 "queued_since": mine.get(slug),
                 "problem": problems.get(slug, "") if waiting.get(slug) else "",
                 "silent_seat": league_format.silent_seat if league_format else "",
+                "blind": bool(league_format and league_format.blind),
                 "exists": found is not None,
                 "latest_game": latest.get(slug),
             }

@@ -297,7 +297,6 @@ HOST_CONTROLS = {
         HostControl("replace", _running),
         HostControl("cancel", _cancel),
         HostControl("cohosts", _open, owner_only=True),  # add co-hosts, hand the game over
-        HostControl("webhook", _any_time),
     )
 }
 

@@ -14,13 +14,11 @@ here; each module holds one kind of state change (Zulip's ``zerver/actions/`` sp
 * ``day_actions``: a day vigilante's shot and a day investigator's check, resolved at once;
 * ``vote_count_posts``: numbered vote counts posted on request or on a schedule;
 * ``league``: the league's matchmaking queues and the matchmaker (over ``lobby``);
-* ``ratings``: rating a rated game whose end could not (the league's sweep);
 * ``reliability``: what an inactivity modkill does beyond its game (out of the league's
   queues, inside the modkill's transaction);
 * ``absences``: V/LA; ``replacements``: the replacement queue (over ``swap``);
 * ``visits``: how far a person has read a thread (not game state: no lock, no event).
 * ``bookmarks``: a person's bookmarks of posts, with private notes (not game state either).
-* ``webhook``: the host's chat webhook URL and its retry (delivery: ``games.webhooks``).
 * ``cohosts``: co-hosts and backup hosts, and handing a game over to a new host.
 * ``wills``: a player's last will, and posting it at their death (the ``last_wills``
   variant).
@@ -77,14 +75,12 @@ from .lobby import (
 from .nights import describe_result, submit_night_action, withdraw_night_action
 from .phases import advance_phase, due_phases, nearing_phases
 from .posts import host_post, submit_post
-from .ratings import rate_missed_games
 from .replacements import join_queue, leave_queue, replace_with_next
 from .thread import PostResult, post_payload
 from .turns import pass_turn, skip_speaker
 from .visits import record_visit
 from .vote_count_posts import post_scheduled_counts, post_vote_count
 from .votes import cast_vote, nominate, unvote
-from .webhook import retry_webhook, set_webhook
 from .wills import write_will
 
 __all__ = [
@@ -127,7 +123,6 @@ __all__ = [
     "post_payload",
     "post_scheduled_counts",
     "post_vote_count",
-    "rate_missed_games",
     "record_visit",
     "remove_bookmark",
     "remove_cohost",
@@ -136,11 +131,9 @@ __all__ = [
     "replace_with_next",
     "resolver_flags",
     "resume_game",
-    "retry_webhook",
     "role_pm",
     "save_setup",
     "saved_setup_kwargs",
-    "set_webhook",
     "skip_speaker",
     "start_game",
     "submit_night_action",

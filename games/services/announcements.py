@@ -7,7 +7,7 @@ Each is a public post by the host marked ``is_auto``, written inside the transac
 change it announces, and linked from the phase banner (``Phase.announcements``). They say
 only what is public: a role is named only as the resolver revealed it (a cleaned role stays
 unknown, a role the rules do not reveal is not named). The game's chat webhook, if the
-host set one, gets each of them word for word (``games.webhooks``).
+host set one, gets each of them word for word (the webhooks app, through ``hooks``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
-from .. import webhooks
+from .. import hooks
 from ..display import death_line, time_span
 from ..markup import escape_markdown
 from ..models import Phase, Post, Slot, Thread, VoteRule
@@ -28,7 +28,7 @@ def announce(tx: Tx, body: str) -> Post:
     """Post ``body`` in the game thread as the host, marked automatic."""
     post = do_post(tx, tx.game.host, None, body, Thread.PUBLIC, is_host=True, is_auto=True)
     tx.announced.append(post.number)
-    webhooks.queue(tx, post)  # the game's chat webhook says it too, after the commit
+    hooks.announced(tx, post)  # e.g. the game's chat webhook (the webhooks app) says it too
     return post
 
 

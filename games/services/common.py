@@ -21,7 +21,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from .. import gateway, naming
+from .. import gateway, hooks, naming
 from ..errors import ErrorCode, InvalidInput, NotAllowed, WrongPhase
 from ..event_kinds import check_emit
 from ..gateway import GameState, Rules
@@ -43,7 +43,6 @@ from ..models import (
     Vote,
 )
 from ..naming import slot_ref
-from ..notifications.fanout import fan_out
 from ..outage import OUTAGE_ERRORS
 from ..reads import policy
 from ..reads.access import host_ids, is_host
@@ -87,14 +86,13 @@ class Tx:
     # The first event row written: its existence after a failed COMMIT says whether the
     # transaction committed anyway (``game_tx``).
     first_event_pk: int | None = None
-    # The events written, for the notifications written with them (``games.notifications``).
+    # The events written, for what side domains write with them (``hooks.on_events``).
     events: list[GameEvent] = field(default_factory=list)
     # The people those notifications went to (their bells are redrawn after the commit).
     told: set[int] = field(default_factory=set)
-    # Whether the game has a webhook (None: not looked up yet) and whether its delivery
-    # task is already asked for after this commit (``games.webhooks.queue``).
-    webhook: bool | None = None
-    webhook_kicked: bool = False
+    # Side domains' notes for the rest of this transaction (``hooks.on_announcement``'s
+    # listeners: e.g. whether the game has a chat webhook, looked up once).
+    extras: dict[str, Any] = field(default_factory=dict)
 
     @property
     def game(self) -> Game:
@@ -129,8 +127,8 @@ def game_tx(game_id: int, now: datetime | None = None) -> Iterator[Tx]:
             tx.names = naming.seat_names(locked.slots)
             yield tx
             game = tx.game
-            if tx.events:
-                tx.told |= fan_out(game, tx.slots, tx.phase, tx.events, tx.now)
+            if tx.events:  # e.g. the notifications (a side domain), written with the change
+                tx.told |= hooks.events_written(tx)
             # Their bells, after the commit: also notes written without an event (the
             # reminder sweep's "still missing"), which no event's fan-out would push.
             if tx.told:

@@ -27,6 +27,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
+from .. import hooks
 from ..errors import ErrorCode, InvalidInput, NotAllowed, NotFound, WrongPhase
 from ..live.inbox import (
     close_account_sockets_on_commit,
@@ -55,8 +56,6 @@ from ..models import (
     Slot,
 )
 from ..naming import slot_ref
-from ..notifications.fanout import write
-from ..notifications.notes import Note
 from ..reads import moderation as reads
 from ..reads.access import Viewer
 from ..reads.people import user_called
@@ -595,7 +594,7 @@ def _sanction_text(row: Sanction) -> str:
 def _tell(user_id: int, text: str, row: Sanction, now: datetime) -> None:
     """The person's notification (inbox and mail, always): its link is the appeal page."""
     link = reverse("games:appeal", args=[reads.appeal_token(row.pk)])
-    told = write([Note(user_id, "moderation", text[:500], link)], None, now)
+    told = hooks.tell(user_id, "moderation", text[:500], link, now)
     if told:
         publish_inbox_on_commit(told)
 

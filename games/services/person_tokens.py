@@ -1,7 +1,7 @@
 """A person's API tokens: made at each ``POST /api/v1/auth/token/`` (or on the tokens page),
 listed, revoked one by one, and all revoked when the password changes or is reset.
 
-As an agent's (``games.services.agents``): the key is answered once, when it is made; only
+As an agent's (the agents app's ``services``): the key is answered once, when it is made; only
 its SHA-256 and a short prefix (to tell tokens apart) are kept. Revoking closes the sockets
 signed in with the token after the commit (``inbox.close_person_token_sockets_on_commit``).
 

@@ -18,7 +18,7 @@ from django.db import transaction
 from django.db.models import Count, F
 from django.utils import timezone
 
-from .. import gateway, hooks, ratings
+from .. import gateway, hooks
 from ..gateway import DayEnd, GameState, NightOrder, Win
 from ..league import silent_days_before_action
 from ..models import (
@@ -364,13 +364,9 @@ def end_with(tx: Tx, win: Win) -> None:
     game.co_winners = [s.pk for s in win.co_winners]
     game.finished_at = tx.now
     game.save()
-    # A rated game's ratings change with its end, in its transaction: exactly once. A
-    # fault in them must not keep the game from ending: its savepoint rolls back alone.
-    try:
-        with transaction.atomic():
-            ratings.apply_game(game, tx.now)
-    except Exception:
-        log.exception("game %s: its ratings were not applied", game.pk)
+    # What must change with the end, in its transaction, exactly once (a rated game's
+    # ratings: the ratings app); a fault there rolls back alone, the game still ends.
+    hooks.game_ending(tx)
     if tx.phase is not None and not tx.phase.resolved:
         tx.phase.resolved = True
         tx.phase.ended_at = tx.now

@@ -207,8 +207,17 @@ def agent_badge(context: Any, name: Any) -> str:
     """``games/_agent_badge.html`` after ``name`` if it is an agent's (a user name), else
     nothing: ``{{ p.name }}{% agent_badge p.name %}``. Whether an account is an agent
     never changes, so the cached parts (posts, the vote count, the players list) keep it
-    right."""
+    right. A game that hides its agents (a blind game before its end:
+    ``reads.agents.agents_hidden``) shows none: the page's ``game``, or a post's own
+    (asked only when the name is an agent's, so a page costs no query)."""
     if not name or str(name) not in _agents_here(context):
+        return ""
+    from ..reads.agents import agents_hidden
+
+    game = context.get("game")
+    if game is None and (post := context.get("post")) is not None:
+        game = getattr(post, "game", None)
+    if game is not None and agents_hidden(game):
         return ""
     from django.template.loader import get_template
     from django.utils.safestring import mark_safe

@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from .. import deadlines, ratelimit, services, webhooks
+from .. import deadlines, hooks, ratelimit, services
 from ..errors import GameRuleError
 from ..forms import (
     CancelForm,
@@ -24,11 +24,10 @@ from ..forms import (
     ModkillForm,
     ReplaceForm,
     SlotChoiceForm,
-    WebhookForm,
     form_message,
 )
 from ..inactivity import slots_needing_replacement
-from ..models import Game, GameWebhook, Phase
+from ..models import Game, Phase
 from ..reads.access import Viewer, cohosts, get_game
 from ..reads.phase_history import phase_records
 from ..reads.policy import host_controls
@@ -72,9 +71,8 @@ def dashboard(request: HttpRequest, game_id: int) -> HttpResponse:
         "vote_count": vote_count(phase) if phase is not None and phase.is_day else None,
         "deadline_health": deadlines.health(),
         "phase_overdue": _overdue_seconds(phase),
-        # The URL is the host's secret: in their own form here, nowhere else.
-        "webhook_form": WebhookForm(initial={"url": _webhook_url(game)}, auto_id="webhook_%s"),
-        "webhook": webhooks.status(game),
+        # The side domains' sections (e.g. the chat webhook).
+        "panels": hooks.panels("host", request, game=game),
         # Co-hosts and backup hosts; only the game's own host changes them or hands it over.
         "cohosts": cohosts(game),
         "is_the_host": viewer.is_the_host,
@@ -85,10 +83,6 @@ def dashboard(request: HttpRequest, game_id: int) -> HttpResponse:
         "wills": wills_for_host(game),  # the host reads every will (last wills only)
     }
     return render(request, "games/host.html", context)
-
-
-def _webhook_url(game: Game) -> str:
-    return GameWebhook.objects.filter(game=game).values_list("url", flat=True).first() or ""
 
 
 def _overdue_seconds(phase: Phase | None) -> int | None:
@@ -162,14 +156,6 @@ def _host_op(request: HttpRequest, game: Game, op: str) -> str:
             user, gid, body=form.cleaned_data["body"], thread=form.cleaned_data["thread"]
         )
         return "Posted."
-    if op == "webhook":
-        form = WebhookForm(request.POST)
-        if not form.is_valid():
-            return _form_error(form)
-        hook = services.set_webhook(user, gid, form.cleaned_data["url"])
-        if hook is None:
-            return "The webhook is removed: nothing more is posted to the chat."
-        return "The webhook is set: the announcements will be posted to the chat."
     if op == "cohost-add":
         form = CoHostForm(request.POST)
         if not form.is_valid():
@@ -193,9 +179,8 @@ def _host_op(request: HttpRequest, game: Game, op: str) -> str:
             return _form_error(form)
         handed = services.hand_over(user, gid, form.cleaned_data["username"])
         return f"{handed.host.get_username()} hosts the game now; you stay on as a co-host."
-    if op == "webhook-retry":
-        resent = services.retry_webhook(user, gid)
-        return f"Sending {resent} post{'s' if resent != 1 else ''} to the webhook again."
+    if side := hooks.host_action(op):  # a side domain's (e.g. the chat webhook's)
+        return side(request, gid)
     raise Http404("No such host action.")
 
 

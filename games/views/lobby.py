@@ -97,8 +97,7 @@ def create_game(request: SignedInRequest) -> HttpResponse:
             try:
                 with transaction.atomic():  # the game and its saved setup, or neither
                     game = services.create_game(request.user, **kwargs)
-                    if webhook := form.cleaned_data.get("webhook_url"):
-                        services.set_webhook(request.user, game.pk, webhook)
+                    form.apply_side_fields(request.user, game.pk)
                     if form.cleaned_data.get("save_as"):
                         services.save_setup(request.user, form.cleaned_data["save_as"], kwargs)
             except GameRuleError as exc:

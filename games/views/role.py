@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 from .. import services
 from ..errors import GameRuleError
 from ..forms import DayActionForm, NightActionForm, WillForm, WithdrawForm, form_message
+from ..hooks import panels
 from ..models import Game, Slot
 from ..reads.access import Viewer, get_game
 from ..reads.role_pm import RolePM
@@ -124,6 +125,8 @@ def role_pm(request: HttpRequest, game_id: int) -> HttpResponse:
             "threads": viewer.readable_threads(),
             "forms": forms,
             "is_mafia": slot.is_mafia,
+            # Side domains' links and panels for the seat's holder (analytics' probes).
+            "panels": panels("role", request, game=game, slot=slot),
         }
     )
     return render(request, "games/role.html", context)

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from mafia_client import Client, Game
 
+from agents import services as agent_services
 from games.models import GameStatus, Slot
-from games.services import agents as agent_services
 from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from agents import services as agent_services
 from games.models import Game, GameStatus
-from games.services import agents as agent_services
 from tests.client.test_llm_agent import example
 from tests.factories import UserFactory
 from tests.live.celery_support import test_database_url as database_url

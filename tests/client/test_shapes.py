@@ -1,6 +1,7 @@
 """The client library's models are the site's typed shapes, key for key.
 
-The site says each answer's shape once (a ``TypedDict`` in ``games.shapes``, or in
+The site says each answer's shape once (a ``TypedDict`` in ``games.shapes`` or a side app's
+``shapes``, or in
 ``games.event_kinds`` for what an event carries too, from
 which its API serializer and OpenAPI component are derived: ``games.api.typed``). The
 client is a package of its own and cannot import the site, so its models are checked
@@ -17,6 +18,7 @@ from mafia_client import models
 
 from games import event_kinds as shapes
 from games import shapes as answers
+from notifications import shapes as notification_shapes
 
 PAIRS = [
     (models.SlotRef, shapes.SlotRef),
@@ -47,8 +49,8 @@ PAIRS = [
     (models.Unread, answers.Unread),
     (models.MyGame, answers.MyGame),
     (models.MyGames, answers.MyGames),
-    (models.Notification, answers.Notification),
-    (models.NotificationPage, answers.NotificationPage),
+    (models.Notification, notification_shapes.Notification),
+    (models.NotificationPage, notification_shapes.NotificationPage),
     # The client's ``Queue`` is a league queue (the site's ``Queue`` is a game's
     # replacement queue, which the client does not read).
     (models.Queue, answers.LeagueQueue),

@@ -22,9 +22,9 @@ from mafia_client import (
     VoteCount,
 )
 
+from agents import services as agent_services
 from games import services
 from games.models import Slot
-from games.services import agents as agent_services
 from games.setups import SETUPS
 from tests.conftest import slot_of
 from tests.factories import UserFactory

@@ -65,6 +65,8 @@ GAME_PAGES: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
         ("host dashboard", "host/", ("host",)),
         ("whispers", "whispers/", ("player", "host")),
         ("bookmark a post", "posts/1/bookmark/", ("player",)),
+        # Belief probes (analytics): the player's form; anyone else is told who may send.
+        ("belief probes", "probes/", ("player", "anonymous")),
     ],
     "night": [
         ("thread", "", ("anonymous", "host", "player", "mafia", "dead")),
@@ -121,6 +123,7 @@ SITE_PAGES: list[tuple[str, str, tuple[str, ...]]] = [
     ("player's page", "/players/host/", ("anonymous",)),
     ("setup statistics", "/setups/forum-cop-nine/stats/", ("anonymous",)),
     ("player statistics", "/players/host/stats/", ("anonymous",)),
+    ("behaviour leaderboard", "/leaderboard/forum/behaviour/?sort=survival", ("anonymous",)),
     ("duplicate series", "/league/series/", ("anonymous", "host")),
     # Moderation (``moderation_state``: the host is a site moderator, with a report, a
     # sanction and its appeal, and a declared alternate waiting).
@@ -402,7 +405,7 @@ def moderation_state(run: Run) -> str:
         "m.appeal(None, s.pk, text='Sorry.')\n"
         f"m.declare_alt(u({OUTSIDER!r}), {PLAYERS[9]!r})\n"
         # An agent of the host's, with its provenance (its page: the owner's form too).
-        "from games.services import agents as a\n"
+        "from agents import services as a\n"
         f"a.register_agent(u({HOST!r}), 'a11ybot', model_name='gpt-5', model_version='1')\n"
         "print(appeal_token(s.pk))\n"
     )

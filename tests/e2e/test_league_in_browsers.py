@@ -170,7 +170,8 @@ def outcome(env: dict[str, str], game_id: int, names: list[str]) -> dict[str, An
     """The finished game's seats and the ratings the site stored, from the database."""
     code = (
         "import json\n"
-        "from games.models import Game, RatedGame, Rating, RatingChange\n"
+        "from games.models import Game\n"
+        "from ratings.models import RatedGame, Rating, RatingChange\n"
         f"game = Game.objects.get(pk={game_id})\n"
         "seats = [{'name': s.user.username, 'alignment': s.alignment, 'cause': s.death_cause}\n"
         "         for s in game.slots.select_related('user').order_by('seat')]\n"

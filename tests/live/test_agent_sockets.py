@@ -15,11 +15,11 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from rest_framework.test import APIClient
 
+from agents import services as agent_services
 from games import services
 from games.live import inbox as live_inbox
 from games.live import publisher
 from games.live.tokens import token_group
-from games.services import agents as agent_services
 from games.services import moderation, person_tokens
 from mafia_site.token_sockets import REFUSED
 from tests.factories import UserFactory

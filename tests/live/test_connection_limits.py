@@ -41,7 +41,7 @@ import json
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import Client
-from games.services import agents
+from agents import services as agents
 
 out = {"cookie": settings.SESSION_COOKIE_NAME, "sessions": {}}
 for name in ("alice", "bob", "carol", "ada"):

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 
-from games.models import DigestStatus, EmailDigest, NotificationPrefs
-from games.notifications import mail
 from mafia_site.celery import app as celery_app
+from notifications import mail
+from notifications.models import DigestStatus, EmailDigest, NotificationPrefs
 from tests.mail_support import smtp_server, verify_addresses
 
 from .celery_support import (
@@ -84,9 +84,9 @@ def test_a_worker_sends_each_due_digest_once(queue, tmp_path):
             # Several more sweeps go by (each a task the worker runs): nothing is sent again.
             sent = EmailDigest.objects.filter(user__in=users).values_list("sent_at", flat=True)
             last = max(sent)
-            sweeps = worker.log().count("games.tasks.sweep_digests")
+            sweeps = worker.log().count("notifications.tasks.sweep_digests")
             wait_for(
-                lambda: worker.log().count("games.tasks.sweep_digests") >= sweeps + 3,
+                lambda: worker.log().count("notifications.tasks.sweep_digests") >= sweeps + 3,
                 timeout=30,
                 what="more sweeps",
             )
@@ -109,7 +109,7 @@ def test_a_worker_killed_mid_send_then_each_mail_arrives_once(queue, tmp_path):
             queue, name="doomed", DIGEST_LEASE_SECONDS="3", EMAIL_TIMEOUT="120", **smtp.env()
         )
         try:
-            celery_app.send_task("games.tasks.sweep_digests")
+            celery_app.send_task("notifications.tasks.sweep_digests")
             wait_for(lambda: smtp.handler.stalled >= 1, timeout=30, what="a send to stall")
             doomed.kill()
         finally:

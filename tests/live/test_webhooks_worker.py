@@ -10,11 +10,14 @@ from datetime import timedelta
 import pytest
 from django.test import Client
 
-from games import services, webhooks
-from games.models import DeliveryStatus, GameWebhook, Post, WebhookDelivery
-from games.tasks import sweep_webhooks
+from games import services
+from games.models import Post
 from tests.servers import free_port
 from tests.webhook_receiver import webhook_receiver
+from webhooks import delivery as webhooks
+from webhooks import services as webhook_services
+from webhooks.models import DeliveryStatus, GameWebhook, WebhookDelivery
+from webhooks.tasks import sweep_webhooks
 
 from .celery_support import (
     Worker,
@@ -62,7 +65,7 @@ def test_broker(worker, settings):
 
 def _game_with_webhook(url: str):
     game, host, players = make_running_game(day_length=timedelta(hours=1))
-    services.set_webhook(host, game.pk, url)
+    webhook_services.set_webhook(host, game.pk, url)
     return game, host, players
 
 
@@ -118,7 +121,7 @@ def test_receiver_down_fails_without_holding_up_the_game():
     assert "Retry the failed posts" in page
     # The host fixes the receiver and retries: everything that failed goes out, in order.
     with webhook_receiver() as receiver:
-        services.set_webhook(host, game.pk, receiver.url)
+        webhook_services.set_webhook(host, game.pk, receiver.url)
         client.post(f"/games/{game.pk}/host/webhook-retry/")
         count = WebhookDelivery.objects.filter(game=game).count()
         wait_for(lambda: len(receiver.delivered()) >= count, timeout=30, what="the resend")

@@ -11,9 +11,9 @@ import pytest
 from django.utils import timezone
 
 from games import services
-from games.models import DigestStatus, EmailDigest, MailState, Notification
-from games.notifications import mail
-from games.notifications.reminders import send_reminders
+from notifications import mail
+from notifications.models import DigestStatus, EmailDigest, MailState, Notification
+from notifications.reminders import send_reminders
 from tests.conftest import current_phase
 from tests.mail_support import verify_addresses
 

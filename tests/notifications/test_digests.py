@@ -19,15 +19,15 @@ from django.test import Client
 from django.utils import timezone
 
 from games import services, socket_db
-from games.models import (
+from games.models import GamePresence
+from notifications import mail
+from notifications.models import (
     DigestStatus,
     EmailDigest,
-    GamePresence,
     MailState,
     Notification,
     NotificationPrefs,
 )
-from games.notifications import mail
 from tests.mail_support import SmtpServer, parts, smtp_server, verify_addresses
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from games import services
-from games.models import MailState, Notification, NotificationPrefs
+from notifications.models import MailState, Notification, NotificationPrefs
 from tests.conftest import current_phase
 from tests.factories import UserFactory
 

@@ -11,8 +11,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from games.models import Notification, NotificationPrefs
-from games.notification_kinds import NOTIFICATION_KINDS, SETTABLE_KINDS
+from notifications.kinds import NOTIFICATION_KINDS, SETTABLE_KINDS
+from notifications.models import Notification, NotificationPrefs
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -165,7 +165,7 @@ def test_bad_settings_are_refused_with_a_clear_error(changes, says):
 
 def test_the_settings_service_refuses_bad_values():
     from games.errors import InvalidInput
-    from games.services.inbox import save_prefs
+    from notifications.services import save_prefs
 
     me = UserFactory()
     for kwargs in (
@@ -261,7 +261,7 @@ def test_redis_away_never_fails_the_change_and_the_push_is_retried(settings):
     """The channel layer's Redis refuses connections: marking read still commits, the
     push is logged and handed to the inbox thread for a retry (never raised)."""
     from games.live import inbox as live_inbox
-    from games.services.inbox import mark_read
+    from notifications.services import mark_read
     from tests.live.ws_support import redis_layers
 
     layers = redis_layers()

@@ -12,7 +12,8 @@ from channels.testing import WebsocketCommunicator
 from games import services
 from games.live import inbox as live_inbox
 from games.live import publisher
-from games.models import Notification
+from notifications import services as inbox_services
+from notifications.models import Notification
 from tests.factories import UserFactory
 from tests.live.ws_support import Socket, _session_cookie, live_redis_layer, open_socket
 
@@ -117,7 +118,7 @@ async def test_a_reconnect_sends_the_current_count():
     got = await sock.wait_for(is_inbox(fresh=False))
     assert got["unread"] == 2 and got["newest"]["id"] == second.pk
     # Asking again (after a paused layer) answers the same, and marking read redraws it.
-    await db(services.inbox.mark_read)(me, [second.pk])
+    await db(inbox_services.mark_read)(me, [second.pk])
     got = await sock.wait_for(is_inbox(fresh=True))
     assert got["unread"] == 1
     await sock.send({"type": "inbox"})
@@ -128,8 +129,8 @@ async def test_a_reconnect_sends_the_current_count():
 async def test_a_reminder_written_at_the_start_of_a_night_reaches_the_open_bell(make_game, host):
     # The sweep writes reminders in a game transaction that emits no event: its bells must
     # be pushed all the same (they were only pushed with a change's events).
-    from games.models import NotificationPrefs
-    from games.notifications.reminders import send_reminders
+    from notifications.models import NotificationPrefs
+    from notifications.reminders import send_reminders
     from tests.conftest import slot_of
 
     game = await db(make_game)("forum-cop-doctor-nine")

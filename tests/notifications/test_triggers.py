@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from games import services
-from games.models import Notification, NotificationPrefs
-from games.notifications.mentions import mentioned, read_post
-from games.notifications.reminders import send_reminders
+from notifications.mentions import mentioned, read_post
+from notifications.models import Notification, NotificationPrefs
+from notifications.reminders import send_reminders
 from tests.conftest import current_phase, slot_of, slots_of
 
 pytestmark = pytest.mark.django_db
@@ -233,8 +233,8 @@ def test_the_host_hears_once_when_the_last_night_action_is_in(make_game, host):
 
 
 def test_beat_runs_the_reminder_sweep_each_minute(make_game):
-    from games import tasks
     from mafia_site.celery import app
+    from notifications import tasks
 
     entry = app.conf.beat_schedule["send-deadline-reminders"]
     assert entry["task"] == tasks.send_deadline_reminders.name and entry["schedule"] == 60.0

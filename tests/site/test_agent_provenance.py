@@ -1,6 +1,6 @@
 """An agent's provenance (issue 34, part 7): its owner states its model and version (the
 pages' forms and the API), and its page (and ``GET /api/v1/agents/<name>/``) shows them
-with its refusal and timeout rates (``games.reads.provenance``)."""
+with its refusal and timeout rates (``agents.provenance``)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from django.db import DatabaseError
 
+from agents import services as agent_services
+from agents.provenance import refusal_rate, timeout_rate
 from games import services
 from games.models import Agent, Game, GameStatus, NightAction, PrivateResult, Slot
-from games.reads.provenance import refusal_rate, timeout_rate
-from games.services import agents as agent_services
+from games.services import refusals
 from tests.conftest import api, current_phase, slot_of
 from tests.factories import UserFactory
 
@@ -211,7 +212,7 @@ def test_a_count_that_fails_leaves_the_refusal_answered(make_game, host, owner, 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise DatabaseError("the count's table is away")
 
-    monkeypatch.setattr(agent_services.Slot.objects, "filter", broken)
+    monkeypatch.setattr(refusals.Slot.objects, "filter", broken)
     refused = api(key=key).post(f"/api/v1/games/{game.pk}/vote/", {"target": 999999}, format="json")
     monkeypatch.undo()
     assert refused.status_code == 422 and refused.json()["field"] == "target"

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
+from agents import services as agent_services
 from games import fragments, services
 from games.api_tokens import hash_key
 from games.errors import GameRuleError
 from games.models import Agent, AgentToken, Game, Post, Slot
-from games.services import agents as agent_services
 from tests.conftest import api, slots_of
 from tests.factories import UserFactory
 

@@ -13,9 +13,10 @@ from rest_framework.test import APIClient
 from games import naming, services
 from games.live import audiences as live_audiences
 from games.live import replay as live_replay
-from games.models import Game, GameStatus, Notification, Replacement, Slot
+from games.models import Game, GameStatus, Replacement, Slot
 from games.name_decks import MASK_NAMES, deal_masks
 from games.setups import SETUPS
+from notifications.models import Notification
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -40,16 +40,17 @@ from django.db import transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, resolve
 
+from agents import services as agent_services
 from games import services
 from games.errors import GameRuleError
-from games.models import AgentToken, Bookmark, Game, GameWebhook, PersonToken, Report, Slot
+from games.models import AgentToken, Bookmark, Game, PersonToken, Report, Slot
 from games.reads.table import turn_view
-from games.services import agents as agent_services
 from games.services import moderation as moderation_services
 from games.services import person_tokens
 from games.setups import SETUPS
 from tests.conftest import slot_of
 from tests.factories import UserFactory
+from webhooks.models import GameWebhook
 
 PERSONS = (
     "anon", "spect", "town", "mafia", "mason", "dead", "replaced", "host", "other", "cohost",
@@ -174,6 +175,20 @@ def _queue(ctx: Ctx, person: str) -> None:
     services.join_league_queue(ctx.users[person], "forum-vanilla")
 
 
+def _blind(ctx: Ctx, person: str) -> None:
+    """Make the game blind (with the masks it needs), so a guess of its agents' seats may
+    be taken once it is over (league app; a ``prep``: anonymous cells see it not blind)."""
+    Game.objects.filter(pk=ctx.game.pk).update(blind=True, anonymous_names=True)
+
+
+# Who may guess a blind game's agents' seats, once it is over: whoever held a seat (the
+# replaced player too), people only; not the hosts.
+GUESSERS = {
+    "day": nobody(),
+    "over": only("town", "mafia", "mason", "dead", "replaced"),
+}
+
+
 def _ability(ctx: Ctx, person: str) -> str:
     return _action(ctx, person)["ability"]
 
@@ -259,6 +274,17 @@ WILL_FORM = {
     "signups": only(others="404"),
     "over": only(others="404", **dict.fromkeys(PLAYING, "no")),
 }
+# Belief probes (analytics): anyone may look at the form page (it says who may send) and
+# ask the API (each is answered with the probes they may read: none of others' until the
+# end); living players send them by day (a free day or a table's).
+PROBE = {
+    **same(only("town", "mafia", "mason"), "day", "table"),
+    **same(nobody(), "night", "signups", "over"),
+}
+PROBE_FORM = lambda ctx, person: {f"p{ctx.target.pk}": "50"}  # noqa: E731
+PROBE_BODY = lambda ctx, person: {  # noqa: E731
+    "probabilities": [{"target": ctx.target.pk, "probability": 0.5}]
+}
 WILL_READ = {
     **same(only(*PLAYING, others="404"), "day", "night", "table", "over"),
     "signups": only(others="404"),
@@ -308,6 +334,12 @@ ROWS: list[Row] = [
     # Statistics from finished games (analytics): public, like the ratings.
     Row("setup statistics", "GET", "/setups/power-nine/stats/", same(everyone(), "day", "over")),
     Row("player statistics", "GET", "/players/host/stats/", same(everyone(), "day", "over")),
+    Row(
+        "behaviour leaderboard",
+        "GET",
+        "/leaderboard/forum/behaviour/?sort=survival&order=asc",
+        same(everyone(), "day", "over"),
+    ),
     Row("new game form", "GET", "/games/new/", same(logged_in(), "day")),
     Row("my games", "GET", "/my-games/", same(logged_in(), "day")),
     # The league's queues: anyone may look; anyone signed in may join, and leave a queue
@@ -327,6 +359,9 @@ ROWS: list[Row] = [
     Row("series list", "GET", "/league/series/", same(everyone(), "day")),
     Row("a series", "GET", "/league/series/{series}/", same(everyone(), "day")),
     Row("make a series", "POST", "/league/series/new/", same(nobody(), "day")),
+    # Blind games (league app): a player's guess of the agents' seats, after the end.
+    Row("guess the agents' seats", "POST", G + "/agent-guess/", GUESSERS, prep=_blind),
+    Row("guess, not a blind game", "POST", G + "/agent-guess/", same(nobody(), "day", "over")),
     Row(
         "start a series' next game",
         "POST",
@@ -497,6 +532,8 @@ ROWS: list[Row] = [
     Row("whispers page", "GET", G + "/whispers/", WHISPERS),
     Row("whisper", "POST", G + "/whispers/send/", WHISPER, data=WHISPER_BODY),
     Row("last will form", "POST", G + "/role/will/", WILL_FORM, data={"text": "My will."}),
+    Row("belief probes page", "GET", G + "/probes/", same(everyone())),
+    Row("belief probes form", "POST", G + "/probes/", PROBE, data=PROBE_FORM),
     # -- page forms -----------------------------------------------------------------------------
     Row(
         "post in the game thread",
@@ -783,6 +820,31 @@ ROWS: list[Row] = [
     Row("setups", "GET", "/api/v1/setups/", same(everyone(), "day"), api=True),
     Row("API league queues", "GET", "/api/v1/queues/", same(everyone(), "day"), api=True),
     Row("API series list", "GET", "/api/v1/series/", same(everyone(), "day"), api=True),
+    # Blind games' guesses: read by anyone after the end (anonymous cells: not blind, 422).
+    Row(
+        "API agent guesses",
+        "GET",
+        A + "/agent-guesses/",
+        {"day": everyone("no"), "over": cells("ok", anon="no")},
+        prep=_blind,
+        api=True,
+    ),
+    Row(
+        "API agent guesses, not blind",
+        "GET",
+        A + "/agent-guesses/",
+        same(everyone("no"), "day", "over"),
+        api=True,
+    ),
+    Row(
+        "API guess the agents' seats",
+        "POST",
+        A + "/agent-guesses/",
+        GUESSERS,
+        data={"seats": [1]},
+        prep=_blind,
+        api=True,
+    ),
     Row(
         "API a series",
         "GET",
@@ -1045,6 +1107,8 @@ ROWS: list[Row] = [
     # Everyone may ask; each is answered with the whispers they may read (none: an empty list).
     Row("API whispers", "GET", A + "/whispers/", same(everyone()), api=True),
     Row("API whisper", "POST", A + "/whispers/", WHISPER, data=WHISPER_BODY, api=True),
+    Row("API belief probes", "GET", A + "/probes/", same(everyone()), api=True),
+    Row("API send belief probes", "POST", A + "/probes/", PROBE, data=PROBE_BODY, api=True),
     Row("API last will", "GET", A + "/will/", WILL_READ, api=True),
     Row("API keep a last will", "PUT", A + "/will/", WILL_WRITE, data={"text": "x"}, api=True),
     # -- issue 13's pages and API (forum chores, day actions, setups, the simulator): by day,

@@ -330,7 +330,7 @@ def test_the_dashboards_hosts_card(make_game, host, client_for):
 
 
 def test_the_person_made_a_host_is_told_so(make_game, host):
-    from games.models import Notification
+    from notifications.models import Notification
 
     game = make_game()
     helper, backup, heir = (UserFactory(username=n) for n in ("helper", "backup", "heir"))

@@ -19,10 +19,11 @@ from rest_framework.test import APIClient
 from games import services
 from games.errors import ErrorCode, GameRuleError
 from games.fragments import render_turn
-from games.models import Notification, Phase
-from games.notifications import mail
+from games.models import Phase
 from games.reads.table import turn_view
 from games.services.nights import describe_result
+from notifications import mail
+from notifications.models import Notification
 from tests.conftest import current_phase, slot_of, slots_of
 from tests.factories import UserFactory
 

@@ -36,7 +36,6 @@ from games.models import (
     Game,
     GameEvent,
     NightAction,
-    NotificationPrefs,
     Post,
     Report,
     Sanction,
@@ -45,11 +44,12 @@ from games.models import (
     Slot,
     Whisper,
 )
-from games.notifications import mail
 from games.reads.moderation import appeal_token
 from games.reads.table import turn_view
 from games.services import moderation
 from games.setups import SETUPS
+from notifications import mail
+from notifications.models import NotificationPrefs
 from tests.conftest import slot_of, slots_of
 from tests.factories import UserFactory
 
@@ -128,17 +128,18 @@ POST_FORMS = {
     "games:host_action/replace_next": "host",
     "games:simulate": "setups",
     "games:simulate_saved": "setups",
-    "games:unsubscribe": "unsubscribe",
-    "games:notification_settings": "notifications",
-    "games:notifications_read_all": "notifications",
-    "games:agents": "agents",
-    "games:agent_edit": "agents",
-    "games:agent_token_new": "agents",
-    "games:agent_token_revoke": "agents",
+    "notifications:unsubscribe": "unsubscribe",
+    "notifications:settings": "notifications",
+    "notifications:read_all": "notifications",
+    "agents:mine": "agents",
+    "agents:edit": "agents",
+    "agents:token_new": "agents",
+    "agents:token_revoke": "agents",
     "games:league_join": "league",
     "games:league_leave": "league",
     "league:series_create": "series",  # the league app's duplicate series (staff)
     "league:series_next": "series",
+    "league:agent_guess": "guesses",  # the league app's: a blind game's guess (the review)
     "games:report_post": "moderation",
     "games:report_private_post": "moderation",
     "games:report_player": "moderation",
@@ -153,6 +154,7 @@ POST_FORMS = {
     "person_token_revoke": "person tokens",
     "games:whisper": "whispers",
     "games:will": "wills",
+    "game_probes": "probes",  # analytics: a player's belief probes, posted to its own page
     "games:bookmark_post": "bookmarks",
     "games:bookmark_private_post": "bookmarks",
     "games:bookmark_note": "bookmarks",
@@ -178,14 +180,15 @@ READ_ONLY = {
     "games:multi_iso",
     "games:whispers",  # its form posts to games:whisper
     "games:my_games",
-    "games:agent",
-    "games:leaderboard",  # its filter is a GET form
+    "agents:agent",
+    "ratings:leaderboard",  # its filter is a GET form
     "games:player",
     "games:league",
     "league:series_list",  # its form posts to league:series_create
     "league:series",  # its button posts to league:series_next
     "setup_stats",  # analytics: statistics from finished games, GET only
     "player_stats",
+    "behaviour_board",  # its sort links are plain GET links
     # allauth's pages that only say something (mail sent, password set, account inactive),
     # and its log-in by code, which is off (the view sends back to the log-in page).
     "account_email_verification_sent",
@@ -193,8 +196,8 @@ READ_ONLY = {
     "account_reset_password_from_key_done",
     "account_inactive",
     "account_confirm_login_code",
-    "games:notifications",
-    "games:notification_open",  # a GET: marks one's own notification read, then redirects
+    "notifications:inbox",
+    "notifications:open",  # a GET: marks one's own notification read, then redirects
     "games:moderation",  # the queue: its forms post to the handle/answer/decide views
     "games:moderation_log",
     "person_tokens",  # its forms post to person_token_new and person_token_revoke
@@ -451,7 +454,7 @@ def test_the_unsubscribe_form(make_users):
 
 @pytest.mark.slow
 def test_the_notification_forms(make_game):
-    from games.models import NotificationPrefs
+    from notifications.models import NotificationPrefs
 
     game = make_game("forum-vanilla")  # the players have unread notifications: a button
     player = game.slots.order_by("seat").first().user
@@ -488,8 +491,8 @@ def test_the_open_data_form(make_users):
 
 
 def test_the_agent_forms(host):
+    from agents import services as agent_services
     from games.models import Agent, AgentToken
-    from games.services import agents as agent_services
 
     agent_services.register_agent(host, "fuzzbot")
     agent_services.create_token(host, "fuzzbot")
@@ -617,6 +620,22 @@ def test_the_players_forms_by_day(make_game, host, make_users):
     assert_whole(game)
 
 
+def test_the_agent_guess_form(make_game, host):
+    from league.models import AgentGuess
+
+    game = make_game("forum-vanilla", anonymous_names=True, blind=True)
+    for goon in game.slots.filter(role="goon"):
+        services.modkill(host, game.pk, goon.pk)
+    game.refresh_from_db()
+    town = slot_of(game, "vanilla_townie")
+    fuzzed = fuzz(logged_in(town.user), f"/games/{game.pk}/review/", only=("/agent-guess/",))
+    assert fuzzed >= expected("guesses")
+    seats = set(game.slots.values_list("seat", flat=True))
+    for guess in AgentGuess.objects.all():  # nothing hostile stored
+        assert set(guess.seats) <= seats
+    assert AgentGuess.objects.filter(person=town.user).count() <= 1
+
+
 def test_the_whisper_form(make_game):
     game = make_game("forum-vanilla", whispers="private")
     town = slot_of(game, "vanilla_townie")
@@ -625,6 +644,18 @@ def test_the_whisper_form(make_game):
     assert_whole(game)
     for body in Whisper.objects.filter(game=game).values_list("body", flat=True):
         assert len(body) <= 2_000 and "\x00" not in body
+
+
+def test_the_belief_probes_form(make_game):
+    from analytics.models import Probe
+
+    game = make_game("forum-vanilla")
+    town = slot_of(game, "vanilla_townie")
+    fuzzed = fuzz(logged_in(town.user), f"/games/{game.pk}/probes/")
+    assert fuzzed >= expected("probes")
+    assert_whole(game)
+    for p in Probe.objects.filter(game=game).values_list("probability", flat=True):
+        assert 0 <= p <= 1  # nothing hostile stored
 
 
 def test_the_bookmark_forms(make_game):

@@ -51,7 +51,7 @@ def test_the_form_offers_the_settings_the_rule_set_has(name: str) -> None:
     expected |= {"admits", "last_wills", "must_act"}  # every rule set
     if rules.day_shape == "thread":  # the forum variants
         expected |= {"post_limit", "post_limit_lifted", "secret_votes", "whispers"}
-        expected |= {"anonymous_names"}
+        expected |= {"anonymous_names", "blind"}
     if rules.has_vote_modifiers:
         expected |= {"vote_modifiers_public", "lynch_proof_ends_day"}
     assert listed == expected

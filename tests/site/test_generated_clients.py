@@ -38,6 +38,7 @@ from rest_framework.test import APIClient
 
 from games.models import Game
 from tests.factories import UserFactory
+from tests.test_import_layers import SIDE_APPS
 
 ROOT = Path(__file__).resolve().parents[2]
 TS_DIR = ROOT / "tests" / "typescript"
@@ -74,11 +75,13 @@ def test_no_operation_declares_two_bodies_of_one_schema() -> None:
 
 
 def _api_serializers() -> list[type[serializers.Serializer]]:
-    """Every serializer class of the API's modules (the URLs import them all)."""
-    importlib.import_module("games.api.urls")
+    """Every serializer class of the API's modules, the core's and the side apps' (the
+    site's URLs import them all)."""
+    importlib.import_module("mafia_site.urls")
+    apps = ("games.api.", *(f"{app}." for app in SIDE_APPS))
     found = []
     for name, module in list(sys.modules.items()):
-        if not name.startswith("games.api.") or module is None:
+        if not name.startswith(apps) or module is None:
             continue
         for _, cls in inspect.getmembers(module, inspect.isclass):
             if issubclass(cls, serializers.Serializer) and cls.__module__ == name:

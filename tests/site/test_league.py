@@ -17,12 +17,12 @@ from games.models import (
     GameStatus,
     LeagueQueueEntry,
     LeagueQueueState,
-    Notification,
     Replacement,
     Slot,
 )
 from games.services import league as league_services
 from games.setups import SETUPS
+from notifications.models import Notification
 from tests.factories import UserFactory, person_key
 
 VANILLA = "forum-vanilla"  # 7 seats, forum days, silent seats replaced
@@ -367,6 +367,7 @@ def test_the_api_lists_joins_and_leaves_queues(
         "queued_since": None,
         "problem": "",
         "silent_seat": "replace",
+        "blind": False,
         "exists": True,
         "latest_game": None,
     }

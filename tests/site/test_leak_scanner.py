@@ -45,8 +45,16 @@ every body:
   everyone but the host until the day ends: "Vote: <name>" / "voted <name>" anywhere, a
   wagon's voters in the HTML or the JSON, a vote event or a vote log entry of the day
   naming another voter (``ballots_shown``);
+- every player's belief probes but the person's own (each seat says the same probability of
+  its own, e.g. 0.8037, shown "80.37" on the form), the host's and the team's included,
+  until the end (``analytics.probes``);
 - every will but the person's own, until its writer's death posts it (the last one written:
   an earlier one is never posted; a cleaned player's never, the rules hide it with the role);
+- in the forum game, also blind (``Game.blind``, issue 34): which seat is the agent's
+  ("watchedbot", who takes over a seat), for everyone, the host included, until the end:
+  the agent badge's markup in any HTML or frame, an ``"agent": true`` anywhere in the JSON
+  (``agents_told``; the agent's own pages, which name it, aside), its account name (the
+  real names below) and its page linking the game (``ties``);
 - in the forum game, played with anonymous names (``Game.anonymous_names``): every
   player's own user name but the person's own (the user names are unique markers:
   ``watched<n>``), while the game runs; a person's page (``/players/<name>/``...) is
@@ -90,6 +98,9 @@ from django.test import Client
 from django.utils import timezone
 from mafia_client import parse_frame
 
+from agents import services as agent_services
+from analytics.probe_views import percent
+from analytics.probes import submit_probes
 from games import naming, services
 from games.errors import GameRuleError
 from games.fragments import OWN_PARTS, own_parts_html
@@ -98,19 +109,21 @@ from games.live import inbox as live_inbox
 from games.live import kinds, numbering
 from games.live import replay as live_replay
 from games.live.page_render import league_parts, page_path, render_page
-from games.models import Game, NightAction, PrivateResult, Slot, WebhookDelivery
-from games.notifications import mail
+from games.models import Game, NightAction, PrivateResult, Slot
+from games.reads.agents import agents_hidden
 from games.reads.table import turn_view
 from games.reads.thoughts import thoughts_of
 from games.reads.vote_count import votes_are_secret
-from games.services import agents as agent_services
 from games.services import moderation
 from games.services.whispers import send_whisper
 from games.setups import SETUPS
 from league.models import Series, SeriesEntrant, SeriesGame
+from notifications import mail
 from resolver.rulesets import get_ruleset
 from tests.factories import UserFactory
 from tests.live_model import socket_scope
+from webhooks.models import WebhookDelivery
+from webhooks.services import set_webhook
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -194,6 +207,9 @@ class Secrets:
     whispers: list[tuple[str, int, int]] = field(default_factory=list)
     # Thoughts sent with acts: nobody's, not even the host's, until the end.
     thoughts: list[str] = field(default_factory=list)
+    # Belief probes, by the slot that sent them: the tokens its probability is written as
+    # (the API's "0.8037", the form's "80.37"); nobody else's until the end.
+    probes: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     def thought(self, game: Game) -> str:
         marker = f"THOUGHTSECRET{game.pk}x{len(self.thoughts)}"
@@ -205,6 +221,10 @@ def forbidden(game: Game, who: Knowledge, secrets: Secrets) -> dict[str, str]:
     """token -> why it may not reach this person."""
     # (until the end: then the review and the export show them to everyone)
     thoughts = {} if game.is_finished else dict.fromkeys(secrets.thoughts, "a player's thoughts")
+    if not game.is_finished:  # a player's own probes are theirs; nobody else's, the host's
+        for slot_id, tokens in secrets.probes.items():
+            if who.slot is None or who.slot.pk != slot_id:
+                thoughts.update(dict.fromkeys(tokens, "a player's probes"))
     if who.is_host:
         return thoughts  # the host sees everything else
     out: dict[str, str] = {"wh-secret-token-7c1e": "the host's webhook URL", **thoughts}
@@ -278,12 +298,16 @@ def page_urls(g: int) -> list[str]:
     pages += [f"/games/{g}/role/", f"/games/{g}/host/", f"/games/{g}/archive/", "/"]
     pages += [f"/games/{g}/review/", f"/games/{g}/review/?phase=1"]
     pages += [f"/games/{g}/whispers/"]
+    pages += [f"/games/{g}/probes/"]  # belief probes (analytics): the form, one's own
     api = [f"/api/v1/games/{g}/", f"/api/v1/games/{g}/vote-count/", f"/api/v1/games/{g}/turn/"]
     api += [f"/api/v1/games/{g}/posts/?thread={t}&page=last" for t in THREADS]
     api += [f"/api/v1/games/{g}/role/", f"/api/v1/games/{g}/host/"]
+    api += [f"/api/v1/games/{g}/host/webhook/"]
     api += [f"/api/v1/games/{g}/archive/", "/api/v1/games/"]
     api += [f"/api/v1/games/{g}/review/", f"/api/v1/games/{g}/export/"]
     api += [f"/api/v1/games/{g}/whispers/"]
+    api += [f"/api/v1/games/{g}/probes/"]
+    api += [f"/api/v1/games/{g}/agent-guesses/"]  # blind games' guesses: after the end only
     # Each person's own notifications (the inbox page, its API, the bell's socket frame).
     pages += ["/notifications/"]
     # The moderators' pages (the town player is a moderator: a report of a private post of
@@ -305,6 +329,9 @@ def rating_urls(game: Game) -> list[str]:
     # The statistics from finished games (analytics.stats): the setup's and each player's.
     if game.setup:
         urls += [f"/setups/{game.setup}/stats/", f"/api/v1/setups/{game.setup}/stats/"]
+    # The behaviour leaderboard (analytics.behaviour_board), each side's.
+    board = f"/leaderboard/{game.ruleset}/behaviour/"
+    urls += [f"{board}?side={side}" for side in ("town", "mafia", "other")]
     for name in game.slots.values_list("user__username", flat=True):
         urls += [f"/players/{name}/", f"/api/v1/players/{name}/", f"/moderation/people/{name}/"]
         urls += [f"/players/{name}/stats/", f"/api/v1/players/{name}/stats/"]
@@ -359,7 +386,7 @@ def capture(game: Game, person: Person) -> dict[str, Any]:
     for url in page_urls(game.pk) + rating_urls(game):
         if url.startswith("/moderation/") and person.name not in MODERATION_WATCHERS:
             continue
-        same_for_everyone = url.endswith("/stats/") or "/agents/" in url
+        same_for_everyone = url.endswith("/stats/") or "/agents/" in url or "/behaviour/" in url
         if same_for_everyone and person.name not in STATS_WATCHERS:
             continue
         if url.startswith(PLAYER_PAGES) and person.name not in PLAYER_PAGE_WATCHERS:
@@ -367,7 +394,9 @@ def capture(game: Game, person: Person) -> dict[str, Any]:
         if ("/series/" in url or url == "/league/") and person.name not in STATS_WATCHERS:
             continue  # the series' pages are the same for everyone, as the statistics
         response = client.get(url, follow=url.endswith("/role/") or url == "/notifications/")
-        assert response.status_code in (200, 302, 401, 403, 404), (url, response.status_code)
+        # (409/422: the guesses of a blind game that is not over, or of a game not blind)
+        allowed = (200, 302, 401, 403, 404, 409, 422)
+        assert response.status_code in allowed, (url, response.status_code)
         if "/review/" in url or "/export/" in url:  # nobody's until the end, not the host's
             assert response.status_code == (200 if game.is_finished else 404), (url, person.name)
         text = response.content.decode()
@@ -539,6 +568,27 @@ def ties(game: Game, where: str, body: Any) -> list[str]:
     return [f"{where}: names the anonymous game"] if named else []
 
 
+AGENT = "watchedbot"  # the agent who takes over a seat (``start``)
+BADGE_MARKUP = re.compile(r"agent-badge")
+
+
+def agents_told(game: Game, where: str, body: Any) -> list[str]:
+    """Which seat is an agent's, while a blind game hides it (from everyone, the host
+    too): the badge in HTML or a frame, an ``"agent": true`` in JSON. The agent's own pages
+    say what it is (and ``ties`` checks they do not link the game)."""
+    if not agents_hidden(game) or AGENT in where:
+        return []
+    if isinstance(body, str):
+        return [f"{where}: an agent badge (blind game)"] if BADGE_MARKUP.search(body) else []
+    told = [
+        f"{where}: an agent badge (blind game)" for t in strings(body) if BADGE_MARKUP.search(t)
+    ]
+    told += [
+        f'{where}: "agent": true (blind game)' for o in objects(body) if o.get("agent") is True
+    ]
+    return told[:3]
+
+
 def votes_secret_now(game: Game) -> bool:
     """Whether the day running now has secret votes (``Game.secret_votes``)."""
     if game.secret_votes == "off":
@@ -594,6 +644,8 @@ def scan(
                 bad.update(dict.fromkeys(notes, "someone else's bookmark note"))
         if seen is not None:  # what was searched for, so the test knows the scan had teeth
             seen.setdefault(person.name, set()).update(bad.values())
+            if agents_hidden(game):
+                seen[person.name].add("which seat is the agent's")
         patterns = {token: token_pattern(token) for token in bad}
         bodies = capture(game, person)
         if seen is not None:
@@ -605,6 +657,7 @@ def scan(
             problems += [f"{label} {person.name} {p}" for p in structural(game, who, where, body)]
             shown = ballots_shown(game, who, where, body)
             problems += [f"{label} {person.name} {p}" for p in shown]
+            problems += [f"{label} {person.name} {p}" for p in agents_told(game, where, body)]
             text = searchable(body, cut)
             if where.startswith(PERSON_PAGES):
                 # A person's page names its person; it must not tie them to a masked seat.
@@ -695,6 +748,23 @@ def whisper_secrets(game: Game, people: list[Person], secrets: Secrets) -> None:
         with contextlib.suppress(GameRuleError):
             send_whisper(sender.user, game.pk, to=recipient.pk, body=f"psst {marker}")
             secrets.whispers.append((marker, sender.pk, recipient.pk))
+
+
+def probe_value(seat: int) -> float:
+    """The probability every probe of ``seat`` says: 0.8017 for seat 1, 0.8107 for seat 10."""
+    return round(0.8007 + seat / 1000, 4)
+
+
+def send_probes(game: Game, secrets: Secrets) -> None:
+    """By day, every living player sends belief probes on every other living player, all
+    with their seat's own probability (``probe_value``)."""
+    alive = living(game)
+    for slot in alive:
+        value = probe_value(slot.seat)
+        given = {s.pk: value for s in alive if s.pk != slot.pk}
+        with contextlib.suppress(GameRuleError):
+            submit_probes(slot.user, game.pk, given)
+            secrets.probes[slot.pk] = (str(value), percent(value))
 
 
 def write_wills(game: Game, secrets: Secrets) -> None:
@@ -852,6 +922,8 @@ def start(setup: str, host: Any) -> tuple[Game, list[Person]]:
     kwargs["last_wills"] = True  # each player's will is theirs until their death posts it
     # A forum game plays with anonymous names: the players' own names are searched for.
     kwargs["anonymous_names"] = not kwargs["turn_based"]
+    # And blind: which seat is the agent's is searched for too (``agents_told``).
+    kwargs["blind"] = not kwargs["turn_based"]
     # The forum game's votes are secret (totals only until the day ends): who votes whom is
     # searched for mid-day (``secret_votes_midday``). Its nights are must-act: the watching
     # town player sends nothing on the first, the site acts for them at random.
@@ -859,7 +931,7 @@ def start(setup: str, host: Any) -> tuple[Game, list[Person]]:
         kwargs["secret_votes"] = "totals"
         kwargs["must_act"] = True
     game = services.create_game(host, title="A watched game", seed=5, **kwargs)
-    services.set_webhook(host, game.pk, WEBHOOK_URL)  # every announcement goes out too
+    set_webhook(host, game.pk, WEBHOOK_URL)  # every announcement goes out too
     for n in range(game.player_cap):
         services.join_game(UserFactory(username=f"watched{n}"), game.pk)
     services.start_game(host, game.pk)
@@ -906,6 +978,7 @@ def remove_the_ex_cohost(game: Game, host: Any, people: list[Person]) -> None:
 )
 def test_nothing_hidden_leaks_in_a_whole_game(setup, host, settings):
     settings.WEBHOOK_ALLOW_PRIVATE = True  # chat.example is then not looked up in the DNS
+    settings.BEHAVIOUR_BOARD_MIN_GAMES = 1  # the behaviour leaderboard ranks this one game
     game, people = start(setup, host)
     watched = {p.slot_id for p in people if p.slot_id}
     dead = next(p for p in people if p.name == "dead")
@@ -928,6 +1001,7 @@ def test_nothing_hidden_leaks_in_a_whole_game(setup, host, settings):
         write_wills(game, secrets)
         if phase.is_day:
             whisper_secrets(game, people, secrets)
+            send_probes(game, secrets)
         if phase.is_night:
             absent = frozenset({town.slot_id}) if game.must_act and not absent_nights else None
             night_actions(game, watched, secrets, absent or frozenset())
@@ -976,6 +1050,13 @@ def test_nothing_hidden_leaks_in_a_whole_game(setup, host, settings):
         assert "who voted whom" in kinds and "who voted whom" in seen["mafia"], kinds
     if game.anonymous_names:  # the forum game: every player's own name was searched for
         assert "real name" in kinds and "real name" in {w.split("'s ")[-1] for w in seen["dead"]}
+    if game.blind:  # the forum game: which seat is the agent's was searched for, the host's
+        assert "which seat is the agent's" in seen["host"], setup  # pages included
+        # and the end shows it: the badge is back, and the players may guess.
+        assert "agent-badge" in Client().get(f"/games/{game.pk}/archive/").content.decode()
+        guesses = Client().get(f"/api/v1/games/{game.pk}/agent-guesses/").json()
+        agent_seat = game.slots.get(user__username=AGENT).seat
+        assert [s["seat"] for s in guesses["agent_seats"]] == [agent_seat], guesses
     assert {"a whisper", "that a whisper happened"} <= kinds, kinds
     assert "will" in kinds and "will" in {w.split("'s ")[-1] for w in seen["mafia"]}, kinds
     # Every death posted its will (the last one written) unless cleaned, however it came
@@ -1011,4 +1092,11 @@ def test_nothing_hidden_leaks_in_a_whole_game(setup, host, settings):
     # them), every seat's role.
     exported = Client().get(f"/api/v1/games/{game.pk}/export/").json()
     assert {t["text"].removeprefix("I reckon ") for t in exported["thoughts"]} == kept
+    # Every player's belief probes were searched for on everyone else's pages, the host's
+    # included, and the end shows them: the open data has each seat's own probability.
+    assert "a player's probes" in seen["host"] and "a player's probes" in seen["mafia"]
+    probes = exported["parts"]["probes"]
+    assert probes and all(p["probability"] == probe_value(p["seat"]) for p in probes)
+    senders = {s.seat for s in game.slots.filter(pk__in=list(secrets.probes))}
+    assert {p["seat"] for p in probes} == senders, senders
     assert {s["role"] for s in exported["seats"]} == {s["role"] for s in archive["slots"]}

@@ -38,13 +38,13 @@ from django.db.models.signals import post_save
 from django.test import Client, TestCase, override_settings
 from rest_framework.test import APIClient
 
+from agents import services as agent_services
 from games.api_tokens import sign_in
 from games.event_kinds import KINDS, check_payload
 from games.live import consumers
 from games.live.inbox import publish_inbox
 from games.models import Game, GameEvent, Phase, Slot
 from games.reads import post_limit
-from games.services import agents as agent_services
 from games.services.post_limit import lift_due
 from tests.factories import UserFactory
 from tests.live_model import LiveRoom, Mismatch, OpenPage, forget_gets
@@ -854,7 +854,7 @@ def test_the_model_sees_a_page_left_behind_and_catches_it_up(client_for, make_ga
 def test_the_model_sees_a_bell_left_behind_and_catches_it_up(client_for, make_game) -> None:
     """The bell is compared too: a notification nobody pushed leaves the open page's count
     behind a reload; its inbox frame (as ``publish_inbox`` sends it) brings it level."""
-    from games.models import Notification
+    from notifications.models import Notification
 
     game = make_game("forum-vanilla")
     player = game.slots.order_by("seat").first().user

@@ -18,6 +18,9 @@ from analytics import stats
 from analytics.metrics import (
     METRIC_KEYS,
     METRICS,
+    POST,
+    UNVOTE,
+    VOTE,
     Day,
     SeatDays,
     combine,
@@ -69,6 +72,57 @@ def test_combine_adds_ratios_not_averages() -> None:
     total = combine([won, lost, lost])
     assert total["survival"] == (1, 3)
     assert set(total) == METRIC_KEYS
+
+
+def test_votes_after_posts_credit_the_last_advocate_per_post() -> None:
+    timeline = [
+        (VOTE, 1, 3),  # 0: a vote before any post credits nobody
+        (POST, 1, None),  # 1: seat 1's post on the wagon on 3
+        (POST, 2, None),  # 2: seat 2 votes nobody: not a post on a wagon
+        (VOTE, 2, 3),  # 3: moves onto 3 after seat 1's post: seat 1's credit
+        (POST, 2, None),  # 4: seat 2's post on 3, the latest now
+        (VOTE, 4, 3),  # 5: seat 2's credit (its post is later than seat 1's)
+        (VOTE, 4, 3),  # 6: no move (already on 3): nobody's credit
+        (POST, 1, None),  # 7: seat 1's second post on 3
+        (UNVOTE, 1, None),  # 8: seat 1 leaves the wagon: its posts no longer advocate it
+        (VOTE, 4, None),  # 9: no elimination: nobody's credit
+        (POST, 4, None),  # 10: seat 4 votes no elimination: not a post on a wagon
+        (VOTE, 4, 3),  # 11: back onto 3: seat 2's (seat 1's later post is off the wagon)
+        (VOTE, 1, 2),  # 12: onto 2, on which nobody posted: nobody's credit
+    ]
+    day = Day(standing={}, log=[], eliminated=None, timeline=timeline)
+    got = {n: seat_metrics(seat(n, [day]))["votes_after_posts"] for n in SIDES}
+    assert got == {1: (1, 2), 2: (2, 1), 3: (0, 0), 4: (0, 0)}
+    figure = stats.MetricFigure.of(next(m for m in METRICS if m.key == "votes_after_posts"), got[2])
+    assert figure.text == "2 votes after 1 post (2.00 a post)"  # a rate, not a share
+
+
+TEN = {1: "town", 2: "town", 3: "mafia", 4: "town", 5: "town"}
+
+
+def test_town_to_l_minus_1_counts_town_votes_that_leave_a_wagon_one_short() -> None:
+    timeline = [
+        (VOTE, 1, 2),  # wagon on 2: 1 vote (L-2 of 3)
+        (POST, 2, None),
+        (VOTE, 4, 2),  # 2 votes: L-1 on a townie, by seat 4
+        (VOTE, 1, 3),  # seat 1 moves to the mafia player: 1 vote there, 1 left on 2
+        (VOTE, 2, 3),  # L-1 on mafia, by seat 2
+        (VOTE, 2, 3),  # no move: not counted again
+        (UNVOTE, 4, None),  # the wagon on 2 is empty again
+        (VOTE, 3, 2),  # mafia's vote: not counted (town seats only)
+        (VOTE, 5, 2),  # L-1 on a townie, by seat 5
+        (VOTE, 1, 2),  # seat 1: the hammer (3 of 3), not L-1
+    ]
+
+    def got(threshold: int | None) -> dict[int, tuple[int, int]]:
+        day = Day(standing={}, log=[], eliminated=2, timeline=timeline, threshold=threshold)
+        return {
+            n: seat_metrics(SeatDays(n, side, TEN, [day], True))["town_l1_on_town"]
+            for n, side in TEN.items()
+        }
+
+    assert got(3) == {1: (0, 0), 2: (0, 1), 3: (0, 0), 4: (1, 1), 5: (1, 1)}
+    assert got(None) == dict.fromkeys(TEN, (0, 0))  # no threshold (plurality...): nothing
 
 
 # -- read from a real finished game --------------------------------------------------------
@@ -123,6 +177,25 @@ def test_a_finished_games_seats_are_read_from_its_record(make_game, host) -> Non
     assert mover["wagons_mafia"] == (1, 2)  # town[0] on day 1, goon B on day 2
     assert mover["other_side"] == (2, 2)  # day-end votes: goon A, goon B
     assert by_seat[goon_a.seat]["survival"] == (0, 1)
+    # Persuasion (each vote post comes just after its vote): day 1 goes town[1] (onto
+    # town[0]), town[0], town[1], town[2], town[3], the cop (hammer) onto goon A, each
+    # mover crediting the voter before them on the wagon; day 2 town[1], town[2],
+    # town[3], the cop onto goon B (the first vote credits nobody).
+    persuasion = {
+        town[0].seat: (1, 1),  # town[1]'s move onto goon A; one post on a wagon
+        town[1].seat: (2, 3),  # town[2]'s moves on both days; three vote posts
+        town[2].seat: (2, 2),
+        town[3].seat: (2, 2),
+        played["cop"].seat: (0, 2),  # the hammer both days: nobody moved after its posts
+    }
+    for seat_no, expected in persuasion.items():
+        assert by_seat[seat_no]["votes_after_posts"] == expected, seat_no
+    # L-1: 9 alive on day 1 (5 eliminate; town[3]'s vote was the fourth on goon A), 7 on
+    # day 2 (4; town[3]'s the third on goon B): a town seat, but on mafia both times.
+    assert by_seat[town[3].seat]["town_l1_on_town"] == (0, 2)
+    assert all(
+        figures["town_l1_on_town"] == (0, 0) for n, figures in by_seat.items() if n != town[3].seat
+    )
 
 
 @pytest.mark.django_db
@@ -160,6 +233,8 @@ MOVER = {
     "wagons_mafia": (1, 2, "1 of 2 (50%)"),
     "eliminations_mafia": (2, 2, "2 of 2 (100%)"),
     "survival": (1, 1, "1 of 1 (100%)"),
+    "votes_after_posts": (2, 3, "2 votes after 3 posts (0.67 a post)"),
+    "town_l1_on_town": (0, 0, '<span class="muted">none</span>'),
 }
 
 
@@ -218,7 +293,15 @@ def test_a_running_game_adds_nothing(make_game, host, client: Client) -> None:
     goon = next(s for s in slots_of(running, "goon") if s.pk != seat.pk)
     _vote(seat, goon)
     _vote(running.slots.exclude(pk__in=[seat.pk, goon.pk]).select_related("user").first(), seat)
-    assert Vote.objects.filter(phase__game=running).count() == 2
+    # Then three others and the mover put a townie at L-1 (4 of the 5 that eliminate),
+    # the mover's post on the wagon followed by nobody yet.
+    townie = next(s for s in slots_of(running, "vanilla_townie") if s.pk != seat.pk)
+    followers = running.slots.exclude(pk__in=[seat.pk, townie.pk]).exclude(role="goon")
+    for voter in [*followers.select_related("user").order_by("seat")[:3], seat]:
+        _vote(voter, townie)
+    assert Vote.objects.filter(phase__game=running).count() == 6
+    running.refresh_from_db()
+    assert not running.is_finished and running.current_phase().number == 1
     assert _behaviour(client, mover.user.username) == before
     _assert_the_movers_figures(client, mover.user.username, game)
     assert read_seat_days(Game.objects.filter(pk=running.pk).values("pk")) == {}
@@ -235,33 +318,28 @@ def test_a_running_game_alone_shows_no_behaviour(make_game, client: Client) -> N
         assert 'class="stats-behaviour"' not in _text(client.get(url)), url
 
 
-def _vote_out(game: Game, target: Slot) -> None:
-    """Every other living player votes ``target`` (the hammer ends the day)."""
-    game.refresh_from_db()
-    day = game.phase_number
-    for slot in game.slots.filter(alive=True).select_related("user").order_by("seat"):
-        if slot.pk != target.pk:
-            services.cast_vote(slot.user, game.pk, target.pk)
-            game.refresh_from_db()
-            if game.phase_number != day or game.is_finished:
-                return
-
-
 @pytest.mark.django_db
 def test_a_replaced_seats_days_count_for_whoever_held_it(make_game) -> None:
-    game = make_game("forum-vanilla", starts_with="day")
+    game = make_game("forum-vanilla", starts_with="day")  # 7 alive: 4 eliminate
     goons = slots_of(game, "goon")
-    seat = slot_of(game, "vanilla_townie")
+    seat, townie, *others = slots_of(game, "vanilla_townie")
     old = seat.user
-    services.cast_vote(old, game.pk, goons[0].pk)  # day 1: a wagon on mafia
-    _vote_out(game, goons[0])
-    services.cut_deadline_now(game.host, game.pk)  # night 1
+
+    def vote(slot: Slot, target: Slot, user: Any = None) -> None:
+        services.cast_vote(user or slot.user, game.pk, target.pk)
+
+    vote(seat, goons[0])  # day 1: old starts a wagon on mafia (and posts on it)
+    for other in others:  # the three others: L-1 by the second, hammer by the third
+        vote(other, goons[0])
+    services.cut_deadline_now(game.host, game.pk)  # night 1 (nobody killed)
     newcomer = UserFactory(username="newcomer")
-    services.replace_player(game.host, game.pk, seat.pk, newcomer)  # day 2
-    townie = slots_of(game, "vanilla_townie")[1]
-    services.cast_vote(newcomer, game.pk, townie.pk)  # day 2: a wagon on town, then mafia
-    services.cast_vote(newcomer, game.pk, goons[1].pk)
-    _vote_out(game, goons[1])
+    services.replace_player(game.host, game.pk, seat.pk, newcomer)  # day 2: 6 alive
+    vote(others[0], townie)
+    vote(others[1], townie)
+    vote(seat, townie, newcomer)  # the third on a townie: L-1 (4 eliminate)
+    vote(seat, goons[1], newcomer)  # a wagon started on mafia, then the others follow
+    for other in others:
+        vote(other, goons[1])
     game.refresh_from_db()
     assert game.is_finished and game.winner == "town"
     assert Phase.objects.filter(game=game, kind=PhaseKind.DAY).count() == 2
@@ -276,10 +354,15 @@ def test_a_replaced_seats_days_count_for_whoever_held_it(make_game) -> None:
         "wagons_mafia": (1, 1),
         "eliminations_mafia": (1, 1),
         "survival": (1, 1),
+        "votes_after_posts": (1, 1),  # others[0] followed its one post on goon 0
+        "town_l1_on_town": (0, 0),
     }
     assert figures("newcomer") == {
         "other_side": (1, 1),
-        "wagons_mafia": (1, 2),
+        "wagons_mafia": (1, 1),
         "eliminations_mafia": (1, 1),
         "survival": (1, 1),
+        # Its posts on the townie (nobody followed) and on goon 1 (others[0] did).
+        "votes_after_posts": (1, 2),
+        "town_l1_on_town": (1, 1),  # the townie to L-1
     }

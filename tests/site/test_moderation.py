@@ -15,6 +15,7 @@ from django.core import mail
 from django.test import Client
 from django.utils import timezone
 
+from agents import services as agent_services
 from games import services
 from games.errors import ErrorCode, GameRuleError
 from games.league import format_of
@@ -23,17 +24,16 @@ from games.models import (
     GameEvent,
     LeagueQueueEntry,
     ModerationLogEntry,
-    Notification,
     Report,
     Sanction,
     Slot,
 )
-from games.notifications import mail as digests
 from games.reads import moderation as reads
 from games.reads.my_games import my_games
-from games.services import agents as agent_services
 from games.services import moderation as moderation
 from games.setups import SETUPS
+from notifications import mail as digests
+from notifications.models import Notification
 from tests.conftest import api
 from tests.factories import UserFactory
 

@@ -9,7 +9,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from games import services
-from games.models import Game, GameStatus, NightAction, Notification, PrivateResult
+from games.models import Game, GameStatus, NightAction, PrivateResult
+from notifications.models import Notification
 from tests.conftest import current_phase, slot_of, slots_of
 
 pytestmark = pytest.mark.django_db

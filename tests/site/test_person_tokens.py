@@ -15,8 +15,8 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from agents import services as agent_services
 from games.models import AgentToken, PersonToken
-from games.services import agents as agent_services
 from games.services import person_tokens
 from tests.factories import UserFactory
 

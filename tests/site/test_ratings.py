@@ -11,11 +11,15 @@ import pytest
 from django.test import Client
 from openskill.models import PlackettLuce
 
-from games import ratings, services
-from games.models import Agent, DeathCause, Game, RatedGame, Rating, RatingChange, Slot
-from games.reads import ratings as ratings_reads
+from games import services
+from games.models import Agent, DeathCause, Game, Slot
+from games.outcomes import holders_of
 from games.services.common import game_tx
 from games.services.phases import finish
+from ratings import compute as ratings
+from ratings import reads as ratings_reads
+from ratings.missed import rate_missed_games
+from ratings.models import RatedGame, Rating, RatingChange
 from tests.conftest import slot_of, slots_of
 from tests.factories import UserFactory
 
@@ -57,7 +61,7 @@ def _finish(game: Game, winner: str, co_winners: list[str] = ()) -> None:
 
 
 def _expected(teams: list[list[Slot]], ranks: list[int], before: dict[int, Any] | None = None):
-    """openskill's own computation, from scratch (not through games.ratings)."""
+    """openskill's own computation, from scratch (not through ratings.compute)."""
     model = PlackettLuce()
     before = before or {}
     rated = model.rate(
@@ -132,10 +136,10 @@ def test_a_fault_in_the_ratings_does_not_stop_the_game_ending(make_game, monkeyp
 
     # The league's sweep rates it once the fault is gone, and only once.
     monkeypatch.undo()
-    assert services.rate_missed_games() == [game.pk]
+    assert rate_missed_games() == [game.pk]
     assert RatedGame.objects.filter(game=game).exists()
     assert RatingChange.objects.filter(game=game, side="overall").count() == 7
-    assert services.rate_missed_games() == []
+    assert rate_missed_games() == []
     assert RatingChange.objects.filter(game=game, side="overall").count() == 7
 
 
@@ -238,7 +242,7 @@ def test_replacements_share_the_slot_by_phases_held(make_game):
 def test_holders_of_a_slot_without_replacements_hold_it_all(make_game):
     game = make_game("forum-vanilla", starts_with="day")
     slot = game.slots.first()
-    assert ratings.holders_of(slot, 5) == [(slot.user_id, 1.0)]
+    assert holders_of(slot, 5) == [(slot.user_id, 1.0)]
 
 
 # -- the leaderboard and the player's page ----------------------------------------------------
@@ -389,7 +393,7 @@ def test_a_third_party_that_wins_alone_ranks_first_and_everyone_else_loses(make_
 def test_games_whose_ratings_keep_failing_do_not_starve_newer_ones(make_game, monkeypatch):
     """The sweep took the oldest unrated games first, every time: a batch of games whose
     fault stayed was tried for ever and no newer game was rated."""
-    from games.services import ratings as sweep
+    from ratings import missed as sweep
 
     real, stuck = ratings.apply_game, set()
 
@@ -406,6 +410,6 @@ def test_games_whose_ratings_keep_failing_do_not_starve_newer_ones(make_game, mo
     assert not RatedGame.objects.exists()
     stuck.discard(games[2].pk)  # the two oldest keep failing; the newest would rate
     monkeypatch.setattr(sweep, "BATCH", 2)
-    assert services.rate_missed_games() == []  # the two oldest, failing
-    assert services.rate_missed_games() == [games[2].pk]  # then the newer one's turn
+    assert rate_missed_games() == []  # the two oldest, failing
+    assert rate_missed_games() == [games[2].pk]  # then the newer one's turn
     assert RatedGame.objects.filter(game=games[2]).exists()

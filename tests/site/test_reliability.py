@@ -13,24 +13,17 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from games import ratings, services
+from agents.services import register_agent
+from games import services
 from games.errors import ErrorCode, GameRuleError
-from games.models import (
-    AltAccount,
-    AltStatus,
-    DeathCause,
-    Game,
-    GameEvent,
-    LeagueQueueEntry,
-    Notification,
-    RatingChange,
-    Slot,
-)
+from games.models import AltAccount, AltStatus, DeathCause, Game, GameEvent, LeagueQueueEntry, Slot
 from games.reads.reliability import INACTIVITY, MODKILL, REPLACED, league_cooldown, record
-from games.services.agents import register_agent
 from games.services.common import game_tx
 from games.services.moderation import REMOVED
 from games.services.phases import do_modkill, finish
+from notifications.models import Notification
+from ratings import compute as ratings
+from ratings.models import RatingChange
 from tests.conftest import slots_of
 from tests.factories import UserFactory, person_key
 

@@ -51,9 +51,9 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from agents import services as agent_services
 from games import services
 from games.models import Slot, Vote
-from games.services import agents as agent_services
 from resolver.rulesets import get_ruleset
 from tests.conftest import current_phase, slot_of, slots_of
 from tests.factories import UserFactory, person_key
@@ -227,12 +227,15 @@ def test_every_operation_as_a_player_by_day(make_game, server, tmp_path):
     tokens = [agent_services.create_token(cop.user, "copbot").token.pk for _ in range(3)]
     values = {
         **{f"body.{name}": slots for name in ("target", "slot_id", "to", "targets[*]")},
+        "body.probabilities[*].target": slots,  # belief probes (analytics)
         **{f"{where}.ability": abilities for where in ("body", "path")},
         "path.name": ["copbot"],
         "path.token_id": tokens,
         # Bookmarks: the game's own first posts (a thread the cop may not read is a 404).
         "body.game_id": [game.pk],
         "body.number": [1, 2],
+        # A blind game's guess (league app): the game's seat numbers.
+        "body.seats[*]": list(range(1, 10)),
     }
     # The host's operations as a player are the same 403 every time: the host's test.
     # Revoking one's own person token could revoke the very token the run signs in with
@@ -252,6 +255,7 @@ def test_every_operation_as_a_player_by_day(make_game, server, tmp_path):
         "POST /api/v1/games/{game_id}/posts/",
         "POST /api/v1/games/{game_id}/whispers/",
         "PUT /api/v1/games/{game_id}/will/",
+        "POST /api/v1/games/{game_id}/probes/",
     ):
         assert accepted(result, operation), operation
     assert Vote.objects.filter(phase__game=game, voter=cop).exists()

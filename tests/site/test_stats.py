@@ -15,9 +15,9 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from analytics import stats
-from games import ratings, services
+from games import services
 from games.models import Agent, Game, Replacement, SimulationRun, Slot
-from games.ratings import slot_won
+from games.outcomes import holders_of, slot_won
 from games.services.common import game_tx
 from games.services.phases import finish
 from games.setups import SETUPS
@@ -149,7 +149,7 @@ def test_co_winners_win_for_their_side_and_role(make_game):
 
 
 def test_a_seats_win_is_the_ratings_answer(make_game):
-    """``stats.seat_won`` (rows) and ``games.ratings.slot_won`` (a model) agree, seat by
+    """``stats.seat_won`` (rows) and ``games.outcomes.slot_won`` (a model) agree, seat by
     seat: a co-winner, dead and living third parties, both factions."""
     game = make_game("forum-third-party-ten", starts_with="day")
     killer = slot_of(game, "serial_killer")
@@ -242,7 +242,7 @@ def test_a_replaced_player_and_the_replacement_both_count_the_game(make_game):
 
 @pytest.mark.parametrize("phases", [1, 3, 6])
 def test_a_seats_holders_are_the_ratings_answer(make_game, phases):
-    """``stats.seat_holders`` (rows) and ``games.ratings.holders_of`` (a model) agree: no
+    """``stats.seat_holders`` (rows) and ``games.outcomes.holders_of`` (a model) agree: no
     replacement, one, two, back to a former holder, one before the first phase."""
     game = _finish(make_game("forum-vanilla", starts_with="day"), "town")
     a, b = UserFactory(username="holder_a"), UserFactory(username="holder_b")
@@ -254,7 +254,7 @@ def test_a_seats_holders_are_the_ratings_answer(make_game, phases):
             new = chain[i + 1][0] if i + 1 < len(chain) else seat.user
             Replacement.objects.create(slot=seat, old_user=old, new_user=new, phase_number=phase)
             rows.append((old.pk, new.pk, phase))
-        expected = ratings.holders_of(Slot.objects.get(pk=seat.pk), phases)
+        expected = holders_of(Slot.objects.get(pk=seat.pk), phases)
         got = stats.seat_holders(seat.user_id, rows, phases)
         assert [u for u, _ in got] == [u for u, _ in expected]
         assert [share for _, share in got] == pytest.approx([share for _, share in expected])

@@ -9,11 +9,14 @@ from typing import Any
 
 import pytest
 
-from games import services, webhooks
-from games.models import DeliveryStatus, GameWebhook, Post, WebhookDelivery
+from games import services
+from games.models import Post
 from tests.servers import free_port
 from tests.site.test_views import _create_post
 from tests.webhook_receiver import webhook_receiver
+from webhooks import delivery as webhooks
+from webhooks import services as webhook_services
+from webhooks.models import DeliveryStatus, GameWebhook, WebhookDelivery
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +37,7 @@ def _webhook_settings(settings: Any, monkeypatch: pytest.MonkeyPatch) -> list[tu
 
 def _with_webhook(make_game: Any, host: Any, url: str, **kw: Any) -> Any:
     game = make_game("forum-vanilla", start=False, **kw)
-    services.set_webhook(host, game.pk, url)
+    webhook_services.set_webhook(host, game.pk, url)
     services.start_game(host, game.pk)
     game.refresh_from_db()
     return game
@@ -115,7 +118,9 @@ def test_receiver_down_fails_shows_on_the_dashboard_and_retry_sends(
     assert game.phase_number == 2  # the phases were never held up
 
     with webhook_receiver() as receiver:
-        services.set_webhook(host, game.pk, receiver.url)  # fixed: the host pastes a new one
+        webhook_services.set_webhook(
+            host, game.pk, receiver.url
+        )  # fixed: the host pastes a new one
         response = client_for(host).post(f"/games/{game.pk}/host/webhook-retry/")
         assert response.status_code == 302
         assert _webhook_settings[-1][0] == game.pk  # the worker is asked after the commit
@@ -136,17 +141,17 @@ def test_a_success_clears_an_old_failure(make_game, host):
 def test_without_a_webhook_nothing_is_queued_and_clearing_drops_waiting_posts(make_game, host):
     game = make_game("forum-vanilla")
     assert not WebhookDelivery.objects.filter(game=game).exists()
-    services.set_webhook(host, game.pk, f"http://127.0.0.1:9/{SECRET}")
+    webhook_services.set_webhook(host, game.pk, f"http://127.0.0.1:9/{SECRET}")
     services.cut_deadline_now(host, game.pk)
     assert WebhookDelivery.objects.filter(game=game, status="pending").exists()
-    services.set_webhook(host, game.pk, "")
+    webhook_services.set_webhook(host, game.pk, "")
     assert not GameWebhook.objects.filter(game=game).exists()
     assert not WebhookDelivery.objects.filter(game=game).exists()
 
 
 def test_only_public_announcements_go_out(make_game, host, make_users):
     game = make_game("forum-vanilla")
-    services.set_webhook(host, game.pk, f"http://127.0.0.1:9/{SECRET}")
+    webhook_services.set_webhook(host, game.pk, f"http://127.0.0.1:9/{SECRET}")
     slot = game.slots.order_by("seat").select_related("user").first()
     services.submit_post(slot.user, game.pk, body="A player's own words", thread="public")
     services.host_post(host, game.pk, body="The host's own words", thread="public")
@@ -178,7 +183,7 @@ def test_rolled_back_announcement_sends_nothing(make_game, host, _webhook_settin
     from django.db import transaction
 
     game = make_game("forum-vanilla", start=False)
-    services.set_webhook(host, game.pk, f"http://127.0.0.1:9/{SECRET}")
+    webhook_services.set_webhook(host, game.pk, f"http://127.0.0.1:9/{SECRET}")
     with pytest.raises(RuntimeError), transaction.atomic():
         services.start_game(host, game.pk)
         raise RuntimeError
@@ -251,7 +256,7 @@ def test_api_sets_masks_and_clears_the_webhook(make_game, host, client_for):
         f"/api/v1/games/{game.pk}/host/webhook/", {"url": url}, content_type="application/json"
     )
     assert answer.status_code == 200 and SECRET not in answer.content.decode()
-    view = api.get(f"/api/v1/games/{game.pk}/host/").json()
+    view = api.get(f"/api/v1/games/{game.pk}/host/webhook/").json()
     assert view["webhook"]["url_masked"] == "https://discord.example/…"
     assert view["webhook"]["failure"] is None and SECRET not in json.dumps(view)
     too_long = api.post(
@@ -263,7 +268,7 @@ def test_api_sets_masks_and_clears_the_webhook(make_game, host, client_for):
     retry = api.post(f"/api/v1/games/{game.pk}/host/webhook/retry/")
     assert retry.status_code == 200
     api.post(f"/api/v1/games/{game.pk}/host/webhook/", {"url": ""}, content_type="application/json")
-    assert api.get(f"/api/v1/games/{game.pk}/host/").json()["webhook"] is None
+    assert api.get(f"/api/v1/games/{game.pk}/host/webhook/").json()["webhook"] is None
     no_hook = api.post(f"/api/v1/games/{game.pk}/host/webhook/retry/")
     assert no_hook.status_code == 422 and no_hook.json()["code"] == "no_webhook"
 
@@ -324,7 +329,7 @@ def test_a_night_kill_where_deaths_reveal_no_role_sends_no_role(make_game, host)
     from resolver.rulesets import get_ruleset
 
     game = make_game("city-ten")
-    services.set_webhook(host, game.pk, f"http://127.0.0.1:9/{SECRET}")
+    webhook_services.set_webhook(host, game.pk, f"http://127.0.0.1:9/{SECRET}")
     services.cut_deadline_now(host, game.pk)  # day 1 ends: night 1
     slots = list(game.slots.select_related("user").order_by("seat"))
     mafia = [s for s in slots if s.is_mafia]

@@ -11,8 +11,9 @@ from rest_framework.test import APIClient
 
 from games import services
 from games.errors import ErrorCode, GameRuleError
-from games.models import GameEvent, Notification, Post, Whisper
+from games.models import GameEvent, Post, Whisper
 from games.services.whispers import MAX_WHISPER_LENGTH, send_whisper
+from notifications.models import Notification
 from tests.conftest import current_phase, slot_of, slots_of
 from tests.factories import UserFactory
 

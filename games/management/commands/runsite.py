@@ -4,8 +4,9 @@ Serves ``mafia_site.asgi`` (HTTP and websockets) with uvicorn and, on the same e
 
 * the deadline scanner (``games.tasks.run_due_phases`` every ``--scan-seconds``), standing
   in for Celery worker + beat when there is no Redis (``--scanner auto``), with beat's
-  minute jobs (scheduled vote counts, deadline reminders, the e-mail digests' sweep:
-  ``games.tasks.run_digests``, mail files under MAIL_DIR) and the league's matchmaking
+  minute jobs (scheduled vote counts; the side domains' jobs, ``games.hooks.embedded_jobs``:
+  deadline reminders, the e-mail digests' sweep with mail files under MAIL_DIR, the chat
+  webhooks' posts, missed ratings) and the league's matchmaking
   sweep (``services.sweep_league_queues``);
 * the demo bots (``games.demo.tick`` every ``--bot-seconds``), unless ``--no-demo``.
 
@@ -23,7 +24,6 @@ import logging
 import os
 import random
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -85,7 +85,7 @@ class Command(BaseCommand):
     async def serve(self, options: dict[str, Any], scanner: bool) -> None:
         import uvicorn
 
-        from games import demo, services, tasks, webhooks
+        from games import demo, hooks, services, tasks
 
         host, port = options["host"], options["port"]
         server = uvicorn.Server(uvicorn.Config(**uvicorn_options(host=host, port=port)))
@@ -93,13 +93,11 @@ class Command(BaseCommand):
         if scanner:
             jobs.append(every(options["scan_seconds"], tasks.run_due_phases, "Deadline scan"))
             jobs.append(every(60.0, services.post_scheduled_counts, "Vote count schedule"))
-            jobs.append(every(60.0, tasks.send_deadline_reminders, "Deadline reminders"))
-            # No worker either: the chat webhooks' posts are sent from here.
-            jobs.append(every(5.0, partial(webhooks.sweep, inline=True), "Webhook posts"))
-            jobs.append(every(60.0, tasks.run_digests, "E-mail digests"))
             jobs.append(every(10.0, services.sweep_league_queues, "League matchmaking"))
-            jobs.append(every(60.0, services.rate_missed_games, "Missed ratings"))
             jobs.append(every(60.0, tasks.lift_ended_sanctions, "Sanctions that end"))
+            # No worker either: the side domains' periodic work runs here (e.g. the chat
+            # webhooks' posts).
+            jobs += [every(j.seconds, j.run, j.label) for j in hooks.embedded_jobs()]
         if not options["no_demo"]:
             rng = random.Random()
             jobs.append(every(options["bot_seconds"], lambda: demo.tick(rng), "Demo bots"))

@@ -1,0 +1,31 @@
+"""The notifications' Celery tasks: the deadline reminders and the e-mail digests."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from . import mail
+from .reminders import send_reminders
+
+
+@shared_task(name="notifications.tasks.send_deadline_reminders", ignore_result=True)
+def send_deadline_reminders() -> int:
+    """Write the "still missing" reminders now due (beat, each minute); how many told."""
+    return send_reminders()
+
+
+@shared_task(name="notifications.tasks.sweep_digests", ignore_result=True)
+def sweep_digests() -> int:
+    """Build the due e-mail digests and queue a send for each one to send (beat)."""
+    return mail.sweep(send_digest_task.delay)
+
+
+@shared_task(name="notifications.tasks.send_digest", acks_late=True, ignore_result=True)
+def send_digest_task(digest_id: int) -> str:
+    """Send one digest, once: ``mail.send_digest`` claims it with a lease."""
+    return mail.send_digest(digest_id)
+
+
+def run_digests() -> int:
+    """The embedded run's digest sweep: build and send in this process."""
+    return mail.sweep(mail.send_digest)

@@ -1,0 +1,105 @@
+"""The notification inbox (``/notifications/``) and each person's notification settings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from games.errors import GameRuleError, NotFound
+from games.forms import apply_service_error
+from games.views.common import SignedInRequest
+
+from . import services as inbox_services
+from .kinds import CHANNELS, SETTABLE_KINDS
+from .reads import prefs_of, read_inbox
+
+
+@login_required
+def inbox(request: SignedInRequest) -> HttpResponse:
+    page = read_inbox(request.user.pk, request.GET.get("page"))
+    return render(request, "notifications/inbox.html", {"page": page})
+
+
+@login_required
+def open_notification(request: HttpRequest, notification_id: int) -> HttpResponse:
+    """Mark one read and go where it points. A GET on purpose: a plain link (also in a
+    desktop notification or opened in a new tab); all it changes is the read mark of the
+    signed-in person's own notification, so a forged link can do no more than that."""
+    try:
+        link = inbox_services.open_notification(request.user, notification_id)
+    except NotFound as exc:  # someone else's, or none: the same answer
+        raise Http404(exc.message) from None
+    return redirect(link)
+
+
+@require_POST
+@login_required
+def mark_all_read(request: HttpRequest) -> HttpResponse:
+    inbox_services.mark_read(request.user, None)
+    messages.success(request, "Every notification is marked read.")
+    return redirect("notifications:inbox")
+
+
+class PrefsForm(forms.Form):
+    """One channel per kind, then the reminder, the digest and desktop notifications."""
+
+    reminder_hours = forms.IntegerField(
+        label="Remind me this many hours before a deadline (0: never)",
+        min_value=inbox_services.REMINDER_HOURS[0],
+        max_value=inbox_services.REMINDER_HOURS[1],
+    )
+    digest_minutes = forms.IntegerField(
+        label="Gather e-mail into one digest every this many minutes",
+        min_value=inbox_services.DIGEST_MINUTES[0],
+        max_value=inbox_services.DIGEST_MINUTES[1],
+    )
+    desktop = forms.BooleanField(
+        label="Desktop notifications in this site's open tabs (your turn, a day starts, L-1)",
+        required=False,
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for kind in SETTABLE_KINDS.values():
+            self.fields[f"channel_{kind.name}"] = forms.ChoiceField(
+                label=kind.label, choices=list(CHANNELS.items())
+            )
+
+    def groups(self) -> list[tuple[str, list[forms.BoundField]]]:
+        play = [self[f"channel_{k.name}"] for k in SETTABLE_KINDS.values() if not k.for_host]
+        host = [self[f"channel_{k.name}"] for k in SETTABLE_KINDS.values() if k.for_host]
+        return [("Games you play", play), ("Games you host", host)]
+
+
+@login_required
+def notification_settings(request: SignedInRequest) -> HttpResponse:
+    prefs = prefs_of(request.user.pk)
+    initial: dict[str, Any] = {
+        "reminder_hours": prefs.reminder_hours,
+        "digest_minutes": prefs.digest_minutes,
+        "desktop": prefs.desktop,
+        **{f"channel_{k}": prefs.channel(k) for k in SETTABLE_KINDS},
+    }
+    form = PrefsForm(request.POST if request.method == "POST" else None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            inbox_services.save_prefs(
+                request.user,
+                channels={k: data[f"channel_{k}"] for k in SETTABLE_KINDS},
+                reminder_hours=data["reminder_hours"],
+                digest_minutes=data["digest_minutes"],
+                desktop=data["desktop"],
+            )
+        except GameRuleError as exc:
+            apply_service_error(exc, form)
+        else:
+            messages.success(request, "Your notification settings are saved.")
+            return redirect("notifications:settings")
+    return render(request, "notifications/settings.html", {"form": form})
