@@ -31,24 +31,12 @@ from games.models import (
     Vote,
 )
 from games.shapes import AgentProvenance, AgentRate
+from games.shares import Share
 
 
 @dataclass(frozen=True)
-class Rate:
-    """``count`` of ``of``."""
-
-    count: int
-    of: int
-
-    @property
-    def rate(self) -> float | None:
-        return self.count / self.of if self.of else None
-
-    @property
-    def text(self) -> str:
-        """ "N of M (x%)", as the page shows it."""
-        rate = self.rate
-        return f"{self.count} of {self.of}" + ("" if rate is None else f" ({rate:.0%})")
+class Rate(Share):
+    """A share of an agent's acts, as its page and the API give it."""
 
     def data(self) -> AgentRate:
         return {"count": self.count, "of": self.of, "rate": self.rate}

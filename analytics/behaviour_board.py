@@ -17,9 +17,9 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from games.errors import ErrorCode, NotFound
 from games.models import Agent, Ruleset
 from games.reads.paging import Pages, page_number
+from games.reads.rulesets import ruleset_or_404
 
 from .metrics import METRICS, Metric
 from .stats import PERSON_SIDES, SIDE_LABELS, MetricFigure, PersonBehaviour, ruleset_behaviour
@@ -30,16 +30,6 @@ MIN_GAMES = 5
 PER_PAGE = 50
 DEFAULT_SORT, DEFAULT_ORDER = "games", "desc"
 ORDERS = ("desc", "asc")
-
-
-def ruleset_or_404(ruleset: str) -> str:
-    if ruleset not in Ruleset.values:
-        raise NotFound(
-            f"There is no rule set called {ruleset!r}; use one of {', '.join(Ruleset.values)}.",
-            ErrorCode.RULESET,
-            "ruleset",
-        )
-    return ruleset
 
 
 def columns(side: str) -> list[Metric]:

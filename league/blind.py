@@ -18,6 +18,7 @@ from typing import Any
 from django.db.models import Q
 
 from games.models import Agent, Game, GameStatus, Replacement, Slot
+from games.shares import Share
 
 from .guesses import held_a_seat, open_for_guesses
 from .models import AgentGuess
@@ -25,22 +26,13 @@ from .shapes import AgentGuesses, AgentGuessResult, AgentGuessRow, AgentSeat
 
 
 @dataclass(frozen=True)
-class Spotted:
+class Spotted(Share):
     """``count`` of ``of`` guesses named the agent's seat."""
 
-    count: int
-    of: int
-
     @property
-    def rate(self) -> float | None:
-        return self.count / self.of if self.of else None
-
-    @property
-    def words(self) -> str:
+    def spoken(self) -> str:
         """ "n of d guesses (x%)", as the agent's page says it."""
-        share = self.rate
-        percent = "" if share is None else f" ({share:.0%})"
-        return f"{self.count} of {self.of} guess{'' if self.of == 1 else 'es'}{percent}"
+        return self.words("guess", "guesses")
 
 
 def agent_seats(game: Game) -> list[Slot]:

@@ -223,7 +223,7 @@ def agent_spotted_panel(request: HttpRequest, *, agent: Agent, **_: Any) -> str:
     spotted = blind.spotted(agent)
     return render_to_string(
         "league/spotted_panel.html",
-        {"spotted": spotted, "words": spotted.words},
+        {"spotted": spotted, "words": spotted.spoken},
         request=request,
     )
 

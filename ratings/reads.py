@@ -20,6 +20,7 @@ from games.errors import ErrorCode, NotFound
 from games.models import Agent, GameStatus, Ruleset
 from games.reads.paging import Pages, page_number
 from games.reads.reliability import Record, record
+from games.reads.rulesets import ruleset_or_404
 
 from . import compute
 from .models import Rating, RatingChange, RatingSide
@@ -31,16 +32,6 @@ SIDES = tuple(RatingSide.values)
 PER_PAGE = 50
 FORM_GAMES = 5  # "recent form": this many latest results
 Form = Literal["W", "L"]  # a result of the recent form: won, lost
-
-
-def ruleset_or_404(ruleset: str) -> str:
-    if ruleset not in Ruleset.values:
-        raise NotFound(
-            f"There is no rule set called {ruleset!r}; use one of {', '.join(Ruleset.values)}.",
-            ErrorCode.RULESET,
-            "ruleset",
-        )
-    return ruleset
 
 
 @dataclass
