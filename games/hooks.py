@@ -1,7 +1,8 @@
 """What the games core lets side domains add to its pages, without importing them.
 
-A side domain (analytics, league) registers a panel for a page in its ``AppConfig.ready``;
-the core's view asks for the page's panels and its template draws them in order. A panel
+A side domain (analytics, league, ratings, notifications, webhooks, agents) registers a
+panel for a page in its ``AppConfig.ready``; the core's view (or a side domain's page, the
+agent's) asks for the page's panels and its template draws them in order. A panel
 is HTML the side domain renders itself from public records: it must show nothing the page's
 viewer may not see (the leak scanner reads every page, panels included).
 
