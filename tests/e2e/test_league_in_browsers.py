@@ -50,7 +50,7 @@ def register_agents(env: dict[str, str]) -> dict[str, str]:
     code = (
         "import json\n"
         "from django.contrib.auth import get_user_model\n"
-        "from games.services import agents\n"
+        "from agents import services as agents\n"
         f"owner = get_user_model().objects.get(username={OWNER!r})\n"
         "keys = {}\n"
         f"for name in {list(AGENTS)!r}:\n"

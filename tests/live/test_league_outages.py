@@ -24,13 +24,12 @@ from games.models import (
     GameStatus,
     LeagueQueueEntry,
     LeagueQueueState,
-    RatedGame,
-    RatingChange,
 )
 from games.services import league as league_services
 from games.services.common import game_tx
 from games.services.phases import finish
 from notifications.models import Notification
+from ratings.models import RatedGame, RatingChange
 from tests.factories import UserFactory
 from tests.servers import RedisServer
 
