@@ -9,6 +9,13 @@
 source "$(dirname "$0")/_env.sh"
 PORT="${PORT:-8000}"
 HOST="${HOST:-127.0.0.1}"
+# Mails (digests, unsubscribe links) and webhooks link to SITE_URL: the address served here,
+# unless told otherwise (a proxy's public address). Left at its default, every link of a
+# run on another port was dead.
+# (Bound to every interface, the links name this machine's loopback: set SITE_URL to the
+# address others reach.)
+case "$HOST" in 0.0.0.0|::|"[::]") link_host=127.0.0.1 ;; *) link_host=$HOST ;; esac
+export SITE_URL="${SITE_URL:-http://$link_host:$PORT}"
 # A development run unless told otherwise: DEBUG on (and so the development key). With
 # DEBUG=false the settings require a real SECRET_KEY (README, "Production").
 export DEBUG="${DEBUG:-true}"

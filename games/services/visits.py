@@ -17,14 +17,19 @@ from ..models import ThreadVisit
 
 log = logging.getLogger(__name__)
 
-# One statement, whatever was there: a page further back never lowers the mark.
+# One statement, whatever was there: a page further back never lowers the mark. A CASE
+# rather than GREATEST(), which SQLite (the embedded run's database) does not have: there
+# every visit failed and "my games" never marked a thread read.
+_TABLE = ThreadVisit._meta.db_table
 _UPSERT = f"""
-INSERT INTO {ThreadVisit._meta.db_table} (user_id, game_id, thread, last_post_number, visited_at)
+INSERT INTO {_TABLE} (user_id, game_id, thread, last_post_number, visited_at)
 VALUES (%s, %s, %s, %s, %s)
 ON CONFLICT (user_id, game_id, thread) DO UPDATE
-SET last_post_number = GREATEST(
-        {ThreadVisit._meta.db_table}.last_post_number, EXCLUDED.last_post_number
-    ),
+SET last_post_number = CASE
+        WHEN EXCLUDED.last_post_number > {_TABLE}.last_post_number
+        THEN EXCLUDED.last_post_number
+        ELSE {_TABLE}.last_post_number
+    END,
     visited_at = EXCLUDED.visited_at
 """
 

@@ -1,11 +1,15 @@
 """``bash scripts/run.sh`` on embedded defaults: it migrates, starts the demo game, serves
 HTTP 200 on / within a bounded time, and the bots' posts reach a websocket live (the
-in-memory channel layer and the bots share the server's process); then it is stopped (its
-whole process group)."""
+in-memory channel layer and the bots share the server's process); every link in the mails it
+sends (a newcomer's account mail, an e-mail digest) points at the address it serves; then it
+is stopped (its whole process group)."""
 
 from __future__ import annotations
 
 import asyncio
+import email
+import email.policy
+import http.cookiejar
 import json
 import os
 import re
@@ -13,8 +17,10 @@ import signal
 import socket
 import sqlite3
 import subprocess
+import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -23,6 +29,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 STARTUP_LIMIT = 150  # seconds: migrations on a fresh SQLite file take most of it
 LIVE_LIMIT = 60  # seconds for a bot's post to arrive on the socket (about one per 4 s)
+# The embedded run sweeps the e-mail digests once a minute (notifications' embedded job).
+DIGEST_LIMIT = 150
+LINK = re.compile(r"https?://[^\s\"'<>)\]]+")
 
 
 def _demo_game_id(db: Path) -> int:
@@ -65,12 +74,97 @@ def _get(url: str) -> tuple[int, str]:
         return 0, ""
 
 
-@pytest.mark.timeout(STARTUP_LIMIT + LIVE_LIMIT + 60)
+def _mails(mail_dir: Path) -> list[str]:
+    """The text of every mail the file backend wrote (each file holds one or more messages,
+    a line of dashes between them), decoded: quoted-printable would break the links."""
+    texts = []
+    for path in sorted(mail_dir.glob("*.log")):
+        for chunk in path.read_bytes().split(b"-" * 79 + b"\n"):
+            if not chunk.strip():
+                continue
+            message = email.message_from_bytes(chunk, policy=email.policy.default)
+            parts = message.walk() if message.is_multipart() else [message]
+            for part in parts:
+                if part.get_content_maintype() == "text":
+                    head = f"To: {message['to']}\nSubject: {message['subject']}"
+                    texts.append(f"{head}\n{part.get_content()}")
+    return texts
+
+
+def _wait_for_mail(mail_dir: Path, needle: str, timeout: float) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = [m for m in _mails(mail_dir) if needle in m]
+        if found:
+            return "\n".join(found)
+        time.sleep(1)
+    raise AssertionError(f"no mail with {needle!r} in {timeout} s: {_mails(mail_dir)!r}")
+
+
+def _sign_up(port: int, name: str) -> None:
+    """A newcomer signs up through the form, as a browser would (its CSRF cookie)."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    url = f"http://127.0.0.1:{port}/accounts/signup/"
+    opener.open(url, timeout=10).read()
+    token = next(c.value for c in jar if c.name == "csrftoken")
+    form = {
+        "csrfmiddlewaretoken": token,
+        "username": name,
+        "email": f"{name}@example.com",
+        "password1": "a long enough pass 42",
+        "password2": "a long enough pass 42",
+    }
+    request = urllib.request.Request(
+        url, data=urllib.parse.urlencode(form).encode(), headers={"Referer": url}
+    )
+    with opener.open(request, timeout=20) as response:
+        assert response.status == 200, response.status
+
+
+def _plant_a_due_notification(env: dict[str, str], name: str, game_id: int) -> None:
+    """What the digest sweep mails: a pending notification an hour old, to a verified
+    address (written through the site's models, in a process of its own on the same file)."""
+    script = f"""
+from datetime import timedelta
+from allauth.account.models import EmailAddress
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from notifications.models import Notification
+user = get_user_model().objects.get(username={name!r})
+EmailAddress.objects.filter(user=user).update(verified=True, primary=True)
+hour_ago = timezone.now() - timedelta(hours=1)
+Notification.objects.create(
+    user=user, game_id={game_id}, kind="phase_started", text="Day 2 has started.",
+    link="/games/{game_id}/", mail="pending", created_at=hour_ago, updated_at=hour_ago,
+)
+"""
+    subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        timeout=60,
+        capture_output=True,
+    )
+
+
+def _links_point_at(mail: str, site: str) -> None:
+    links = LINK.findall(mail)
+    assert links, mail
+    elsewhere = [link for link in links if link != site and not link.startswith(f"{site}/")]
+    assert not elsewhere, (elsewhere, mail)
+
+
+@pytest.mark.timeout(STARTUP_LIMIT + LIVE_LIMIT + DIGEST_LIMIT + 60)
 def test_run_sh_serves_the_site_with_a_demo_game(tmp_path):
     port = _free_port()
     db = tmp_path / "db.sqlite3"
+    mail_dir = tmp_path / "mail"
     env = {**os.environ, "PORT": str(port), "DATABASE_URL": f"sqlite:///{db}"}
+    env["MAIL_DIR"] = str(mail_dir)
     env.pop("REDIS_URL", None)  # embedded defaults: in-memory layer, in-process scanner
+    env.pop("SITE_URL", None)  # run.sh says where it serves
     log_path = tmp_path / "run.log"
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
@@ -97,6 +191,16 @@ def test_run_sh_serves_the_site_with_a_demo_game(tmp_path):
         game_id = _demo_game_id(db)
         frame = asyncio.run(_first_live_post(port, game_id, timeout=LIVE_LIMIT))
         assert frame["kind"] == "post" and frame["thread"] == "public"
+        # Every link in the mails points here, not at the default port: the newcomer's
+        # account mail (the address to confirm), then their e-mail digest (the
+        # notification's link, the settings, the one-click unsubscribe).
+        site = f"http://127.0.0.1:{port}"
+        _sign_up(port, "newcomer")
+        _links_point_at(_wait_for_mail(mail_dir, "newcomer@example.com", 30), site)
+        _plant_a_due_notification(env, "newcomer", game_id)
+        digest = _wait_for_mail(mail_dir, "Day 2 has started.", DIGEST_LIMIT)
+        assert f"{site}/games/{game_id}/" in digest and "/unsubscribe/" in digest, digest
+        _links_point_at(digest, site)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
