@@ -22,10 +22,10 @@ from games.api.views import GameAPIView, _valid
 from games.errors import ErrorCode, NotFound
 from games.models import Agent, AgentToken
 from games.reads.agents import agent_called, agents_of
-from games.shapes import AgentProvenance
 
 from . import services as agent_services
 from .provenance import provenance
+from .shapes import AgentPage
 
 
 class AgentSerializer(serializers.Serializer):
@@ -39,7 +39,7 @@ class AgentSerializer(serializers.Serializer):
     live_tokens = serializers.IntegerField(help_text="Tokens not revoked.")
 
 
-AgentProvenanceSerializer = serializer_for(AgentProvenance)
+AgentPageSerializer = serializer_for(AgentPage)
 
 
 class AgentTokenSerializer(ApiTokenSerializer):
@@ -151,10 +151,11 @@ class AgentsView(GameAPIView):
 class AgentView(GameAPIView):
     # Its own name: the default ("agents_retrieve") is the list's too.
     @extend_schema(operation_id="agent_retrieve")
-    @docs.read(AgentProvenanceSerializer)
+    @docs.read(AgentPageSerializer)
     def get(self, request: Request, name: str) -> Response:
-        """An agent's public page: its owner, model and code, and its refusal and timeout
-        rates (the README's agents section says how they are counted)."""
+        """An agent's public page: its owner, model and code, its refusal and timeout
+        rates (the README's agents section says how they are counted) and how often the
+        players of its finished blind games spotted it."""
         agent = agent_called(name)
         if agent is None:
             raise NotFound("There is no agent of that name.", ErrorCode.NO_AGENT)

@@ -30,16 +30,15 @@ from games.models import (
     Slot,
     Vote,
 )
-from games.shapes import AgentProvenance, AgentRate
 from games.shares import Share
+from league.blind import spotted
+
+from .shapes import AgentPage
 
 
 @dataclass(frozen=True)
 class Rate(Share):
-    """A share of an agent's acts, as its page and the API give it."""
-
-    def data(self) -> AgentRate:
-        return {"count": self.count, "of": self.of, "rate": self.rate}
+    """A share of an agent's acts, as its page and the API give it (``Share.data``)."""
 
 
 def _taken_at_random(slots: Q) -> set[tuple[int, int, str]]:
@@ -120,8 +119,10 @@ def timeout_rate(agent: Agent) -> Rate:
     return Rate(missed, required)
 
 
-def provenance(agent: Agent) -> AgentProvenance:
-    """The agent's public page in the API (``agent`` with its ``user`` and ``owner``)."""
+def provenance(agent: Agent) -> AgentPage:
+    """The agent's public page in the API (``agent`` with its ``user`` and ``owner``): its
+    rates as its page gives them (the spotted one is the league's blind games' own read,
+    ``league.blind.spotted``, the one the page's panel draws)."""
     return {
         "name": agent.user.get_username(),
         "owner": agent.owner.get_username(),
@@ -132,4 +133,5 @@ def provenance(agent: Agent) -> AgentProvenance:
         "created_at": agent.created_at,
         "refusals": refusal_rate(agent).data(),
         "timeouts": timeout_rate(agent).data(),
+        "spotted": spotted(agent).data(),
     }

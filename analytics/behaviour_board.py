@@ -126,7 +126,7 @@ def behaviour_board(
             name=names[p.user_id],
             agent=p.user_id in agents,
             games=p.games,
-            figures=[MetricFigure.of(m, p.totals[m.key]) for m in cols],
+            figures=[MetricFigure.added(m, p.totals[m.key]) for m in cols],
         )
         for i, p in enumerate(shown)
     ]

@@ -29,6 +29,7 @@ from games.models import Agent, Game, Slot
 from games.reads.access import Viewer, get_game
 from games.reads.people import user_called
 
+from .models import Probe
 from .probes import (
     NONE_GIVEN,
     Probes,
@@ -204,7 +205,10 @@ def role_panel(request: HttpRequest, *, game: Game, slot: Slot, **_: Any) -> str
 
 
 def review_panel(request: HttpRequest, *, game: Game, **_: Any) -> str:
-    """The review's: each seat's Brier score and probes, and every day's probes."""
+    """The review's: each seat's Brier score and probes, and every day's probes (nothing,
+    and no read of the seats, for the many games nobody sent a probe in)."""
+    if not Probe.objects.filter(game=game).exists():
+        return ""
     rows = seat_rows(game)
     if not any(row.probes for row in rows):
         return ""

@@ -54,6 +54,7 @@ from games.models import (
 )
 from games.outcomes import FACTIONS
 from games.setups import SETUPS
+from games.shares import Share
 from games.simulator import wilson
 
 from .metrics import METRICS, Metric, Ratio, combine, held, read_seat_days, seat_metrics
@@ -66,28 +67,31 @@ PANEL_OPPONENTS = 5  # head-to-head rows on the player's page (the full page lis
 
 
 @dataclass(frozen=True)
-class WinRate:
-    """``wins`` of ``games`` with the 95% Wilson interval [low, high]."""
+class WinRate(Share):
+    """``wins`` (``count``) of ``games`` (``of``) with the 95% Wilson interval [low, high]."""
 
-    wins: int
-    games: int
     low: float
     high: float
 
     @classmethod
-    def of(cls, wins: int, games: int) -> WinRate:
+    def counted(cls, wins: int, games: int) -> WinRate:
         # (A game that ends between two reads of a page could count as a win before it
         # counts as a game: never more wins than games.)
         wins = min(wins, games)
         return cls(wins, games, *wilson(wins, games))
 
     @property
-    def rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
+    def wins(self) -> int:
+        return self.count
 
     @property
-    def percent(self) -> str:
-        return f"{self.rate:.0%}"
+    def games(self) -> int:
+        return self.of
+
+    @property
+    def rate(self) -> float:
+        """wins / games (0 without a game: the API's figure is always a number)."""
+        return super().rate or 0.0
 
     @property
     def interval(self) -> str:
@@ -226,8 +230,8 @@ def setup_stats(slug: str) -> SetupStats:
             SideRow(
                 side,
                 display.alignment_title(ruleset, side),
-                WinRate.of(side_wins.get((ruleset, side), 0), n),
-                WinRate.of(predicted.get(side, 0), prediction[0].games)
+                WinRate.counted(side_wins.get((ruleset, side), 0), n),
+                WinRate.counted(predicted.get(side, 0), prediction[0].games)
                 if prediction and predicted
                 else None,
             )
@@ -238,7 +242,9 @@ def setup_stats(slug: str) -> SetupStats:
                 r["role"],
                 r["alignment"],
                 display.full_title(ruleset, r["role"], (), r["alignment"]),
-                WinRate.of(r["wins"] + extra.get((ruleset, r["role"], r["alignment"]), 0), r["n"]),
+                WinRate.counted(
+                    r["wins"] + extra.get((ruleset, r["role"], r["alignment"]), 0), r["n"]
+                ),
             )
             for r in role_rows
             if r["game__ruleset"] == ruleset and r["role"]
@@ -336,23 +342,27 @@ class HeadToHead:
 
 
 @dataclass(frozen=True)
-class MetricFigure:
-    """One behaviour metric (``analytics.metrics``) added up: ``n`` of ``d``."""
+class MetricFigure(Share):
+    """One behaviour metric (``analytics.metrics``) added up: ``n`` (``count``) of ``d``
+    (``of``)."""
 
     key: str
     label: str
     definition: str
-    n: int
-    d: int
     per_post: bool = False  # a rate per post ("n votes after d posts"), not a share
 
     @property
-    def rate(self) -> float:
-        return self.n / self.d if self.d else 0.0
+    def n(self) -> int:
+        return self.count
 
     @property
-    def percent(self) -> str:
-        return f"{self.rate:.0%}"
+    def d(self) -> int:
+        return self.of
+
+    @property
+    def rate(self) -> float:
+        """n / d (0 when there is nothing to count: the API's figure is always a number)."""
+        return super().rate or 0.0
 
     @property
     def text(self) -> str:
@@ -362,11 +372,12 @@ class MetricFigure:
             return (
                 f"{votes} after {self.d} post{'s' if self.d != 1 else ''} ({self.rate:.2f} a post)"
             )
-        return f"{self.n} of {self.d} ({self.percent})"
+        return self.words()
 
     @classmethod
-    def of(cls, metric: Metric, ratio: Ratio) -> MetricFigure:
-        return cls(metric.key, metric.label, metric.definition, *ratio, metric.per_post)
+    def added(cls, metric: Metric, ratio: Ratio) -> MetricFigure:
+        n, d = ratio
+        return cls(n, d, metric.key, metric.label, metric.definition, metric.per_post)
 
 
 @dataclass(frozen=True)
@@ -386,6 +397,7 @@ class BehaviourRow:
 
 @dataclass
 class PlayerStats:
+    user_id: int
     name: str
     agent: bool
     overall: WinRate
@@ -563,7 +575,7 @@ def _behaviour(
     rows = []
     for ruleset, side in sorted(per, key=lambda k: (k[0], PERSON_SIDES.index(k[1]))):
         total = combine(per[ruleset, side])
-        figures = [MetricFigure.of(m, total[m.key]) for m in METRICS]
+        figures = [MetricFigure.added(m, total[m.key]) for m in METRICS]
         rows.append(
             BehaviourRow(ruleset, side, SIDE_LABELS[side], len(per[ruleset, side]), figures)
         )
@@ -649,25 +661,51 @@ def ruleset_behaviour(ruleset: str) -> dict[str, list[PersonBehaviour]]:
     return out
 
 
-def player_stats(name: str, *, opponents: int | None = None) -> PlayerStats:
-    """A person's or agent's finished games: wins by side and by role (per rule set),
-    their latest games, their record with and against everyone they played with
-    (``opponents``: the most-met that many; None: all) and their behaviour metrics per rule
-    set and side. A few queries, then one pass over the seats of their games (and one over
-    the votes of their games' days)."""
-    user = user_or_404(name)
+@dataclass(frozen=True)
+class PersonFigures:
+    """What a person's finished games say, but the names of those they met (read fresh at
+    each view: a name may change, a finished game does not): cached by ``person_figures``."""
+
+    overall: WinRate
+    sides: list[SideTally]
+    roles: list[RoleTally]
+    recent: list[PlayedGame]
+    met: dict[int, tuple[int, int, int, int]]  # person -> together wins, games; against
+    behaviour: list[BehaviourRow]
+
+
+# The shape of what ``person_figures`` caches: a new number when ``PersonFigures`` (or what
+# it holds) changes, so a deploy never reads the older shape.
+PERSON_FIGURES_VERSION = 1
+
+
+def person_figures(user_id: int) -> PersonFigures:
+    """A person's or agent's finished games' figures (``player_stats``): cached, keyed by
+    their finished games as they are (their number, newest id and latest end: a game of
+    theirs that ends is a new key; the metrics' definitions too), so one query when the
+    cache has them; else a few queries, then one pass over the seats of their games (and
+    one over the votes of their games' days, themselves cached per game)."""
     # Their finished games, as subqueries (a long list of ids costs more to send).
     finished = Game.objects.filter(status=GameStatus.FINISHED)
-    seated = Slot.objects.filter(user=user, game__in=finished).values("game_id")
+    seated = Slot.objects.filter(user_id=user_id, game__in=finished).values("game_id")
     replaced = Replacement.objects.filter(
-        Q(old_user=user) | Q(new_user=user), slot__game__in=finished
+        Q(old_user_id=user_id) | Q(new_user_id=user_id), slot__game__in=finished
     ).values("slot__game_id")
     theirs = seated.union(replaced)  # (one semi-join: an OR of two would scan)
-    games = {
-        g["pk"]: g for g in Game.objects.filter(pk__in=theirs).values(*GAME_FIELDS, "finished_at")
-    }
+    stamp = Game.objects.filter(pk__in=theirs).aggregate(
+        n=Count("id"), top=Max("id"), last=Max("finished_at")
+    )
+    last = stamp["last"].timestamp() if stamp["last"] is not None else 0
+    key = (
+        f"analytics:person:{PERSON_FIGURES_VERSION}:{METRICS_DIGEST}:{user_id}:"
+        f"{stamp['n']}:{stamp['top']}:{last}"
+    )
+    kept = cache.get(key)
+    if kept is not None:
+        return cast(PersonFigures, kept)
+    games = {g["pk"]: g for g in Game.objects.filter(pk__in=theirs).values(*GAME_FIELDS)}
     game_of, changes, final_holder, entries = _seat_records(theirs, games)
-    mine = {e.game_id: e for e in entries if e.user_id == user.pk}
+    mine = {e.game_id: e for e in entries if e.user_id == user_id}
     sides: dict[str, list[int]] = {side: [0, 0] for side in PERSON_SIDES}
     roles: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
     for entry in mine.values():
@@ -679,28 +717,12 @@ def player_stats(name: str, *, opponents: int | None = None) -> PlayerStats:
     met: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # together w/n, against w/n
     for other in entries:
         me = mine.get(other.game_id)
-        if me is None or other.user_id == user.pk:
+        if me is None or other.user_id == user_id:
             continue
         tally = met[other.user_id]
         at = 0 if me.same_team(other) else 2
         tally[at] += int(me.won)
         tally[at + 1] += 1
-    names = dict(get_user_model().objects.filter(pk__in=met).values_list("pk", "username"))
-    agents = set(
-        Agent.objects.filter(user_id__in=[*names, user.pk]).values_list("user_id", flat=True)
-    )
-    heads = sorted(
-        (
-            HeadToHead(
-                names[user_id],
-                user_id in agents,
-                WinRate.of(t[0], t[1]),
-                WinRate.of(t[2], t[3]),
-            )
-            for user_id, t in met.items()
-        ),
-        key=lambda h: (-h.games, h.name.lower()),
-    )
     newest = sorted(
         mine.values(),
         key=lambda e: (
@@ -710,12 +732,11 @@ def player_stats(name: str, *, opponents: int | None = None) -> PlayerStats:
         ),
         reverse=True,
     )[:RECENT_GAMES]
-    return PlayerStats(
-        name=user.get_username(),
-        agent=user.pk in agents,
-        overall=WinRate.of(sum(e.won for e in mine.values()), len(mine)),
+    figures = PersonFigures(
+        overall=WinRate.counted(sum(e.won for e in mine.values()), len(mine)),
         sides=[
-            SideTally(side, SIDE_LABELS[side], WinRate.of(*sides[side])) for side in PERSON_SIDES
+            SideTally(side, SIDE_LABELS[side], WinRate.counted(*sides[side]))
+            for side in PERSON_SIDES
         ],
         roles=sorted(
             (
@@ -724,7 +745,7 @@ def player_stats(name: str, *, opponents: int | None = None) -> PlayerStats:
                     role,
                     alignment,
                     display.full_title(ruleset, role, (), alignment),
-                    WinRate.of(*t),
+                    WinRate.counted(*t),
                 )
                 for (ruleset, role, alignment), t in roles.items()
             ),
@@ -744,6 +765,47 @@ def player_stats(name: str, *, opponents: int | None = None) -> PlayerStats:
             )
             for e in newest
         ],
-        opponents=heads if opponents is None else heads[:opponents],
+        met={u: (t[0], t[1], t[2], t[3]) for u, t in met.items()},
         behaviour=_behaviour(mine, games, game_of, changes, final_holder),
+    )
+    cache.set(key, figures, timeout=24 * 3600)
+    return figures
+
+
+def player_stats(name: str, *, opponents: int | None = None) -> PlayerStats:
+    """A person's or agent's finished games: wins by side and by role (per rule set),
+    their latest games, their record with and against everyone they played with
+    (``opponents``: the most-met that many; None: all) and their behaviour metrics per rule
+    set and side (``person_figures``; the names of those they met read here)."""
+    user = user_or_404(name)
+    figures = person_figures(user.pk)
+    names = dict(
+        get_user_model().objects.filter(pk__in=list(figures.met)).values_list("pk", "username")
+    )
+    agents = set(
+        Agent.objects.filter(user_id__in=[*names, user.pk]).values_list("user_id", flat=True)
+    )
+    heads = sorted(
+        (
+            HeadToHead(
+                names[user_id],
+                user_id in agents,
+                WinRate.counted(t[0], t[1]),
+                WinRate.counted(t[2], t[3]),
+            )
+            for user_id, t in figures.met.items()
+            if user_id in names
+        ),
+        key=lambda h: (-h.games, h.name.lower()),
+    )
+    return PlayerStats(
+        user_id=user.pk,
+        name=user.get_username(),
+        agent=user.pk in agents,
+        overall=figures.overall,
+        sides=figures.sides,
+        roles=figures.roles,
+        recent=figures.recent,
+        opponents=heads if opponents is None else heads[:opponents],
+        behaviour=figures.behaviour,
     )

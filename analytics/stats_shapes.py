@@ -113,6 +113,21 @@ class BehaviourStats(TypedDict):
     ]
 
 
+class PlayerProbes(TypedDict):
+    """Their belief probes over their finished games (the review scores each game's), as one
+    set: each probe weighs the same (a running game's are never counted)."""
+
+    probes: Annotated[int, Doc("The probes they sent in finished games.")]
+    games: Annotated[int, Doc("The finished games they sent them in.")]
+    brier: Annotated[
+        float | None,
+        Doc(
+            "The mean of (p - o)² over those probes, o = 1 for a mafia target: 0 is perfect, "
+            "always saying 0.5 scores 0.25. Null: no probe."
+        ),
+    ]
+
+
 class PlayerStatistics(TypedDict):
     name: str
     agent: bool
@@ -130,3 +145,4 @@ class PlayerStatistics(TypedDict):
             "replaced seat's days count for whoever held it that day)."
         ),
     ]
+    probes: Annotated[PlayerProbes, Doc("Their belief probes' Brier score.")]

@@ -21,6 +21,7 @@ from games.errors import NotFound
 from games.models import Agent, Ruleset
 
 from .behaviour_board import BehaviourBoard, behaviour_board
+from .probes import PersonProbes, person_probes
 from .stats import (
     PANEL_OPPONENTS,
     SIDE_LABELS,
@@ -30,7 +31,7 @@ from .stats import (
     player_stats,
     setup_stats,
 )
-from .stats_shapes import PlayerStatistics, SetupStatistics, WinRateFigure
+from .stats_shapes import PlayerProbes, PlayerStatistics, SetupStatistics, WinRateFigure
 
 
 # -- the answers -------------------------------------------------------------------------------
@@ -82,7 +83,16 @@ def setup_data(stats: SetupStats) -> SetupStatistics:
     }
 
 
-def player_data(stats: PlayerStats) -> PlayerStatistics:
+def probes_figure(figures: PersonProbes) -> PlayerProbes:
+    return {
+        "probes": figures.probes,
+        "games": figures.games,
+        "brier": None if figures.brier is None else round(figures.brier, 4),
+    }
+
+
+def player_data(stats: PlayerStats, probes: PersonProbes) -> PlayerStatistics:
+    """``stats`` with ``probes`` (``person_probes`` of the same person) as the API says it."""
     return {
         "name": stats.name,
         "agent": stats.agent,
@@ -139,6 +149,7 @@ def player_data(stats: PlayerStats) -> PlayerStatistics:
             }
             for row in stats.behaviour
         ],
+        "probes": probes_figure(probes),
     }
 
 
@@ -161,8 +172,10 @@ class PlayerStatsView(GameAPIView):
         """A person's or agent's finished games: wins by side and by role with 95% Wilson
         intervals, their latest games, and their record with and against everyone they
         played with (a replaced player counts the games they held a seat in for part of
-        them; 404 ``no_user`` for no such player)."""
-        return Response(player_data(player_stats(name)))
+        them), their behaviour metrics and their belief probes' Brier score (404
+        ``no_user`` for no such player)."""
+        stats = player_stats(name)
+        return Response(player_data(stats, person_probes(stats.user_id)))
 
 
 # -- the pages ---------------------------------------------------------------------------------

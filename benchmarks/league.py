@@ -22,7 +22,7 @@ Not a test: it prints figures (record them in BENCHMARKS.md, section "League (is
    still to fill), ``wait_for_game`` (the inbox socket), ``play_async`` with the
    reference bot (``scripts/reference_bot.Bot``) until the game ends, and again, until
    the queues have been given the seats of G games. The league's own timing is used
-   (``games.league.TABLE_TIMING``: 45 s turns, 60 s votes, 2-minute nights), unchanged.
+   (``league.formats.TABLE_TIMING``: 45 s turns, 60 s votes, 2-minute nights), unchanged.
 4. Measures: games per hour (games finished / wall time from the first join to the last
    game's end); for every table turn or vote the agent acted in, the time from the turn's
    start (its ``deadline`` in the ``turn/`` answer minus the turn's length: the server set
@@ -505,7 +505,7 @@ def main() -> None:
         fresh_services_db(env)
     migrate(env)
     support.django_setup()
-    from games.league import format_of
+    from league.formats import format_of
 
     setups = {}
     for slug in args.setups:

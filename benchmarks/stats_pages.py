@@ -26,16 +26,20 @@ measured per page: the setup's statistics page, its API answer and the setup pag
 the panel; the statistics page, API answer and player page (with the panel) of the player
 in every game and of a typical one; the rule set's behaviour leaderboard (default sort,
 and sorted by a metric); then the setup and player pages without the panels (what the
-panels add). Per page: wall and CPU time (p50, p95), queries, size.
+panels add), and the every-game player's pages as the first view after a game of theirs
+ends (their figures, ``analytics.stats.person_figures``, not cached yet). Per page: wall
+and CPU time (p50, p95), queries, size.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -201,12 +205,16 @@ def _alignment(role: str) -> str:
     return str(rules_named("forum").roles[role].alignment)
 
 
-def measure(client: Any, url: str, requests: int) -> dict[str, Any]:
+def measure(
+    client: Any, url: str, requests: int, before: Callable[[int], None] | None = None
+) -> dict[str, Any]:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     walls, cpus, queries, sizes = [], [], [], []
     for i in range(requests + 2):  # two warm-up requests: template loading, first plans
+        if before is not None:
+            before(i)
         with CaptureQueriesContext(connection) as ctx:
             w0, c0 = time.perf_counter(), time.process_time()
             response = client.get(url)
@@ -233,6 +241,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--requests", type=int, default=20, help="measured requests per page")
+    parser.add_argument(
+        "--gc-freeze",
+        action="store_true",
+        help="gc.freeze() once the site is loaded, as a server may after start-up: the "
+        "collector's full passes then skip the loaded code's objects (each such pass costs "
+        "~100 ms of CPU, about one in 15 requests, without it)",
+    )
     args = parser.parse_args()
     support.ensure_database()
     from django.test import Client
@@ -245,6 +260,9 @@ def main() -> None:
     counts = {name: player_stats(name).overall.games for name in (regular, typical)}
     load0 = support.load_average()
     client = Client()
+    if args.gc_freeze:
+        client.get(f"/setups/{SETUP}/stats/")  # (the templates and URL confs loaded)
+        gc.freeze()
     pages = [
         ("setup statistics", f"/setups/{SETUP}/stats/"),
         ("setup statistics, API", f"/api/v1/setups/{SETUP}/stats/"),
@@ -281,8 +299,22 @@ def main() -> None:
             rows.append((bare, measure(client, url, args.requests)))
     for page, panels in kept.items():
         hooks._panels[page].extend(panels)
+    # A person's figures are cached until a game of theirs ends (``person_figures``): the
+    # first view after that reads them whole (the games' behaviour figures stay cached).
+    from analytics import stats
+
+    def uncached(_: int) -> None:
+        stats.PERSON_FIGURES_VERSION = -time.time_ns()  # (a key never used before)
+
+    version = stats.PERSON_FIGURES_VERSION
+    for label, url in pages:
+        if label.startswith("player in every game") and "without" not in label:
+            cold = f"{label}, after a game of theirs ended (their figures not cached)"
+            rows.append((cold, measure(client, url, args.requests, before=uncached)))
+    stats.PERSON_FIGURES_VERSION = version
     print(f"machine: {support.machine()}")
     print(f"load average (1 min) at start / end: {load0} / {support.load_average()}")
+    print(f"gc.freeze() after start-up: {'yes' if args.gc_freeze else 'no'}")
     print(
         f"| page ({args.games:,} finished games) | wall p50 / p95 ms | CPU p50 / p95 ms "
         "| queries | KB |\n|---|---:|---:|---:|---:|"

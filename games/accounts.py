@@ -16,8 +16,8 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 
+from . import hooks
 from .confusables import confusable_with
-from .league import LEAGUE_HOST_NAME
 from .plain_text import is_plain_text
 
 # Letters and digits of any script, and . @ + - _, in words separated by single spaces.
@@ -35,8 +35,8 @@ def clean_name(username: str) -> str:
             "Use letters, digits, single spaces between words and . @ + - _ only."
         )
     existing = list(get_user_model().objects.values_list("username", flat=True))
-    # The league's host is a system account: reserved even before it first exists.
-    other = confusable_with(name, [*existing, LEAGUE_HOST_NAME])
+    # A side domain's system account (the league's host) is reserved before it exists.
+    other = confusable_with(name, [*existing, *hooks.reserved_names()])
     if other is not None:
         raise forms.ValidationError(
             f'"{name}" looks too much like the existing name "{other}"; choose another.'

@@ -50,6 +50,18 @@ A side domain may add a part to the open data of a finished game (``register_exp
 ``part(game)`` returns a list of JSON-able objects, exported under the game's ``parts`` by
 the part's name (``games.reads.export``; called for finished games only).
 
+A side domain may route websockets of its own (``register_socket_route``: the league
+page's ``ws/league/``), beside the core's (``live.routing``); it builds them on the core's
+live package (``live.inbox.signal_on_commit``, ``InboxFollower``, ``live.page_render``).
+
+The league's queues (the league app) are the core's only source of league games
+(``Game.league_setup``), which have no host: a seat that needs a new player is filled from
+the queue (``set_league_replacer``: ``replace_in_league_game``), and the people the core
+benches (modkilled for inactivity under a cooldown, taken off the site) leave every queue
+in the benching transaction (``on_bench``: ``bench``). A side domain's system account
+(the league's host, "League") is reserved at sign-up (``reserve_name``: nobody may take
+it, or a look-alike, before it first exists).
+
 A side domain may also follow games' ends (``on_game_finished``): its listener is called
 with the game's id after the transaction that ended the game commits, never inside it.
 One that must write with the end itself, exactly once (the ratings), listens with
@@ -68,6 +80,7 @@ from typing import Any
 from django import forms
 from django.db import transaction
 from django.http import HttpRequest
+from django.urls import URLPattern
 from django.utils.safestring import SafeString
 
 Panel = Callable[..., SafeString | str]
@@ -275,3 +288,69 @@ def set_bell(frame: BellFrame) -> None:
 
 def bell_frame(user_id: int, fresh: bool) -> dict[str, Any]:
     return _bell[0](user_id, fresh)
+
+
+# -- websocket routes, the league's queues, reserved names ---------------------------------
+_socket_routes: dict[str, URLPattern] = {}  # by path: registering again replaces
+
+
+def register_socket_route(route: URLPattern) -> None:
+    """Route a side domain's websocket (a ``django.urls.path`` to an ASGI consumer), from
+    its ``AppConfig.ready``: ``live.routing`` reads them when the ASGI app is built."""
+    _socket_routes[str(route.pattern)] = route
+
+
+def socket_routes() -> list[URLPattern]:
+    return list(_socket_routes.values())
+
+
+# (services.common.Tx of a league game, the seat) -> whether someone took it
+LeagueReplacer = Callable[[Any, Any], bool]
+_league_replacer: list[LeagueReplacer] = []
+
+
+def set_league_replacer(replace: LeagueReplacer) -> None:
+    _league_replacer[:] = [replace]
+
+
+def replace_in_league_game(tx: Any, slot: Any) -> bool:
+    """Fill ``slot`` of the league game ``tx.game`` from its queue, in the game's
+    transaction (``services.swap.replace_from_queue``); False when nobody could (or no
+    side domain runs the league: nobody waits)."""
+    return bool(_league_replacer[0](tx, slot)) if _league_replacer else False
+
+
+Benched = Callable[[list[int]], object]  # (the accounts) -> anything
+_benched: list[Benched] = []
+
+
+def on_bench(listener: Benched) -> None:
+    """Call ``listener(user_ids)`` when the core benches these accounts, inside its
+    transaction (their rows locked or deactivated); registering the same one again is a
+    no-op."""
+    if listener not in _benched:
+        _benched.append(listener)
+
+
+def bench(user_ids: Iterable[int]) -> None:
+    """The accounts may not be seated by a queue now (an inactivity modkill under the
+    league's cooldown, ``services.reliability``; a removal from the site,
+    ``services.moderation``): the listeners take them out of theirs. A listener's fault is
+    the transaction's, as with ``events_written``."""
+    people = sorted(set(user_ids))
+    for listener in list(_benched):
+        listener(people)
+
+
+_reserved_names: list[str] = []
+
+
+def reserve_name(name: str) -> None:
+    """Keep ``name`` (a side domain's system account) from sign-up, and its look-alikes,
+    even before the account first exists (``accounts.clean_name``)."""
+    if name not in _reserved_names:
+        _reserved_names.append(name)
+
+
+def reserved_names() -> list[str]:
+    return list(_reserved_names)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.db.models import F, Q
+from django.db.models import F, Q, TextChoices
 
 from .models import (
     PRODS_BEFORE_ACTION,
@@ -87,9 +87,18 @@ def needs_replacement(game: Game, slot: Slot) -> bool:
     return game.is_running and game.slots.filter(NEEDS_REPLACEMENT, pk=slot.pk, alive=True).exists()
 
 
+class ReplacementReason(TextChoices):
+    """Why the host should replace a seat (``slots_needing_replacement``); the label is
+    what the host's dashboard says of it."""
+
+    REMOVED = "removed", "taken off the site by its moderators"
+    ANOTHER_ACCOUNT = "another account", "another account of a person already in this game"
+    INACTIVE = "inactive", "inactive (prodded twice)"
+
+
 def slots_needing_replacement(game: Game) -> list[Slot]:
-    """``NEEDS_REPLACEMENT``'s seats of a running game, each with ``replacement_reason``:
-    "removed" (taken off the site), "another account" or "inactive"."""
+    """``NEEDS_REPLACEMENT``'s seats of a running game, each with its
+    ``replacement_reason`` (a ``ReplacementReason``)."""
     if not game.is_running:
         return []
     seats = list(
@@ -101,10 +110,10 @@ def slots_needing_replacement(game: Game) -> list[Slot]:
     beside = set(game.slots.filter(BESIDE_ANOTHER_ACCOUNT, alive=True).values_list("pk", flat=True))
     for slot in seats:
         slot.replacement_reason = (  # type: ignore[attr-defined]
-            "removed"
+            ReplacementReason.REMOVED
             if not slot.user.is_active
-            else "another account"
+            else ReplacementReason.ANOTHER_ACCOUNT
             if slot.pk in beside
-            else "inactive"
+            else ReplacementReason.INACTIVE
         )
     return seats

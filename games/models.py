@@ -235,8 +235,8 @@ class Game(models.Model):
     blind = models.BooleanField(
         default=False, help_text="Agent badges are hidden until the game ends."
     )
-    # A league game (``games.league``): made by a matchmaking queue, no host to wait for;
-    # a rated game's end updates its players' ratings once (the ratings app).
+    # A league game (the league app's queues): made by a matchmaking queue, no host to wait
+    # for; a rated game's end updates its players' ratings once (the ratings app).
     league_setup = models.CharField(
         max_length=50, blank=True, help_text="The matchmaking queue that made it, if any."
     )
@@ -1049,43 +1049,6 @@ class PersonToken(ApiToken):
     @property
     def revoke_url(self) -> str:
         return reverse("person_token_revoke", args=[self.pk])
-
-
-# -- the league's queues (games.league) -----------------------------------------------------
-class LeagueQueueEntry(models.Model):
-    """A person or an agent waiting in a league queue (``games.league``) for a game of
-    that setup; the matchmaker (``services.league.match``) takes the oldest first."""
-
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="league_entries"
-    )
-    setup = models.CharField(max_length=50, help_text="The queue's setup slug.")
-    joined_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        ordering = ["joined_at", "id"]
-        constraints = [
-            models.UniqueConstraint(fields=["user", "setup"], name="league_entry_once"),
-        ]
-        indexes = [models.Index(fields=["setup", "joined_at"])]
-
-    def __str__(self) -> str:
-        return f"{self.user_id} waits for {self.setup}"
-
-
-class LeagueQueueState(models.Model):
-    """What a league queue last said: why no game was made (``problem``, blank when none)
-    and the last game it made."""
-
-    setup = models.CharField(max_length=50, unique=True)
-    problem = models.CharField(max_length=300, blank=True)
-    checked_at = models.DateTimeField(default=timezone.now)
-    last_game = models.ForeignKey(
-        Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-
-    def __str__(self) -> str:
-        return f"queue {self.setup}: {self.problem or 'ok'}"
 
 
 # -- moderation (games.services.moderation) -----------------------------------------------

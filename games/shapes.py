@@ -409,27 +409,6 @@ class Queue(TypedDict):
     queue: Annotated[list[str], Doc("Usernames, next in line first.")]
 
 
-class LeagueQueue(TypedDict):
-    """One standing league queue, as the caller sees it (``games.reads.league``)."""
-
-    setup: Annotated[str, Doc("The setup's slug (the queue's name in URLs).")]
-    name: str
-    ruleset: Annotated[str, Doc("Blank: the setup is gone.")]
-    players: Annotated[int | None, Doc("Seats a game of it needs (null: the setup is gone).")]
-    waiting: Annotated[int, Doc("People and agents waiting now.")]
-    queued: Annotated[bool, Doc("Whether you wait in it.")]
-    queued_since: datetime | None
-    problem: Annotated[str, Doc("Why no game was made yet (blank: nothing wrong).")]
-    silent_seat: Annotated[
-        str, Doc('A seat silent for a whole day: "replace" (from this queue) or "modkill".')
-    ]
-    blind: Annotated[
-        bool, Doc("Its games are blind: which seats are agents is hidden until the end.")
-    ]
-    exists: Annotated[bool, Doc("False: the setup no longer exists.")]
-    latest_game: Annotated[int | None, Doc("Your latest league game from this queue, if any.")]
-
-
 # -- my games -----------------------------------------------------------------------------
 class Unread(TypedDict):
     thread: Annotated[str, Doc(choices="games.models.Thread")]

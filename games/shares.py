@@ -1,9 +1,12 @@
 """A share: ``count`` of ``of`` (an agent's refused acts of all it tried, the guesses that
-spotted it of all made), with its rate and its words, said once for every page."""
+spotted it of all made, a player's wins of their games, a behaviour metric's n of d), with
+its rate and its words, said once for every page and answer."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from .shapes import AgentRate
 
 
 @dataclass(frozen=True)
@@ -16,13 +19,22 @@ class Share:
         """count / of, from 0 to 1; None when there is nothing to count."""
         return self.count / self.of if self.of else None
 
+    @property
+    def percent(self) -> str:
+        """The rate as the pages write it ("38%"; blank when there is nothing to count)."""
+        rate = self.rate
+        return "" if rate is None else f"{rate:.0%}"
+
     def words(self, one: str = "", many: str = "") -> str:
         """ "n of d (x%)", or with the counted thing named: "n of d guesses (x%)"."""
         noun = (one if self.of == 1 else many or one) if one else ""
-        rate = self.rate
-        percent = "" if rate is None else f" ({rate:.0%})"
+        percent = f" ({self.percent})" if self.of else ""
         return f"{self.count} of {self.of}{' ' + noun if noun else ''}{percent}"
 
     @property
     def text(self) -> str:
         return self.words()
+
+    def data(self) -> AgentRate:
+        """As the API gives a share: count, of, and the rate (null with nothing to count)."""
+        return {"count": self.count, "of": self.of, "rate": self.rate}

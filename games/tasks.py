@@ -99,13 +99,6 @@ def lift_post_limit_task(game_id: int, phase_number: int) -> bool:
         return False  # the game was deleted
 
 
-@shared_task(name="games.tasks.match_league_queues", ignore_result=True)
-def match_league_queues() -> int:
-    """Make the games every league queue has enough seats for (beat, every
-    ``LEAGUE_SWEEP_SECONDS``): the queues are rows, so a restart loses nobody's place."""
-    return len(services.sweep_league_queues())
-
-
 @shared_task(name="games.tasks.post_scheduled_vote_counts", ignore_result=True)
 def post_scheduled_vote_counts() -> int:
     """Post the numbered vote count of every game whose schedule is due (beat, each minute)."""

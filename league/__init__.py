@@ -1,5 +1,7 @@
-"""The league's side of rated play that the games core does not need: duplicate series
-(one deal replayed with the entrants rotated through the seats) and the baseline ladder.
+"""The league: the standing matchmaking queues of rated league games (``formats``,
+``services``, ``reads``, the live page ``live``), duplicate series (one deal replayed with
+the entrants rotated through the seats), the baseline ladder and blind games' guesses.
 
-A side domain: it uses the games core's services and reads, and the core never imports it.
+A side domain: it uses the games core's services, reads and live package, and the core
+never imports it (it reaches the league only through ``games.hooks``).
 """

@@ -31,12 +31,10 @@ from django.db.models import Count
 
 from games import services
 from games.errors import GameRuleError
-from games.league import FORMATS
 from games.models import (
     Agent,
     Game,
     GameStatus,
-    LeagueQueueEntry,
     NightAction,
     Phase,
     Post,
@@ -46,7 +44,10 @@ from games.models import (
 )
 from games.reads.options import night_options
 from games.reads.table import turn_view
-from games.services.league import league_host
+
+from .formats import FORMATS
+from .models import LeagueQueueEntry
+from .services import join_queue, league_host
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +99,7 @@ def queue_baselines() -> list[str]:
         if playing.exclude(game__league_setup="").exists():
             continue
         try:
-            services.join_league_queue(user, order[0])
+            join_queue(user, order[0])
         except GameRuleError as exc:  # a cooldown, a queue gone: next time
             log.info("Baseline %s could not queue: %s", user.username, exc.message)
             continue

@@ -1,4 +1,7 @@
-"""Duplicate series: one deal (a seed) replayed over several games, the entrants rotated
+"""The league's standing queues (``LeagueQueueEntry``, ``LeagueQueueState``: the games app's
+tables, kept by name since the league app took them over) and its duplicate series.
+
+Duplicate series: one deal (a seed) replayed over several games, the entrants rotated
 through the seats, so each entrant plays each seat, and so each role, of the deal.
 
 A series belongs to the league app; its games are ordinary games of the core (hosted by the
@@ -9,17 +12,60 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from games.models import Game, new_seed
 
 
+# -- the standing queues (league.services) ------------------------------------------------------
+class LeagueQueueEntry(models.Model):
+    """A person or an agent waiting in a league queue (``league.formats``) for a game of
+    that setup; the matchmaker (``league.services.match``) takes the oldest first."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="league_entries"
+    )
+    setup = models.CharField(max_length=50, help_text="The queue's setup slug.")
+    joined_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["joined_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "setup"], name="league_entry_once"),
+        ]
+        indexes = [models.Index(fields=["setup", "joined_at"], name="games_leagu_setup_e88cad_idx")]
+        db_table = "games_leaguequeueentry"  # the games app's table before the app was
+
+    def __str__(self) -> str:
+        return f"{self.user_id} waits for {self.setup}"
+
+
+class LeagueQueueState(models.Model):
+    """What a league queue last said: why no game was made (``problem``, blank when none)
+    and the last game it made."""
+
+    setup = models.CharField(max_length=50, unique=True)
+    problem = models.CharField(max_length=300, blank=True)
+    checked_at = models.DateTimeField(default=timezone.now)
+    last_game = models.ForeignKey(
+        Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        db_table = "games_leaguequeuestate"  # the games app's table before the app was
+
+    def __str__(self) -> str:
+        return f"queue {self.setup}: {self.problem or 'ok'}"
+
+
+# -- duplicate series (league.series) ------------------------------------------------------------
 class SeriesStatus(models.TextChoices):
     RUNNING = "running", "Running"
     FINISHED = "finished", "Finished"
 
 
 class Series(models.Model):
-    """A duplicate series of a ready-made setup (``games.league.FORMATS``): ``games`` games
+    """A duplicate series of a ready-made setup (``league.formats.FORMATS``): ``games`` games
     dealt from ``seed``, game ``i`` seating entrant ``j`` in seat ``(j + i) mod n + 1``."""
 
     setup = models.CharField(max_length=50, help_text="The ready-made setup's slug.")

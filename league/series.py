@@ -30,14 +30,13 @@ from django.db import transaction
 from django.db.models.functions import Lower
 
 from games.errors import ErrorCode, GameRuleError, InvalidInput, NotAllowed, NotFound
-from games.league import LEAGUE_HOST_NAME, format_of
-from games.models import Game, GameStatus, LeagueQueueEntry, Slot
+from games.models import Game, GameStatus, Slot
 from games.reads.moderation import same_person
-from games.services.league import league_host
-from games.services.league import leave_queue as leave_league_queue
 from games.services.lobby import create_game, deal_seats, join_game, start_game
 
-from .models import Series, SeriesEntrant, SeriesGame, SeriesStatus
+from .formats import LEAGUE_HOST_NAME, format_of
+from .models import LeagueQueueEntry, Series, SeriesEntrant, SeriesGame, SeriesStatus
+from .services import league_host, leave_queue
 
 log = logging.getLogger(__name__)
 
@@ -230,7 +229,7 @@ def _start(series: Series) -> Game | None:
     # One league game at a time: the entrants leave any queue they wait in (a baseline
     # agent, or a person who queued between two games of the series).
     for entry in LeagueQueueEntry.objects.filter(user__in=[e.user for e in entrants]):
-        leave_league_queue(entry.user, entry.setup)
+        leave_queue(entry.user, entry.setup)
     if series.problem:
         series.problem = ""
         series.save(update_fields=["problem"])

@@ -7,6 +7,10 @@ from . import views
 app_name = "league"
 
 urlpatterns: list[URLPattern] = [
+    # The league page and its standing queues (league.services).
+    path("league/", views.league, name="league"),
+    path("league/<slug:setup>/join/", views.join, name="join"),
+    path("league/<slug:setup>/leave/", views.leave, name="leave"),
     # Duplicate series (league.series).
     path("league/series/", views.series_list_page, name="series_list"),
     path("league/series/new/", views.series_create, name="series_create"),

@@ -1,4 +1,10 @@
-"""The series' pages (``/league/series/``, ``/league/series/<id>/``), the staff's form that
+"""The league page (``/league/``: each standing queue, join and leave buttons, the signed-in
+person's running league games) and ``GET /api/v1/queues/``, ``POST .../join/``,
+``.../leave/``, from the same read (``league.reads.queues``) and services
+(``league.services``). Joining runs the matchmaker at once: when the join fills a table,
+the answer's ``latest_game`` is the game just started.
+
+The series' pages (``/league/series/``, ``/league/series/<id>/``), the staff's form that
 makes one and their "start the next game" button, the league page's panel, and the JSON
 API's ``GET /api/v1/series/`` and ``GET /api/v1/series/{id}/``. All draw ``league.reads``.
 
@@ -8,6 +14,7 @@ POST, the agent page's "spotted" panel, and ``GET``/``POST
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
@@ -30,18 +37,64 @@ from games.api.typed import serializer_for
 from games.api.views import GameAPIView
 from games.errors import GameRuleError, NotFound
 from games.forms import SiteForm, form_message
-from games.league import FORMATS
+from games.hooks import panels
 from games.models import Agent, Game
+from games.reads.moderation import same_person
+from games.reads.reliability import league_cooldown
 
-from . import blind, guesses, reads, series
+from . import blind, guesses, reads, series, services
+from .formats import FORMATS
 from .guesses import MAX_SEATS_GIVEN
 from .series import MAX_ROTATIONS, may_make_series
-from .shapes import AgentGuesses, AgentGuessResult, SeriesDetail, SeriesSummary
+from .shapes import AgentGuesses, AgentGuessResult, LeagueQueue, SeriesDetail, SeriesSummary
 
+LeagueQueueSerializer = serializer_for(LeagueQueue)
 SeriesSummarySerializer = serializer_for(SeriesSummary)
 SeriesDetailSerializer = serializer_for(SeriesDetail)
 
 PANEL_SERIES = 5  # the newest series the league page lists
+
+
+# -- the league page and its queues --------------------------------------------------------------
+def league(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "league/league.html",
+        {
+            "queues": reads.queues(request.user),
+            "games": reads.my_league_games(request.user),
+            # Said before a Join is refused for it (the join still checks it).
+            "cooldown": league_cooldown(same_person(request.user.pk))
+            if request.user.is_authenticated
+            else None,
+            "panels": panels("league", request),
+        },
+    )
+
+
+def _in_or_out(
+    request: HttpRequest, move: Callable[[Any, str], Any], setup: str, done: str
+) -> HttpResponse:
+    try:
+        move(request.user, setup)
+    except GameRuleError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, done)
+    return redirect("league:league")
+
+
+@require_POST
+@login_required
+def join(request: HttpRequest, setup: str) -> HttpResponse:
+    done = "You are in the queue: the game starts when the table is full."
+    return _in_or_out(request, services.join_queue, setup, done)
+
+
+@require_POST
+@login_required
+def leave(request: HttpRequest, setup: str) -> HttpResponse:
+    return _in_or_out(request, services.leave_queue, setup, "You left the queue.")
 
 
 class SeriesForm(SiteForm):
@@ -229,6 +282,39 @@ def agent_spotted_panel(request: HttpRequest, *, agent: Agent, **_: Any) -> str:
 
 
 # -- the JSON API ------------------------------------------------------------------------------
+class QueuesView(GameAPIView):
+    permission_classes = [AllowAny]
+
+    @docs.read(LeagueQueueSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        """Every standing league queue: its setup, seats needed and waiting, whether you
+        wait in it, its problem, and your latest game from it."""
+        return Response(reads.queues(request.user))
+
+
+class QueueJoinView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    @docs.write(LeagueQueueSerializer)
+    def post(self, request: Request, setup: str) -> Response:
+        """Wait in this setup's queue; a full table starts at once (you are told on the
+        inbox, the bell's socket and by ``latest_game`` here). Refused 403
+        ``league_cooldown`` for a while after a modkill for inactivity (the error says
+        until when; so does ``reliability.league_cooldown_until`` of your player read)."""
+        services.join_queue(request.user, setup)
+        return Response(reads.queue_of(request.user, setup))
+
+
+class QueueLeaveView(GameAPIView):
+    permission_classes = [IsAuthenticated]
+
+    @docs.write(LeagueQueueSerializer)
+    def post(self, request: Request, setup: str) -> Response:
+        """Stop waiting in this setup's queue."""
+        services.leave_queue(request.user, setup)
+        return Response(reads.queue_of(request.user, setup))
+
+
 class SeriesListView(GameAPIView):
     permission_classes = [AllowAny]
 

@@ -9,6 +9,7 @@ for anonymous ones; and a process takes so many handshakes at once, telling the 
 try again (``mafia_site.socket_limits``).
 """
 
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -68,3 +69,9 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+# Everything loaded so far (Django, the site, its templates' code) lives as long as the
+# process: frozen out of the garbage collector's reach, its full passes no longer walk it.
+# They cost about 100 ms of CPU once in some 15 requests, the pages' p95 (BENCHMARKS.md,
+# "statistics pages").
+gc.freeze()

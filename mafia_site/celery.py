@@ -31,7 +31,7 @@ DEADLINE_SCAN_SECONDS = float(os.environ.get("DEADLINE_SCAN_SECONDS", "15"))
 WEBHOOK_SWEEP_SECONDS = float(os.environ.get("WEBHOOK_SWEEP_SECONDS", "30"))
 # E-mail digests (notifications.mail): built and (re)sent by a sweep each minute.
 DIGEST_SCAN_SECONDS = float(os.environ.get("DIGEST_SCAN_SECONDS", "60"))
-# League matchmaking (games.services.league): a join matches at once; this sweep is the
+# League matchmaking (league.services): a join matches at once; this sweep is the
 # backstop (a join whose match failed, entries left by a restart).
 LEAGUE_SWEEP_SECONDS = float(os.environ.get("LEAGUE_SWEEP_SECONDS", "30"))
 BASELINE_TICK_SECONDS = float(os.environ.get("BASELINE_TICK_SECONDS", "10"))
@@ -62,7 +62,7 @@ app.conf.beat_schedule = {
         "options": {"expires": WEBHOOK_SWEEP_SECONDS},
     },
     "match-league-queues": {
-        "task": "games.tasks.match_league_queues",
+        "task": "league.tasks.match_queues",
         "schedule": LEAGUE_SWEEP_SECONDS,
         "options": {"expires": max(LEAGUE_SWEEP_SECONDS, 5.0)},
     },

@@ -8,7 +8,8 @@ Environment: SECRET_KEY, DEBUG, ALLOWED_HOSTS (comma-separated), CSRF_TRUSTED_OR
 DATABASE_URL, DB_CONN_MAX_AGE, DB_POOL_SIZE, LIVE_DB_THREADS, LIVE_HANDSHAKES_AT_ONCE,
 REDIS_URL, LOG_LEVEL, FORWARDED_ALLOW_IPS, EMAIL_HOST (and the other EMAIL_* settings), MAIL_DIR,
 DEFAULT_FROM_EMAIL, SITE_URL, WEBHOOK_ALLOW_PRIVATE, WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT,
-DIGEST_LEASE_SECONDS, DIGEST_RETRY_SECONDS, DIGEST_MAX_ATTEMPTS.
+DIGEST_LEASE_SECONDS, DIGEST_RETRY_SECONDS, DIGEST_MAX_ATTEMPTS, WEBPUSH_VAPID_PUBLIC_KEY,
+WEBPUSH_VAPID_PRIVATE_KEY, WEBPUSH_VAPID_SUBJECT, WEBPUSH_TIMEOUT.
 """
 
 import os
@@ -145,6 +146,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # append. synchronous=NORMAL survives a crash of the process; a power cut may lose the
     # last commits, which the embedded setup (trying the site, a few agents) accepts.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # Tests on SQLite use a file beside the database, as the site does (an in-memory test
+    # database shares one cache between threads, whose locks fail at once instead of
+    # waiting out the timeout below).
+    _sqlite_name = Path(str(DATABASES["default"]["NAME"]))
+    if str(_sqlite_name) != ":memory:":
+        DATABASES["default"].setdefault("TEST", {}).setdefault(
+            "NAME", str(_sqlite_name.with_name(f"test_{_sqlite_name.name}"))
+        )
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {
             "transaction_mode": "IMMEDIATE",
@@ -305,14 +314,14 @@ def league_timing(spec: str) -> dict[str, int]:
     return timing
 
 
-# League timing (games.league): LEAGUE_TIMING="night_length=20" shortens the league's
+# League timing (league.formats): LEAGUE_TIMING="night_length=20" shortens the league's
 # nights (a bots' league server, the league benchmark); names as the game settings'.
 LEAGUE_TIMING = league_timing(os.environ.get("LEAGUE_TIMING", ""))
 # Hours after a modkill for inactivity during which the player may not join a league queue
 # (games.reads.reliability); 0 turns the cooldown off.
 LEAGUE_COOLDOWN_AFTER_MODKILL = float(os.environ.get("LEAGUE_COOLDOWN_AFTER_MODKILL", "72"))
-# Blind league queues (games.league, issue 34): LEAGUE_BLIND="forum-vanilla,forum-cop-nine" (setup
-# slugs) or "all" (every forum setup); their games hide which seats are agents until the end.
+# Blind league queues (league.formats, issue 34): LEAGUE_BLIND="forum-vanilla,forum-cop-nine"
+# (setup slugs) or "all" (every forum setup); their games hide which seats are agents until the end.
 LEAGUE_BLIND = os.environ.get("LEAGUE_BLIND", "")
 
 LOGIN_URL = "login"
@@ -417,6 +426,24 @@ WEBHOOK_RETRY_SECONDS = [
 ]
 # One POST may take this long: a slow chat server holds a worker, never a game.
 WEBHOOK_TIMEOUT = float(os.environ.get("WEBHOOK_TIMEOUT", "5"))
+
+# -- Web Push (notifications.push): the site's VAPID key pair and contact -------------------
+# Make a pair with ``manage.py webpush_keys``. Unset in production: no push (the settings page
+# says so). Unset in a development or embedded run: a pair is made once and kept in
+# WEBPUSH_KEY_FILE, so the demo's phones get their turn too.
+WEBPUSH_VAPID_PUBLIC_KEY = os.environ.get("WEBPUSH_VAPID_PUBLIC_KEY", "")
+WEBPUSH_VAPID_PRIVATE_KEY = os.environ.get("WEBPUSH_VAPID_PRIVATE_KEY", "")
+# Who the push services may contact about this site's pushes: mailto: or https: URL.
+WEBPUSH_VAPID_SUBJECT = os.environ.get("WEBPUSH_VAPID_SUBJECT", "mailto:mafia@localhost")
+_db_file = Path(str(DATABASES["default"].get("NAME") or ""))
+WEBPUSH_KEY_FILE = (
+    (_db_file.parent if _db_file.is_absolute() else BASE_DIR / "var") / "webpush-vapid.json"
+    if DEBUG or EMBEDDED_SERVICES
+    else None
+)
+del _db_file
+# One push may take this long: a slow push service holds a worker, never a game.
+WEBPUSH_TIMEOUT = float(os.environ.get("WEBPUSH_TIMEOUT", "5"))
 
 # -- API -----------------------------------------------------------------------------
 REST_FRAMEWORK = {

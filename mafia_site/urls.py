@@ -11,6 +11,7 @@ from games.api.django_errors import not_found
 from games.views import open_data, person_tokens
 from games.views.accounts import RateLimitedLoginView, RateLimitedSignupView, unlock
 from games.views.health import healthz
+from mafia_site.help import manual
 
 # A database or Redis outage outside a view still answers 503 with a message; any other
 # error a 500. Under /api/ Django's own error answers are JSON too (games.api.django_errors).
@@ -33,6 +34,9 @@ def favicon(request: HttpRequest) -> FileResponse:
 urlpatterns = [
     path("favicon.ico", favicon),
     path("healthz", healthz, name="healthz"),
+    # The manual (docs/, built by MkDocs into var/help: mafia_site/help.py).
+    path("help/", manual, name="help"),
+    path("help/<path:path>", manual, name="help_page"),
     path("admin/", admin.site.urls),
     # Accounts: allauth's pages (games.accounts); sign-up and log-in counted by the site's
     # rate limits. The short names are the ones the templates and tests use.

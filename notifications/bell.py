@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .reads import desktop_on, is_desktop_kind, newest, unread_count
+from .reads import desktop_on, is_desktop_kind, newest, open_link, unread_count
 
 
 def bell_frame(user_id: int, fresh: bool) -> dict[str, Any]:
@@ -23,7 +23,7 @@ def bell_frame(user_id: int, fresh: bool) -> dict[str, Any]:
             "id": top.pk,
             "kind": top.kind,
             "text": top.text,
-            "link": f"/notifications/{top.pk}/open/",
+            "link": open_link(top.pk),
             "desktop": is_desktop_kind(top.kind),
             "read": top.read_at is not None,
             "count": top.count,

@@ -4,6 +4,8 @@ Every rule in ``rules.RULES`` proposes notes for an event; a note reaches its pe
 if the event's audience includes them (``reads.access.audiences``), so no rule can tell
 anyone more than the site shows them. Each person's settings (``NotificationPrefs``) then
 say where it goes: the inbox, e-mail (a digest, ``mail = pending``), both, or nowhere.
+A new notification of a desktop kind also goes to the person's push devices, after the
+commit (``push``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from .deadlines import correct
 from .kinds import NOTIFICATION_KINDS, OFF, channel_parts
 from .models import MailState, Notification, NotificationPrefs
 from .notes import Context, Note, Rule
+from .push import queue_on_commit as push_on_commit
 from .rules import RULES
 
 
@@ -98,6 +101,7 @@ def write(notes: list[Note], game: Game | None, now: datetime) -> set[int]:
             fresh_by_key[note.user_id, note.key] = row
         told.add(note.user_id)
     Notification.objects.bulk_create(fresh)
+    push_on_commit(fresh)  # to the person's phones, after the commit (``push``)
     return told
 
 

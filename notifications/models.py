@@ -158,3 +158,28 @@ class EmailDigest(models.Model):
 
     def __str__(self) -> str:
         return f"digest {self.pk} to {self.user_id}: {self.subject} ({self.status})"
+
+
+class PushDevice(models.Model):
+    """One browser that asked for Web Push (``notifications.push``): where its push service
+    takes messages for it (``endpoint``) and the keys they are encrypted to (RFC 8291).
+
+    A person may have several (a phone, a laptop). The endpoint is the browser's: if another
+    person subscribes from the same browser, the device becomes theirs. Removed when the
+    person turns push off on it, and when its push service says it is gone (404 or 410)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="push_devices"
+    )
+    endpoint = models.URLField(max_length=1000, unique=True)
+    p256dh = models.CharField(max_length=100)  # the browser's public key, base64url
+    auth = models.CharField(max_length=40)  # the shared auth secret, base64url
+    # The browser's User-Agent when it subscribed: the settings page names devices by it.
+    agent = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"push device {self.pk} of {self.user_id}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.db.models import QuerySet
+from django.urls import reverse
 
 from games.reads.paging import Pages, page_number
 
@@ -50,6 +51,11 @@ def read_inbox(user_id: int, raw_page: object = None, per_page: int = PER_PAGE) 
         unread=unread_count(user_id),
         notifications=list(rows[start : start + per_page]),
     )
+
+
+def open_link(notification_id: int) -> str:
+    """The link that opens a notification (marking it read): the bell's and a push's."""
+    return reverse("notifications:open", args=[notification_id])
 
 
 def newest(user_id: int) -> Notification | None:

@@ -1,10 +1,10 @@
-"""The notifications' Celery tasks: the deadline reminders and the e-mail digests."""
+"""The notifications' Celery tasks: the deadline reminders, the e-mail digests, Web Push."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from . import mail
+from . import mail, push
 from .reminders import send_reminders
 
 
@@ -29,3 +29,10 @@ def send_digest_task(digest_id: int) -> str:
 def run_digests() -> int:
     """The embedded run's digest sweep: build and send in this process."""
     return mail.sweep(mail.send_digest)
+
+
+@shared_task(name=push.SEND_TASK, ignore_result=True)
+def send_push(notification_ids: list[int]) -> int:
+    """Push these notifications to their people's devices (``push.queue``, after the commit
+    that wrote them); how many pushes went out. Not retried: the inbox holds them."""
+    return push.deliver(notification_ids)

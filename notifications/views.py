@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from games.errors import GameRuleError, NotFound
+from games.errors import ErrorCode, GameRuleError, NotFound
 from games.forms import apply_service_error
+from games.json_answers import json_error
 from games.views.common import SignedInRequest
 
+from . import push
 from . import services as inbox_services
 from .kinds import CHANNELS, SETTABLE_KINDS
 from .reads import prefs_of, read_inbox
@@ -102,4 +105,47 @@ def notification_settings(request: SignedInRequest) -> HttpResponse:
         else:
             messages.success(request, "Your notification settings are saved.")
             return redirect("notifications:settings")
-    return render(request, "notifications/settings.html", {"form": form})
+    keys = push.vapid_keys()
+    return render(
+        request,
+        "notifications/settings.html",
+        {
+            "form": form,
+            "push_key": keys.public if keys else "",
+            "push_devices": push.devices_of(request.user.pk),
+        },
+    )
+
+
+def _push_answer(request: SignedInRequest, change: str) -> HttpResponse:
+    """The settings page's push button: a JSON body in, JSON out (``push``)."""
+    try:
+        body = json.loads(request.body or b"")
+    except (ValueError, UnicodeDecodeError):
+        return json_error(400, "The body is not JSON.", ErrorCode.INVALID)
+    if not isinstance(body, dict):
+        return json_error(400, "Send a JSON object.", ErrorCode.INVALID)
+    try:
+        if change == "subscribe":
+            push.subscribe(
+                request.user, body.get("subscription"), request.headers.get("User-Agent", "")
+            )
+        else:
+            push.unsubscribe(request.user, body.get("endpoint"))
+    except GameRuleError as exc:
+        return JsonResponse(exc.to_dict(), status=404 if isinstance(exc, NotFound) else 400)
+    return JsonResponse({"devices": len(push.devices_of(request.user.pk))})
+
+
+@require_POST
+@login_required
+def push_subscribe(request: SignedInRequest) -> HttpResponse:
+    """Push on for this browser: ``{"subscription": PushSubscription.toJSON()}``."""
+    return _push_answer(request, "subscribe")
+
+
+@require_POST
+@login_required
+def push_unsubscribe(request: SignedInRequest) -> HttpResponse:
+    """Push off for this browser: ``{"endpoint": its subscription's endpoint}``."""
+    return _push_answer(request, "unsubscribe")

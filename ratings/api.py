@@ -125,4 +125,4 @@ class PlayerView(GameAPIView):
         rated games (finished games only: role, team, result, rating change), and their
         reliability record (inactivity modkills, replacements out, league games left and
         the league cooldown in force)."""
-        return Response(player_data(player(name)))
+        return Response(player_data(player(name, with_record=True)))

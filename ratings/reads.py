@@ -242,9 +242,10 @@ class Player:
 MAX_PLAYED = 200  # rated games listed on the page (newest first)
 
 
-def player(name: str) -> Player:
+def player(name: str, *, with_record: bool = False) -> Player:
     """A person's or agent's ratings, history and rated games (finished games only), and
-    their reliability record."""
+    ``with_record``, their reliability record (the API's; the player's page has its own,
+    the core's, and the panel no second copy)."""
     user = get_user_model().objects.filter(username=name).select_related("agent").first()
     if user is None:
         raise NotFound(f"There is no player called {name!r}.", ErrorCode.NO_USER, "name")
@@ -298,4 +299,6 @@ def player(name: str) -> Player:
         )
         for c in reversed(changes[-MAX_PLAYED:])
     ]
-    return Player(user.get_username(), _is_agent(user), out, games, record(user))
+    return Player(
+        user.get_username(), _is_agent(user), out, games, record(user) if with_record else None
+    )

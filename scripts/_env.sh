@@ -33,3 +33,17 @@ if [ ! -f "$stamp" ]; then
   rm -f .venv/.installed-*; touch "$stamp"
 fi
 export PATH="$ROOT/.venv/bin:$PATH"
+
+# The manual (docs/, mkdocs.yml), served at /help/ (mafia_site/help.py): built into var/help
+# when missing or older than any of its sources, for run.sh's site and the browser tests'
+# (their accessibility audit reads it). Built aside, then swapped in: a running site never
+# sees half of it. A failed build keeps the last one (or /help/ says how to build it).
+if [ ! -f var/help/index.html ] || [ -n "$(find docs mkdocs.yml BENCHMARKS.md client/README.md \
+    client/mafia_client -newer var/help/index.html -print -quit 2>/dev/null)" ]; then
+  if NO_MKDOCS_2_WARNING=1 mkdocs build --quiet --site-dir "var/help.$$"; then
+    rm -rf var/help && mv "var/help.$$" var/help
+  else
+    rm -rf "var/help.$$"
+    echo "The manual did not build: /help/ says how to build it." >&2
+  fi
+fi

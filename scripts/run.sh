@@ -17,11 +17,12 @@ HOST="${HOST:-127.0.0.1}"
 case "$HOST" in 0.0.0.0|::|"[::]") link_host=127.0.0.1 ;; *) link_host=$HOST ;; esac
 export SITE_URL="${SITE_URL:-http://$link_host:$PORT}"
 # A development run unless told otherwise: DEBUG on (and so the development key). With
-# DEBUG=false the settings require a real SECRET_KEY (README, "Production").
+# DEBUG=false the settings require a real SECRET_KEY (docs/operators/production.md).
 export DEBUG="${DEBUG:-true}"
 
 python manage.py migrate --noinput
 python manage.py demo
+# The manual at /help/ is built (when missing or stale) by _env.sh, sourced above.
 
 children=()
 stop_children() {

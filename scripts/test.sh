@@ -53,4 +53,19 @@ started=$SECONDS
 status=0
 python -m pytest -n "$workers" --durations=15 "$@" || status=$?
 echo "The test run took $((SECONDS - started)) s with TEST_WORKERS=$workers (exit status $status)."
+# The second lane: the embedded default the README's first command runs (SQLite, the
+# in-process channel layer and deadlines: no REDIS_URL), with the site's tests that need
+# neither PostgreSQL nor Redis themselves (the quick ones: -m "not slow"). TEST_LANES=main
+# skips it (arguments given to this script select tests for the first lane only).
+if [ "${TEST_LANES:-all}" = all ] && [ "$#" -eq 0 ]; then
+    lane_started=$SECONDS
+    embedded_db="$(mktemp -d)"
+    lane=0
+    env -u REDIS_URL -u CELERY_TEST_BROKER_URL DATABASE_URL="sqlite:///$embedded_db/embedded.sqlite3" \
+        python -m pytest -n "$workers" -p no:cacheprovider -m "not slow" \
+        tests/site tests/notifications || lane=$?
+    rm -rf "$embedded_db"
+    echo "The embedded lane (SQLite, in-process layer) took $((SECONDS - lane_started)) s (exit status $lane)."
+    [ "$status" -eq 0 ] && status=$lane
+fi
 exit "$status"

@@ -204,6 +204,39 @@ def _flush_waits_for_the_workers() -> Any:
     flush.Command.handle = handle  # type: ignore[method-assign]
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(
+    request: Any,
+    django_test_environment: None,
+    django_db_blocker: Any,
+    django_db_modify_db_settings: None,
+) -> Any:
+    """pytest-django's, but the worker's test database is a copy of one migrated once
+    (``tests.db_template``) rather than migrated afresh."""
+    from django.test.utils import setup_databases, teardown_databases
+
+    from tests.db_template import copy_of_the_template
+
+    verbosity = request.config.option.verbose
+    with django_db_blocker.unblock():
+        copied = copy_of_the_template()
+        # keepdb: the copy is the database; Django only checks it is migrated (it is).
+        made = setup_databases(verbosity=verbosity, interactive=False, keepdb=copied)
+    yield
+    with django_db_blocker.unblock():
+        teardown_databases(made, verbosity=verbosity)
+
+
+@pytest.fixture(autouse=True)
+def _empty_process_caches() -> None:
+    # Each test starts with the process's caches empty: on SQLite (the embedded lane) a
+    # rolled-back test gives its ids back, and the next test's game 1 would meet the
+    # counts and pages kept for the last one's.
+    from games.lru import ProcessLRU
+
+    ProcessLRU.clear_all()
+
+
 @pytest.fixture(autouse=True)
 def _fast_passwords(settings: Any) -> None:
     # The default PBKDF2 hasher costs ~0.3 s a user; tests make hundreds of users.

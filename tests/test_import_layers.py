@@ -111,7 +111,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "games.outcomes",
             "games.json_answers",
             "games.layer_config",
-            "games.league",
             "games.locks",
             "games.lru",
             "games.markup",

@@ -29,7 +29,16 @@ class ReviewView(GameAPIView):
         except reads.NotOver:
             raise NotFound("The review opens when the game ends.") from None
         posts = reads.phase_posts(review)
-        records = {r["number"]: r for r in phases_data(game, review.slots, include_open=True)}
+        records = {
+            r["number"]: r
+            for r in phases_data(
+                game,
+                review.slots,
+                include_open=True,
+                records=list(review.records.values()),
+                history=review.history,
+            )
+        }
         agents = current_agent_names()
         thoughts = thoughts_of(game, history=review.history)
         phases: list[shapes.ReviewPhase] = []

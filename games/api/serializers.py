@@ -603,7 +603,6 @@ class AbsenceCreateSerializer(InputSerializer):
 
 
 QueueSerializer = serializer_for(shapes.Queue)
-LeagueQueueSerializer = serializer_for(shapes.LeagueQueue)
 UnreadSerializer = serializer_for(shapes.Unread)
 YourSeatSerializer = serializer_for(shapes.YourSeat)
 MyGameSerializer = serializer_for(shapes.MyGame)

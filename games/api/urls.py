@@ -7,7 +7,6 @@ from . import (
     bookmarks,
     chores,
     export,
-    league,
     moderation,
     review,
     tokens,
@@ -31,11 +30,6 @@ urlpatterns = [
     path("bookmarks/<int:bookmark_id>/", bookmarks.BookmarkView.as_view(), name="api-bookmark"),
     path("reports/", moderation.ReportsView.as_view(), name="api-reports"),
     path("rulesets/", views.RulesetsView.as_view(), name="api-rulesets"),
-    path("queues/", league.QueuesView.as_view(), name="api-queues"),
-    path("queues/<slug:setup>/join/", league.QueueJoinView.as_view(), name="api-queue-join-league"),
-    path(
-        "queues/<slug:setup>/leave/", league.QueueLeaveView.as_view(), name="api-queue-leave-league"
-    ),
     path("setups/", views.SetupsView.as_view(), name="api-setups"),
     path("games/", views.GameListView.as_view(), name="api-games"),
     path("my-games/", views.MyGamesView.as_view(), name="api-my-games"),

@@ -627,9 +627,21 @@ class ActionDetailView(GameAPIView):
 
 
 # -- host -------------------------------------------------------------------------------------
-def phases_data(game: Game, slots: list[Slot], *, include_open: bool) -> list[shapes.PhaseRecord]:
+def phases_data(
+    game: Game,
+    slots: list[Slot],
+    *,
+    include_open: bool,
+    records: list[dict[str, Any]] | None = None,
+    history: naming.SeatHistory | None = None,
+) -> list[shapes.PhaseRecord]:
+    """Each phase's record as data; ``records`` and ``history``, when the caller has read
+    them (the review has), are not read again."""
     by_id = {x.pk: x for x in slots}
-    history = seat_history(game, slots)
+    if history is None:
+        history = seat_history(game, slots)
+    if records is None:
+        records = phase_records(game, slots, include_open=include_open, history=history)
     actions: dict[int, list[NightAction]] = {}
     for action in NightAction.objects.filter(phase__game=game).select_related("phase"):
         actions.setdefault(action.phase_id, []).append(action)
@@ -644,7 +656,7 @@ def phases_data(game: Game, slots: list[Slot], *, include_open: bool) -> list[sh
             "explanation": rec["explanation"],
             "notes": rec["notes"],
         }
-        for rec in phase_records(game, slots, include_open=include_open)
+        for rec in records
     ]
 
 

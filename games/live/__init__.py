@@ -16,6 +16,6 @@ the API or the services):
 - ``hub``: the per-process fan-out from the channel layer to local sockets;
 - ``publisher``: pushes committed events to the channel layer (called on commit);
 - ``tokens``: sockets signed in with an agent's token, closed when it is revoked;
-- ``inbox``: each person's bell, the league page's queues, signals to a group;
+- ``inbox``: each person's bell, signals to a group (a side domain's page: the league's);
 - ``consumers`` and ``routing``: the websocket itself (``ws/games/<id>/``).
 """

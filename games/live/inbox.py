@@ -16,13 +16,10 @@ away) is logged and retried with a growing pause, the frame then read afresh. A 
 sends the current frame on connect and when the client asks (``{"type": "inbox"}``, after a
 reconnect or a paused layer), so the bell always equals what a reload shows.
 
-The league page's queues go the same way (``publish_league_on_commit``): its sockets
-(``ws/league/``, anyone: the queues are public) are told ``{"type": "league"}`` after a
-join, a leave or a game made; the page's own sockets (``?parts=1``) get its parts with it,
-rendered for their viewer (``"parts": {id: html}``, ``page_render``), as they do when they
-(re)connect, and the page never fetches itself. ``signal_on_commit`` sends any group such
-a message without data, pushed and retried as the bells are
-(``close_token_sockets_on_commit``: the sockets of a revoked agent token, ``tokens``).
+``signal_on_commit`` sends any group a message without data, pushed and retried as the
+bells are (``close_token_sockets_on_commit``: the sockets of a revoked agent token,
+``tokens``; a side domain's page, the league's queues). ``InboxFollower`` lets any socket
+follow its person's inbox group, so a suspension or a ban closes it at once.
 """
 
 from __future__ import annotations
@@ -37,15 +34,12 @@ from typing import TYPE_CHECKING, Any
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db import transaction
-from django.urls import reverse
 
 from mafia_site.token_sockets import REFUSED
 
 from .. import hooks
-from ..socket_db import socket_db
 from . import publisher
 from .hub import get_hub
-from .page_render import league_parts, render_page
 from .sender import Sender, went_out
 from .tokens import REVOKED, TokenWatch, person_token_group, token_group
 from .wire import dumps, server_time
@@ -53,7 +47,6 @@ from .wire import dumps, server_time
 log = logging.getLogger(__name__)
 
 
-LEAGUE = "league"  # the league page's group
 # Sent to a person's inbox group: every socket of theirs closes (a suspension or a ban).
 ACCOUNT_CLOSED = "account.closed"
 # What a push carries: user ids (their bells) and (group, message type) signals.
@@ -75,11 +68,6 @@ def publish_inbox(user_ids: Iterable[int]) -> None:
     """Redraw these people's bells on every socket they have open. Never raises: a push
     that fails is retried by this process's inbox thread until Redis answers."""
     _publish({int(i) for i in user_ids})
-
-
-def publish_league_on_commit() -> None:
-    """Once the current transaction commits: the league pages refetch their queues."""
-    signal_on_commit(LEAGUE, "league.changed")
 
 
 def close_token_sockets_on_commit(token_ids: Iterable[int]) -> None:
@@ -253,78 +241,3 @@ class InboxConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
 
     async def send_inbox(self, frame: dict[str, Any]) -> None:
         await self.send(text_data=frame_text(frame))
-
-
-class LeagueConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
-    """``ws/league/``: the league page's queues, for anyone. It says ``{"type": "league"}``
-    when something changed; the page's socket (``?parts=1``) gets the page's parts with it
-    as its viewer's reload would show them (``"parts"``), and once on connect. Client ->
-    server ``{"type": "ping"}`` is answered ``pong``.
-
-    A signed-in person's socket follows their inbox group only so that a suspension or a
-    ban closes it at once (``account_closed``); the page's bell has its own socket."""
-
-    joined = False
-    wants_parts = False
-    _pending = False
-
-    async def connect(self) -> None:
-        await get_hub().start()
-        await self.accept()
-        await self.watch_token()  # public, but a revoked key signs in no socket
-        query = self.scope.get("query_string", b"").decode("latin-1")
-        self.wants_parts = "parts=1" in query.split("&")
-        self._push_soon()  # what changed since the page was made
-        try:  # Redis away: the page shows what it fetched; a reconnect fetches again
-            await asyncio.wait_for(self.channel_layer.group_add(LEAGUE, self.channel_name), 2.0)
-            self.joined = True
-        except Exception as exc:
-            log.warning("League socket: following the queues failed: %r", exc)
-        await self.follow_inbox(self.scope.get("user"))
-
-    async def disconnect(self, code: int) -> None:
-        await self.unwatch_token()
-        await self.unfollow_inbox()
-        if self.joined:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(
-                    self.channel_layer.group_discard(LEAGUE, self.channel_name), 2.0
-                )
-
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        try:
-            message = json.loads(text_data or "")
-        except ValueError:
-            return
-        if isinstance(message, dict) and message.get("type") == "ping":
-            await self.send(text_data=dumps([{"type": "pong", "server_time": server_time()}]))
-
-    async def send_inbox(self, frame: dict[str, Any]) -> None:
-        """The bell's frames are not this socket's (see the class)."""
-
-    async def league_changed(self, event: dict[str, Any]) -> None:
-        if self.wants_parts:
-            self._push_soon()
-        else:
-            await self.send(text_data=dumps([{"type": "league"}]))
-
-    def _push_soon(self) -> None:
-        """The page's parts in a moment: a burst of joins is one render."""
-        if not self.wants_parts or self._pending:
-            return
-        self._pending = True
-        loop = asyncio.get_running_loop()
-        loop.call_later(0.25, lambda: loop.create_task(self._push()))
-
-    async def _push(self) -> None:
-        self._pending = False
-        user = self.scope.get("user")
-        signed_in = bool(getattr(user, "is_authenticated", False))
-        try:
-            rendered = await socket_db(render_page)(
-                self.scope, reverse("games:league"), signed_in=signed_in, cut=league_parts
-            )
-            if rendered.status == 200:
-                await self.send(text_data=dumps([{"type": "league", "parts": rendered.parts}]))
-        except Exception:  # the database away, or the socket gone: the next change pushes
-            log.warning("League socket: the page's parts were not pushed", exc_info=True)

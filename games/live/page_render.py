@@ -175,10 +175,12 @@ def live_parts(html: str) -> dict[str, str]:
     return found
 
 
-def league_parts(html: str) -> dict[str, str]:
-    """The league page's parts (``data-league-part``), by id."""
+def marked_parts(html: str, attribute: str) -> dict[str, str]:
+    """Every element of ``html`` with an ``id`` and ``attribute`` (a side domain's page
+    marks its parts so: the league's ``data-league-part``), by id (the first of an id), as
+    its whole HTML: a ``cut`` for ``render_page``."""
     found: dict[str, str] = {}
-    for element_id, _, element in _marked(html, "data-league-part"):
+    for element_id, _, element in _marked(html, attribute):
         found.setdefault(element_id, element)
     return found
 

@@ -151,23 +151,32 @@ def _modkills(user_ids: set[int], events: Q) -> list[WithAnnotations[GameEvent, 
     """The public ``modkill`` events (of ``events``) of seats one of ``user_ids`` held at
     the time, newest first; ``by_rule`` on each: the inactivity rule's."""
     held = Q(user_id__in=user_ids) | Q(replacements__old_user_id__in=user_ids)
-    slots = {s.pk: s for s in Slot.objects.filter(held).distinct()}
-    if not slots:
-        return []
-    # By game first: the log's index is (game, seq), and the log holds every vote.
-    games = {s.game_id for s in slots.values()}
+    # The modkills of the games they held a seat in (the games a subquery: a player of a
+    # thousand games is not a thousand seats read and sent back), by game first: the log's
+    # index is (game, seq), and the log holds every vote. Modkills are few: the seats they
+    # name are read after, and only those.
     found = list(
         GameEvent.objects.filter(
             events,
-            game_id__in=games,
+            game_id__in=Slot.objects.filter(held).values("game_id"),
             audience="public",
             kind="modkill",
-            payload__slot_id__in=list(slots),
         )
         .annotate(by_rule=Case(When(INACTIVITY_MODKILL, then=True), default=False))
         .select_related("game")
         .order_by("-created_at", "-pk")
     )
+    if not found:
+        return []
+    named = {e.payload.get("slot_id") for e in found}
+    slots = {
+        s.pk: s
+        for s in Slot.objects.filter(held, pk__in=[pk for pk in named if isinstance(pk, int)])
+        .distinct()
+        .order_by()
+        .only("pk", "user_id")
+    }
+    found = [e for e in found if e.payload.get("slot_id") in slots]
     replaced: dict[int, list[Replacement]] = defaultdict(list)
     for r in Replacement.objects.filter(slot_id__in=[e.payload["slot_id"] for e in found]):
         replaced[r.slot_id].append(r)
@@ -182,7 +191,8 @@ def _modkills(user_ids: set[int], events: Q) -> list[WithAnnotations[GameEvent, 
 def record(user: Any, now: datetime | None = None) -> Record:
     """``user``'s record (a person's or an agent's account), newest marks first."""
     marks = []
-    for event in _modkills({user.pk}, Q()):
+    modkills = _modkills({user.pk}, Q())
+    for event in modkills:
         league = bool(event.game.league_setup)
         if not event.by_rule and not league:
             continue  # a host's modkill: their judgement, not the record's
@@ -207,7 +217,7 @@ def record(user: Any, now: datetime | None = None) -> Record:
         inactivity_modkills=sum(m.what == INACTIVITY for m in marks),
         replacements_out=sum(m.what == REPLACED for m in marks),
         league_games_left=len({m.game_id for m in marks if m.league}),
-        cooldown=league_cooldown([user.pk], now),
+        cooldown=_cooldown(modkills, now),  # (``league_cooldown`` of their one account)
         marks=marks[:MAX_MARKS],
     )
 
@@ -219,10 +229,21 @@ def league_cooldown(user_ids: Iterable[int], now: datetime | None = None) -> Coo
     if not hours:
         return None
     now = now or timezone.now()
-    span = timedelta(hours=hours)
-    recent = Q(INACTIVITY_MODKILL, created_at__gt=now - span)
-    found = _modkills(set(user_ids), recent)
-    if not found:
+    recent = Q(INACTIVITY_MODKILL, created_at__gt=now - timedelta(hours=hours))
+    return _cooldown(_modkills(set(user_ids), recent), now)
+
+
+def _cooldown(
+    modkills: Iterable[WithAnnotations[GameEvent, _ByRule]], now: datetime | None
+) -> Cooldown | None:
+    """The cooldown the newest of ``modkills`` (``_modkills``' answer, newest first) that
+    is the inactivity rule's and recent enough starts, if any."""
+    hours = cooldown_hours()
+    if not hours:
         return None
-    event = found[0]  # the newest
-    return Cooldown(event.created_at + span, event.game_id, event.game.title)
+    now = now or timezone.now()
+    span = timedelta(hours=hours)
+    for event in modkills:
+        if event.by_rule and event.created_at > now - span:
+            return Cooldown(event.created_at + span, event.game_id, event.game.title)
+    return None

@@ -13,9 +13,8 @@ here; each module holds one kind of state change (Zulip's ``zerver/actions/`` sp
   ``table`` (the day script's state on the phase and the turn's clock).
 * ``day_actions``: a day vigilante's shot and a day investigator's check, resolved at once;
 * ``vote_count_posts``: numbered vote counts posted on request or on a schedule;
-* ``league``: the league's matchmaking queues and the matchmaker (over ``lobby``);
 * ``reliability``: what an inactivity modkill does beyond its game (out of the league's
-  queues, inside the modkill's transaction);
+  queues, the league app's, through ``hooks.bench``, inside the modkill's transaction);
 * ``absences``: V/LA; ``replacements``: the replacement queue (over ``swap``);
 * ``visits``: how far a person has read a thread (not game state: no lock, no event).
 * ``bookmarks``: a person's bookmarks of posts, with private notes (not game state either).
@@ -56,10 +55,6 @@ from .host import (
     replace_player,
     resume_game,
 )
-from .league import join_queue as join_league_queue
-from .league import leave_queue as leave_league_queue
-from .league import match as match_league_queue
-from .league import sweep_queues as sweep_league_queues
 from .lobby import (
     cancel_game,
     create_game,
@@ -106,13 +101,10 @@ __all__ = [
     "hand_over",
     "host_post",
     "join_game",
-    "join_league_queue",
     "join_queue",
     "leave_game",
-    "leave_league_queue",
     "leave_queue",
     "mark_away",
-    "match_league_queue",
     "modkill",
     "nearing_phases",
     "night_options",
@@ -138,7 +130,6 @@ __all__ = [
     "start_game",
     "submit_night_action",
     "submit_post",
-    "sweep_league_queues",
     "unvote",
     "use_day_action",
     "vote_count",

@@ -428,15 +428,27 @@ def _mask(tx: Tx) -> None:
     taken = get_user_model().objects.annotate(folded=Lower("username"))
     taken = taken.filter(folded__in=[name.lower() for name in MASK_NAMES])
     masks = deal_masks(tx.game.seed, len(tx.slots), taken.values_list("username", flat=True))
-    next_id = "SELECT nextval(pg_get_serial_sequence(%s, 'id'))"
     with connection.cursor() as cursor:
         for slot, mask in zip(tx.slots, masks, strict=True):
-            cursor.execute(next_id, [Slot._meta.db_table])
-            (new_id,) = cursor.fetchone()
+            new_id = _fresh_slot_id(cursor)
             Slot.objects.filter(pk=slot.pk).update(id=new_id, mask_name=mask)
             Post.objects.filter(slot_id=slot.pk).update(slot_id=new_id)
             Absence.objects.filter(slot_id=slot.pk).update(slot_id=new_id)
             slot.id, slot.mask_name = new_id, mask
+
+
+def _fresh_slot_id(cursor: Any) -> int:
+    """A slot id above every one taken so far: PostgreSQL's sequence; on SQLite (the
+    embedded run), one above the largest, which is safe there because the transaction
+    holds the database's only write lock (and AUTOINCREMENT never hands out an id at or
+    below one in use)."""
+    table = Slot._meta.db_table
+    if connection.vendor == "postgresql":
+        cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id'))", [table])
+    else:
+        cursor.execute(f"SELECT COALESCE(MAX(id), 0) + 1 FROM {table}")
+    (new_id,) = cursor.fetchone()
+    return int(new_id)
 
 
 def _seat(tx: Tx, seats: list[int]) -> None:

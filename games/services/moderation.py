@@ -43,7 +43,6 @@ from ..models import (
     Appeal,
     Game,
     GameStatus,
-    LeagueQueueEntry,
     ModerationAction,
     ModerationLogEntry,
     Post,
@@ -609,7 +608,7 @@ def _take_off_the_site(user_id: int, now: datetime) -> None:
     close_token_sockets_on_commit(
         AgentToken.objects.filter(agent__user_id__in=people).values_list("pk", flat=True)
     )
-    LeagueQueueEntry.objects.filter(user_id__in=people).delete()
+    hooks.bench(people)  # out of the league's queues (the league app)
     ReplacementSignup.objects.filter(user_id__in=people).delete()
     games = (
         Slot.objects.filter(user_id__in=people, alive=True, game__status=GameStatus.RUNNING)

@@ -20,7 +20,6 @@ from django.utils import timezone
 
 from .. import gateway, hooks
 from ..gateway import DayEnd, GameState, NightOrder, Win
-from ..league import silent_days_before_action
 from ..models import (
     DeathCause,
     Game,
@@ -58,6 +57,11 @@ from .nights import (
 from .reliability import leave_league_queues
 from .swap import replace_from_queue
 from .wills import post_surviving_wills, post_wills
+
+# A league game's seat silent for one whole day (no post, vote or turn act) gets the game's
+# inactivity rule at once: it has no host to give second chances (a hosted game waits for
+# ``PRODS_BEFORE_ACTION`` prods).
+LEAGUE_SILENT_DAYS = 1
 
 log = logging.getLogger(__name__)
 
@@ -409,7 +413,7 @@ def check_inactivity(tx: Tx) -> None:
     away = away_slot_ids(game, tx.now.date())  # V/LA: no prod for a day away
     acted = set(table.load(phase).acted) if phase.is_table_day else None
     # (A vote is a post too: the vote button posts it.) A league game acts at once.
-    limit = silent_days_before_action(game, PRODS_BEFORE_ACTION)
+    limit = LEAGUE_SILENT_DAYS if game.league_setup else PRODS_BEFORE_ACTION
     for slot in tx.locked.alive:
         posts = counts.get(slot.pk, 0)
         if slot.pk in away:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 
-from ..live.inbox import publish_league_on_commit
-from ..models import LeagueQueueEntry
+from .. import hooks
 from ..reads.moderation import same_person
 from ..reads.reliability import cooldown_hours
 
@@ -26,6 +25,4 @@ def leave_league_queues(user_id: int) -> None:
         return  # no cooldown: waiting in a queue is no harm
     people = sorted(same_person(user_id))
     list(get_user_model().objects.select_for_update().filter(pk__in=people).order_by("pk"))
-    deleted, _ = LeagueQueueEntry.objects.filter(user_id__in=people).delete()
-    if deleted:
-        publish_league_on_commit()  # the queues' counts changed
+    hooks.bench(people)  # the league's queues (the league app) let them go

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import naming
-from ..live.inbox import publish_league_on_commit
+from .. import hooks, naming
 from ..markup import escape_markdown
-from ..models import LeagueQueueEntry, Replacement, ReplacementSignup, Slot
+from ..models import Replacement, ReplacementSignup, Slot
 from ..reads.access import host_ids
 from ..reads.moderation import same_person
 from .announcements import announce, name
@@ -54,38 +53,20 @@ def do_replace(tx: Tx, slot: Slot, new_user: Any) -> None:
 def replace_from_queue(tx: Tx, slot: Slot) -> bool:
     """Swap the first usable user of the queue into ``slot``; False if the queue is empty.
 
-    A league game's queue is its setup's matchmaking queue (``games.league``)."""
+    A league game's queue is its setup's matchmaking queue (the league app's, through
+    ``hooks.replace_in_league_game``)."""
     if tx.game.league_setup:
-        return replace_from_league_queue(tx, slot)
+        return hooks.replace_in_league_game(tx, slot)
     for signup in ReplacementSignup.objects.filter(game=tx.game).select_related("user"):
         signup.delete()
-        if not _may_take_a_seat(tx, signup.user):
+        if not may_take_a_seat(tx, signup.user):
             continue  # joined the game some other way meanwhile, or off the site
         do_replace(tx, slot, signup.user)
         return True
     return False
 
 
-def replace_from_league_queue(tx: Tx, slot: Slot) -> bool:
-    """The first person or agent waiting in the game's league queue who is not in the game
-    takes ``slot`` and leaves the queue; False if nobody can."""
-    waiting = (
-        LeagueQueueEntry.objects.filter(setup=tx.game.league_setup)
-        .select_related("user")
-        .select_for_update(skip_locked=True, of=("self",))  # one the matchmaker holds is taken
-        .order_by("joined_at", "id")
-    )
-    for entry in waiting:
-        if not _may_take_a_seat(tx, entry.user):
-            continue  # already at this table (or another account of theirs): next game
-        entry.delete()
-        do_replace(tx, slot, entry.user)
-        publish_league_on_commit()  # the queue is one shorter
-        return True
-    return False
-
-
-def _may_take_a_seat(tx: Tx, user: Any) -> bool:
+def may_take_a_seat(tx: Tx, user: Any) -> bool:
     """An active account none of whose person's accounts (``same_person``) holds a seat in
     the game or hosts it."""
     if not user.is_active:

@@ -53,7 +53,11 @@
     if (!newest || newest.read || !newest.desktop || !frame.desktop_on) return;
     if (!document.hidden || !("Notification" in window)) return;
     if (window.Notification.permission !== "granted") return;
-    var shown = new window.Notification(newest.text, { tag: "mafia-notification-" + newest.id });
+    // The same tag as a Web Push of it (sw.js): a device shows it once, not twice.
+    var shown = new window.Notification(newest.text, {
+      tag: "mafia-notification-" + newest.id,
+      icon: "/static/img/icon-192.png"
+    });
     shown.onclick = function () {
       window.focus();
       location.href = newest.link;

@@ -8,7 +8,7 @@ when its socket opened as known. ``join_queue`` now reads the queue's ``latest_g
 before the join and waits for it to change. With that fixed, ten joins at once still made
 no game: each join's matcher skipped the people the others held and found "Waiting for 2
 more" (a full queue until the sweep, which the tests' server does not run); matchers of a
-setup now run one at a time (``games.services.league``)."""
+setup now run one at a time (``league.services``)."""
 
 from __future__ import annotations
 

@@ -119,12 +119,13 @@ def test_the_llm_agent_refuses_to_start_without_its_environment(monkeypatch, cap
 
 
 def readme_agent() -> tuple[str, dict[str, Any]]:
-    text = (EXAMPLE.parents[2] / "README.md").read_text()
-    section = text[text.index("## Bots and agents") :]
+    """The agent the manual shows (its "Bots and agents" page, once the README's)."""
+    text = (EXAMPLE.parents[2] / "docs" / "agents" / "bots.md").read_text()
+    section = text[text.index("# Bots and agents") :]
     code = section[section.index("```python\n") + len("```python\n") :]
     code = code[: code.index("```")]
     namespace: dict[str, Any] = {"__name__": "readme_agent"}
-    exec(compile(code, "README.md: Bots and agents", "exec"), namespace)
+    exec(compile(code, "docs/agents/bots.md: Bots and agents", "exec"), namespace)
     return code, namespace
 
 

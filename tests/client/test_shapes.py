@@ -18,6 +18,7 @@ from mafia_client import models
 
 from games import event_kinds as shapes
 from games import shapes as answers
+from league import shapes as league_shapes
 from notifications import shapes as notification_shapes
 
 PAIRS = [
@@ -53,7 +54,7 @@ PAIRS = [
     (models.NotificationPage, notification_shapes.NotificationPage),
     # The client's ``Queue`` is a league queue (the site's ``Queue`` is a game's
     # replacement queue, which the client does not read).
-    (models.Queue, answers.LeagueQueue),
+    (models.Queue, league_shapes.LeagueQueue),
 ]
 
 

@@ -31,6 +31,7 @@ from typing import Any
 
 import pytest
 
+from tests.db_template import postgres_template
 from tests.servers import RedisServer
 from tests.servers import free_port as _free_port
 from tests.servers import wait_http_ok as _wait_http_ok
@@ -136,18 +137,20 @@ def require_chromium() -> None:
 
 
 @pytest.fixture(scope="package")
-def e2e_stack() -> Iterator[Stack]:
+def e2e_stack(django_db_setup: None, django_db_blocker: Any) -> Iterator[Stack]:
     require_chromium()
     shutil.rmtree(SCREENSHOTS, ignore_errors=True)
     LOGS.mkdir(parents=True, exist_ok=True)
     redis_server = RedisServer(LOGS)
+    with django_db_blocker.unblock():
+        template = postgres_template()  # the stack's database starts as its copy
     try:
-        yield from _stack(redis_server.url)
+        yield from _stack(redis_server.url, template)
     finally:
         redis_server.stop()
 
 
-def _stack(redis_url: str) -> Iterator[Stack]:
+def _stack(redis_url: str, template: str) -> Iterator[Stack]:
     port = _free_port()
     base_url = f"http://127.0.0.1:{port}"
     admin = PG_ADMIN_URL.rsplit("/", 1)[0]
@@ -171,7 +174,9 @@ def _stack(redis_url: str) -> Iterator[Stack]:
         "LOG_LEVEL": "INFO",
     }
     drop = f'DROP DATABASE IF EXISTS "{E2E_DB}" WITH (FORCE)'
-    _pg_admin(drop, f'CREATE DATABASE "{E2E_DB}"')
+    # A copy of the suite's migrated template (tests.db_template): migrate below only
+    # checks it (a second migration of its own cost a minute of the lane under load).
+    _pg_admin(drop, f'CREATE DATABASE "{E2E_DB}" TEMPLATE "{template}"')
     LOGS.mkdir(parents=True, exist_ok=True)
     migrate = subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput"],

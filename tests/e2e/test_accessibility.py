@@ -1,7 +1,8 @@
 """Accessibility as a standard: axe-core on every page, and a day and a night by keyboard.
 
 ``test_no_serious_violation`` runs axe-core (axe-playwright-python, which bundles
-``axe.min.js``: nothing is fetched) on every page of the site, one page per run, for every
+``axe.min.js``: nothing is fetched) on every page of the site, once at 1280 px wide and
+once more at a phone's 390 px (the same page load, the window narrowed), for every
 kind of viewer (anonymous, a user not in the game, the host, a living town player, a mafia
 player, a dead player) and every phase of a forum game (sign-ups, day, night, ended), a
 classic table day, and the pages outside a game (lobby, log in, sign up, new game, a setup,
@@ -18,10 +19,12 @@ unvote, send a night action; every control reached shows a visible focus outline
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -102,6 +105,10 @@ SITE_PAGES: list[tuple[str, str, tuple[str, ...]]] = [
     ("agent's page", "/agents/a11ybot/", ("anonymous", "host")),  # the host owns it
     ("league", "/league/", ("anonymous", "host")),
     ("log in", "/accounts/login/", ("anonymous",)),
+    # The manual (mafia_site/help.py): the built pages where var/help holds them, else the
+    # page saying how to build it.
+    ("manual", "/help/", ("anonymous",)),
+    ("manual page", "/help/hosts/hosting/", ("anonymous",)),
     ("sign up", "/accounts/signup/", ("anonymous",)),
     ("e-mail addresses", "/accounts/email/", ("host",)),
     ("change password", "/accounts/password/change/", ("host",)),
@@ -133,6 +140,8 @@ SITE_PAGES: list[tuple[str, str, tuple[str, ...]]] = [
     ("moderation record", f"/moderation/people/{OUTSIDER}/", ("host",)),
     ("appeal page", "appeal", ("anonymous",)),
     ("declare an alternate", "/accounts/alt/", ("host",)),
+    # The web app's offline page (notifications.pwa: what the service worker shows).
+    ("offline page", "/offline/", ("anonymous",)),
 ]
 CASES = [
     (phase, page, viewer)
@@ -145,7 +154,12 @@ CASES = [
 @dataclass
 class Audit:
     url: str
-    violations: list[dict[str, Any]]
+    violations: list[dict[str, Any]]  # at the desktop's width
+    narrow: list[dict[str, Any]] = field(default_factory=list)  # at a phone's
+
+    def __bool__(self) -> bool:
+        """True if it found something at either width."""
+        return bool(self.violations or self.narrow)
 
 
 @dataclass
@@ -171,7 +185,7 @@ class Run:
             play(self)
         except Exception as exc:
             self.errors.append(f"{play.__name__}: {type(exc).__name__}: {exc}")
-        lines = [describe(*key, a) for key, a in self.audits.items() if a.violations]
+        lines = [describe(*key, a) for key, a in self.audits.items() if a]
         (LOGS / "accessibility.txt").write_text("\n".join(lines + self.errors) + "\n")
 
 
@@ -183,10 +197,12 @@ def login(page: Page, name: str) -> None:
     expect(page.locator(".site-nav .who")).to_have_text(name)
 
 
+WIDE = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}  # the narrowest phones in common use
+
+
 def new_context(run: Run) -> Any:
-    context = run.browser.new_context(
-        base_url=run.base_url, viewport={"width": 1280, "height": 900}
-    )
+    context = run.browser.new_context(base_url=run.base_url, viewport=WIDE)
     context.set_default_timeout(15_000)
     return context
 
@@ -212,13 +228,41 @@ def axe_violations(page: Page) -> list[dict[str, Any]]:
     return [v for v in results.response["violations"] if v.get("impact") in BLOCKING]
 
 
+def audited(page: Page) -> Audit:
+    """axe at the desktop's width, then at a phone's on the same load (no second visit: the
+    narrow layout is the stylesheet's, and the page's state stays what was audited)."""
+    wide = axe_violations(page)
+    page.set_viewport_size(PHONE)
+    try:
+        # Two frames: the page's resize observers (static/js/scroll-regions.js) have run.
+        page.evaluate(
+            "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+        )
+        return Audit(page.url, wide, axe_violations(page))
+    finally:
+        page.set_viewport_size(WIDE)
+
+
+# The manual's screenshots (docs/img/), taken of these pages as audited, only when asked
+# (MANUAL_SCREENSHOTS=1), so an ordinary run never rewrites the committed images.
+MANUAL_SHOTS = {
+    ("day", "thread", "player"): "game-thread.png",
+    ("night", "role PM", "mafia"): "role-pm.png",
+    ("day", "host dashboard", "host"): "host-dashboard.png",
+    ("ended", "review", "anonymous"): "review.png",
+}
+MANUAL_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+
+
 def audit(run: Run, key: tuple[str, str, str], person: str, url: str) -> None:
     page = page_of(run, person)
     attempts = 6
     for attempt in range(attempts):
         try:
             page.goto(url, wait_until="load")
-            run.audits[key] = Audit(page.url, axe_violations(page))
+            run.audits[key] = audited(page)
+            if os.environ.get("MANUAL_SCREENSHOTS") == "1" and key in MANUAL_SHOTS:
+                page.screenshot(path=str(MANUAL_IMG / MANUAL_SHOTS[key]))
             return
         except Exception as exc:  # one page that broke must not hide the others
             # live.js reloading the page (a change of access) under the navigation or the
@@ -233,7 +277,16 @@ def audit(run: Run, key: tuple[str, str, str], person: str, url: str) -> None:
 
 def describe(phase: str, page: str, viewer: str, a: Audit) -> str:
     lines = [f"{page} ({phase}) seen by {viewer} at {a.url}:"]
-    for v in a.violations:
+    for width, violations in ((WIDE["width"], a.violations), (PHONE["width"], a.narrow)):
+        if violations:
+            lines.append(f" {width} px wide:")
+            lines += _described(violations)
+    return "\n".join(lines)
+
+
+def _described(violations: list[dict[str, Any]]) -> list[str]:
+    lines = []
+    for v in violations:
         targets = [
             ", ".join(n["target"]) if isinstance(n["target"], list) else str(n["target"])
             for n in v["nodes"]
@@ -244,7 +297,7 @@ def describe(phase: str, page: str, viewer: str, a: Audit) -> str:
             lines.append(f"      {t}  — {summary}")
         if len(targets) > 10:
             lines.append(f"      … and {len(targets) - 10} more")
-    return "\n".join(lines)
+    return lines
 
 
 # -- the games ----------------------------------------------------------------------------
@@ -435,7 +488,7 @@ def test_no_serious_violation(a11y: Run, phase: str, page: str, viewer: str) -> 
     a11y.need(PLAYS.get(phase, forum_game))
     found = a11y.audits.get((phase, page, viewer))
     assert found is not None, f"{page} ({phase}) for {viewer} was not audited: {a11y.errors}"
-    if found.violations:
+    if found:
         pytest.fail("axe-core found:\n" + describe(phase, page, viewer, found), pytrace=False)
 
 

@@ -5,7 +5,7 @@ again lose none and double none.
 The kill happens while the SMTP server holds the DATA command unanswered (the handler
 stalls): the message is not accepted then, so the digest's lease runs out and a new worker
 sends it again, once. (A kill *after* the server's 250 and before the worker's commit would
-send it a second time with the same Message-ID: README, "E-mail".)
+send it a second time with the same Message-ID: docs/operators/email.md.)
 """
 
 from __future__ import annotations

@@ -11,9 +11,9 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
-from games import services
 from games.fragments import _CSRF_SLOT
 from games.models import Game
+from league import services as league_services
 from tests.factories import UserFactory
 from tests.live.ws_support import Socket, _session_cookie, live_redis_layer
 from tests.site.live_pages import _by_id, parse
@@ -78,16 +78,16 @@ async def test_queue_changes_tell_every_league_page():
     sock = await open_league()
     users = [await db(UserFactory)(username=f"live{i}") for i in range(7)]
 
-    await db(services.join_league_queue)(users[0], VANILLA)
+    await db(league_services.join_queue)(users[0], VANILLA)
     await told(sock)
     assert "1 of 7" in await db(page)()  # what the fetch gets: the count moved
 
-    await db(services.leave_league_queue)(users[0], VANILLA)
+    await db(league_services.leave_queue)(users[0], VANILLA)
     await told(sock)
     assert "1 of 7" not in await db(page)()
 
     for user in users:  # the last seat makes the game: the queue is empty again
-        await db(services.join_league_queue)(user, VANILLA)
+        await db(league_services.join_queue)(user, VANILLA)
     await told(sock)
     await sock.drain()
     assert await db(Game.objects.filter(league_setup=VANILLA).count)() == 1
@@ -120,8 +120,8 @@ async def test_the_pages_socket_pushes_its_parts_as_a_reload_shows_them():
         sock.items.clear()
     assert set(first["parts"]) == {"league-queues"}  # anonymous: no "your games"
 
-    await db(services.join_league_queue)(me, VANILLA)
-    await db(services.join_league_queue)(other, VANILLA)
+    await db(league_services.join_queue)(me, VANILLA)
+    await db(league_services.join_queue)(other, VANILLA)
     pushed = (await mine.wait_for(lambda i: is_league(i) and "parts" in i))["parts"]
     assert set(pushed) == {"league-games", "league-queues"}
     assert "league-leave-" + VANILLA in pushed["league-queues"]  # my own button: Leave

@@ -17,17 +17,12 @@ from typing import Any
 import psycopg
 import pytest
 
-from games import services
 from games.live import publisher
-from games.models import (
-    Game,
-    GameStatus,
-    LeagueQueueEntry,
-    LeagueQueueState,
-)
-from games.services import league as league_services
+from games.models import Game, GameStatus
 from games.services.common import game_tx
 from games.services.phases import finish
+from league import services as league_services
+from league.models import LeagueQueueEntry, LeagueQueueState
 from notifications.models import Notification
 from ratings.models import RatedGame, RatingChange
 from tests.factories import UserFactory
@@ -43,7 +38,7 @@ VANILLA = "forum-vanilla"  # 7 seats
 
 def _queue_up(users: list[Any]) -> None:
     for user in users:
-        services.join_league_queue(user, VANILLA)  # the matchmaker runs on each commit
+        league_services.join_queue(user, VANILLA)  # the matchmaker runs on each commit
 
 
 def test_redis_away_the_last_seat_still_makes_the_game_and_its_ratings_land_once(

@@ -1,7 +1,7 @@
 """League queues under concurrent requests, through the real HTTP stack on PostgreSQL
 (uvicorn, token-authenticated API clients in threads released together, nothing mocked).
 
-Found by a probe and reproduced here before the fix (``games.services.league``):
+Found by a probe and reproduced here before the fix (``league.services``):
 
 * three joins of one person at once left them in two or three queues (18 of 25 trials);
 * two joins at once, each filling a queue, seated one person in two running games;
@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from games.models import GameStatus, LeagueQueueEntry, Slot
+from games.models import GameStatus, Slot
+from league.models import LeagueQueueEntry
 from tests.factories import UserFactory
 
 from .test_http_races import Client, _all_at_once, server  # noqa: F401 (the fixture)

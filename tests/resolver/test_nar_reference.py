@@ -2,7 +2,7 @@
 
 nar.py and nar_graph.py use indexes, a ready queue and loops kept up to date so that big
 nights stay fast. These tests check, on random nights and graphs, that they give exactly
-what the slow, literal steps of the README (Rules: NAR) give: the same possible landing
+what the slow, literal steps of the manual (docs/rules/forum-nar.md) give: the same possible landing
 spots, the same arrows (with their reasons), and the same resolution order, including the
 seeded random tie-breaks.
 """

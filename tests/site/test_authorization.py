@@ -48,6 +48,8 @@ from games.reads.table import turn_view
 from games.services import moderation as moderation_services
 from games.services import person_tokens
 from games.setups import SETUPS
+from league import services as league_services
+from notifications import push
 from tests.conftest import slot_of
 from tests.factories import UserFactory
 from webhooks.models import GameWebhook
@@ -172,7 +174,7 @@ def _form_action(ctx: Ctx, person: str) -> dict[str, Any]:
 
 def _queue(ctx: Ctx, person: str) -> None:
     """Wait in the league's forum-vanilla queue, so leaving it has something to leave."""
-    services.join_league_queue(ctx.users[person], "forum-vanilla")
+    league_services.join_queue(ctx.users[person], "forum-vanilla")
 
 
 def _blind(ctx: Ctx, person: str) -> None:
@@ -229,6 +231,15 @@ READ = ("day", "night", "table", "signups", "over")
 
 def same(expect: dict[str, str], *states: str) -> dict[str, dict[str, str]]:
     return dict.fromkeys(states or READ, expect)
+
+
+def _push_subscription(person: str) -> dict[str, Any]:
+    """A browser's push subscription, as ``PushManager.subscribe`` gives it (keys only in
+    shape: nothing is pushed here)."""
+    return {
+        "endpoint": f"https://push.example/send/{person}",
+        "keys": {"p256dh": push.b64url(b"\x04" + b"k" * 64), "auth": push.b64url(b"a" * 16)},
+    }
 
 
 # Who may read which private thread (404 for everyone else, anonymous included).
@@ -299,6 +310,9 @@ ROWS: list[Row] = [
     # -- site pages ---------------------------------------------------------------------------
     Row("favicon", "GET", "/favicon.ico", same(everyone())),
     Row("health", "GET", "/healthz", same(everyone(), "day")),
+    # The manual (mafia_site/help.py): the same for everyone, built or not.
+    Row("manual", "GET", "/help/", same(everyone(), "day")),
+    Row("manual page", "GET", "/help/players/", same(everyone(), "day")),
     Row("admin", "GET", "/admin/", same(everyone("login"), "day")),
     Row("sign up form", "GET", "/accounts/signup/", same(everyone(), "day")),
     Row("log in form", "GET", "/accounts/login/", same(everyone(), "day")),
@@ -408,6 +422,28 @@ ROWS: list[Row] = [
     # The unlock link past the per-account log-in limit: a signed link, no session.
     Row("unlock link", "GET", "/accounts/unlock/bad-key/", same(everyone(), "day")),
     Row("mark all read", "POST", "/notifications/read-all/", same(logged_in(), "day")),
+    # Web Push on and off for one's own browser (tests/site/test_web_push.py: someone
+    # else's device is not one's to remove); the JSON of static/js/push.js.
+    Row(
+        "push on for this browser",
+        "POST",
+        "/notifications/push/subscribe/",
+        same(logged_in(), "day"),
+        data=lambda ctx, person: {"subscription": _push_subscription(person)},
+        api=True,
+    ),
+    Row(
+        "push off for this browser",
+        "POST",
+        "/notifications/push/unsubscribe/",
+        same(logged_in(), "day"),
+        data=lambda ctx, person: {"endpoint": _push_subscription(person)["endpoint"]},
+        prep=lambda ctx, person: push.subscribe(ctx.users[person], _push_subscription(person)),
+        api=True,
+    ),
+    # The web app's service worker and offline page: the same for everyone.
+    Row("service worker", "GET", "/sw.js", same(everyone(), "day")),
+    Row("offline page", "GET", "/offline/", same(everyone(), "day")),
     # -- bookmarks: of a post one may read; "otherhost"'s bookmark is theirs alone ----------
     Row("my bookmarks", "GET", "/bookmarks/", same(logged_in(), "day")),
     Row("bookmark a post", "GET", G + "/posts/1/bookmark/", same(logged_in(), "day")),

@@ -11,9 +11,11 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from games import services
-from games.models import Agent, Game, LeagueQueueEntry, NightAction, Post, Slot, Vote
+from games.models import Agent, Game, NightAction, Post, Slot, Vote
 from games.setups import SETUPS
 from league import baseline
+from league import services as league_services
+from league.models import LeagueQueueEntry
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -46,7 +48,7 @@ def test_they_wait_where_most_wait_and_not_while_playing(
     Game.objects.filter(pk=playing.pk).update(league_setup="forum-vanilla")
     for n in range(3):
         with django_capture_on_commit_callbacks(execute=True):
-            services.join_league_queue(UserFactory(username=f"waiting{n}"), "forum-cop-nine")
+            league_services.join_queue(UserFactory(username=f"waiting{n}"), "forum-cop-nine")
     assert baseline.queue_baselines() == []
     Game.objects.filter(pk=playing.pk).update(league_setup="")  # a hosted game: free to queue
     with django_capture_on_commit_callbacks(execute=True):

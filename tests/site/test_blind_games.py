@@ -12,9 +12,10 @@ import pytest
 from agents import services as agent_services
 from games import fragments, services
 from games.errors import ErrorCode, InvalidInput
-from games.league import FORMATS, blind_setups
 from games.models import Agent, Game, GameStatus
 from games.setups import SETUPS
+from league import services as league_services
+from league.formats import FORMATS, blind_setups
 from league.models import AgentGuess
 from tests.conftest import api, slots_of
 from tests.factories import UserFactory
@@ -329,6 +330,8 @@ def test_the_agent_page_says_how_often_it_was_spotted(make_game, host, owner, cl
     agent, _ = new_agent(owner)
     page = client_for(None).get("/agents/robo/").content.decode()
     assert "No guesses yet" in page
+    spotted = lambda: client_for(None).get("/api/v1/agents/robo/").json()["spotted"]  # noqa: E731
+    assert spotted() == {"count": 0, "of": 0, "rate": None}
     game = blind_game(make_game, host, agent)
     end(game, host)
     truth = agent_seat(game, agent)
@@ -339,8 +342,9 @@ def test_the_agent_page_says_how_often_it_was_spotted(make_game, host, owner, cl
     # A running blind game's seat counts nothing (there are no guesses before the end).
     blind_game(make_game, host, agent)
     page = client_for(None).get("/agents/robo/").content.decode()
-    # 2 of the 4 guesses named its seat: 50%.
+    # 2 of the 4 guesses named its seat: 50%; the API says the same.
     assert 'Spotted in <span id="spotted-rate">2 of 4 guesses (50%)</span>' in page
+    assert spotted() == {"count": 2, "of": 4, "rate": 0.5}
 
 
 # -- the league option ----------------------------------------------------------------------
@@ -364,7 +368,7 @@ def test_the_matchmaker_makes_a_blind_game(settings, django_capture_on_commit_ca
     users = [UserFactory(username=f"q{i}") for i in range(1, 7)] + [agent.user]
     for user in users:
         with django_capture_on_commit_callbacks(execute=True):
-            services.join_league_queue(user, "forum-vanilla")
+            league_services.join_queue(user, "forum-vanilla")
     game = Game.objects.get(league_setup="forum-vanilla")
     assert game.blind and game.anonymous_names and game.status == GameStatus.RUNNING
     assert not any(agent_fields(api(users[0]).get(f"/api/v1/games/{game.pk}/").json()))

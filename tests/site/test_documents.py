@@ -5,7 +5,7 @@ an open setup, the unsubscribe page, ISO by a name nobody has, the Activity page
 replacement, one notification for a mention in the mafia chat, the Sheriff's result on the
 Maniac, the archive's phase names, an automatic prod's inbox note) and the power and city
 tables' self-votes. City's tie ladder is where the document is silent: its test pins what the
-README says the site does (one rung, then nobody)."""
+manual (docs/rules/) says the site does (one rung, then nobody)."""
 
 from __future__ import annotations
 
@@ -201,7 +201,7 @@ def test_a_table_refuses_a_self_vote_where_the_game_says_so(make_game, setup):
 
 def test_city_s_tie_ladder_has_one_rung_then_nobody_is_eliminated(make_game):
     # The city document's "tie -> re-speak + re-vote (ladder)" names no second rung: the
-    # site plays one, as the README says, and a second tie ends the day with nobody out.
+    # site plays one, as the manual says, and a second tie ends the day with nobody out.
     game = make_game("city-ten", table=True)
     living = list(game.slots.filter(alive=True).order_by("seat").select_related("user"))
     first, second = living[0], living[1]

@@ -12,6 +12,7 @@ without either a place here or a place among the read-only pages."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from datetime import timedelta
 from html.parser import HTMLParser
@@ -131,12 +132,14 @@ POST_FORMS = {
     "notifications:unsubscribe": "unsubscribe",
     "notifications:settings": "notifications",
     "notifications:read_all": "notifications",
+    "notifications:push_subscribe": "push buttons",  # JSON from static/js/push.js
+    "notifications:push_unsubscribe": "push buttons",
     "agents:mine": "agents",
     "agents:edit": "agents",
     "agents:token_new": "agents",
     "agents:token_revoke": "agents",
-    "games:league_join": "league",
-    "games:league_leave": "league",
+    "league:join": "league",
+    "league:leave": "league",
     "league:series_create": "series",  # the league app's duplicate series (staff)
     "league:series_next": "series",
     "league:agent_guess": "guesses",  # the league app's: a blind game's guess (the review)
@@ -165,6 +168,8 @@ POST_FORMS = {
 # Pages with no form of their own to fuzz: GET only, or a POST answered with the page.
 READ_ONLY = {
     "healthz",
+    "help",  # the manual: static files, GET only (mafia_site/help.py)
+    "help_page",
     "games:lobby",
     "games:thread",
     "games:private_thread",
@@ -183,7 +188,7 @@ READ_ONLY = {
     "agents:agent",
     "ratings:leaderboard",  # its filter is a GET form
     "games:player",
-    "games:league",
+    "league:league",
     "league:series_list",  # its form posts to league:series_create
     "league:series",  # its button posts to league:series_next
     "setup_stats",  # analytics: statistics from finished games, GET only
@@ -198,6 +203,8 @@ READ_ONLY = {
     "account_confirm_login_code",
     "notifications:inbox",
     "notifications:open",  # a GET: marks one's own notification read, then redirects
+    "notifications:service_worker",  # /sw.js and the page it keeps: GET only
+    "notifications:offline",
     "games:moderation",  # the queue: its forms post to the handle/answer/decide views
     "games:moderation_log",
     "person_tokens",  # its forms post to person_token_new and person_token_revoke
@@ -452,6 +459,41 @@ def test_the_unsubscribe_form(make_users):
     assert set(prefs.channels) == {"phase_started"}
 
 
+def test_the_push_buttons_take_hostile_json(make_game):
+    """The settings page's push buttons post JSON (``static/js/push.js``): every hostile
+    value in every field, and bodies that are no JSON, answer a JSON 4xx and store nothing."""
+    from notifications.models import PushDevice
+    from notifications.push import b64url
+
+    web = logged_in(make_game("forum-vanilla").slots.order_by("seat").first().user)
+    good = {
+        "endpoint": "https://push.example/send/1",
+        "keys": {"p256dh": b64url(b"\x04" + b"k" * 64), "auth": b64url(b"a" * 16)},
+    }
+    bodies: list[Any] = ["", "{", "null", "[]", '"x"', b"\xed\xa0\x80", {"subscription": None}]
+    for value in [*HOSTILE, 5, None, [], {}]:
+        bodies += [
+            {"subscription": value},
+            {"subscription": {**good, "endpoint": value}},
+            {"subscription": {**good, "keys": value}},
+            {"subscription": {**good, "keys": {**good["keys"], "p256dh": value}}},
+            {"subscription": {**good, "keys": {**good["keys"], "auth": value}}},
+            {"endpoint": value},
+        ]
+    fuzzed = set()
+    for name in ("push_subscribe", "push_unsubscribe"):
+        for body in bodies:
+            raw = body if isinstance(body, str | bytes) else json.dumps(body)
+            answer = web.post(
+                reverse(f"notifications:{name}"), raw, content_type="application/json"
+            )
+            assert answer.status_code in (400, 404), (name, raw[:80], answer.status_code)
+            assert answer.json()["error"]
+        fuzzed.add(f"notifications:{name}")
+    assert fuzzed == expected("push buttons")
+    assert not PushDevice.objects.exists()
+
+
 @pytest.mark.slow
 def test_the_notification_forms(make_game):
     from notifications.models import NotificationPrefs
@@ -509,7 +551,7 @@ def test_the_agent_forms(host):
 
 
 def test_the_league_forms(make_users):
-    from games.models import LeagueQueueEntry
+    from league.models import LeagueQueueEntry
 
     (person,) = make_users(1, prefix="leaguer")
     web = logged_in(person)

@@ -9,19 +9,14 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from games import league, services, tasks
+from games import services, tasks
 from games.errors import ErrorCode, GameRuleError, InvalidInput
-from games.models import (
-    DeathCause,
-    Game,
-    GameStatus,
-    LeagueQueueEntry,
-    LeagueQueueState,
-    Replacement,
-    Slot,
-)
-from games.services import league as league_services
+from games.models import DeathCause, Game, GameStatus, Replacement, Slot
 from games.setups import SETUPS
+from league import formats as league
+from league import services as league_services
+from league import tasks as league_tasks
+from league.models import LeagueQueueEntry, LeagueQueueState
 from notifications.models import Notification
 from tests.factories import UserFactory, person_key
 
@@ -36,7 +31,7 @@ def fill(setup: str, users: list[Any], capture: Any) -> Game | None:
     """Join each user to the queue, the matchmaker running after each commit."""
     for user in users:
         with capture(execute=True):
-            services.join_league_queue(user, setup)
+            league_services.join_queue(user, setup)
     return Game.objects.filter(league_setup=setup).order_by("-pk").first()
 
 
@@ -61,18 +56,18 @@ def test_every_ready_made_setup_has_a_queue_with_league_timing() -> None:
 def test_join_and_leave_errors(db: Any, django_capture_on_commit_callbacks: Any) -> None:
     [user] = people(1)
     with pytest.raises(GameRuleError) as exc:
-        services.join_league_queue(user, "no-such-setup")
+        league_services.join_queue(user, "no-such-setup")
     assert exc.value.code == ErrorCode.UNKNOWN_SETUP
     with django_capture_on_commit_callbacks(execute=True):
-        services.join_league_queue(user, VANILLA)
+        league_services.join_queue(user, VANILLA)
     with pytest.raises(GameRuleError) as exc:
-        services.join_league_queue(user, VANILLA)
+        league_services.join_queue(user, VANILLA)
     assert exc.value.code == ErrorCode.ALREADY_QUEUED
     assert problem(VANILLA) == "Waiting for 6 more players."
-    services.leave_league_queue(user, VANILLA)
+    league_services.leave_queue(user, VANILLA)
     assert not LeagueQueueEntry.objects.exists()
     with pytest.raises(GameRuleError) as exc:
-        services.leave_league_queue(user, VANILLA)
+        league_services.leave_queue(user, VANILLA)
     assert exc.value.code == ErrorCode.NOT_QUEUED
 
 
@@ -91,11 +86,11 @@ def test_one_queue_at_a_time_and_counts_that_follow(
     ]
     assert problem(VANILLA) == "Waiting for 6 more players."
     with django_capture_on_commit_callbacks(execute=True):
-        services.leave_league_queue(second, VANILLA)
+        league_services.leave_queue(second, VANILLA)
     assert problem(VANILLA) == "Waiting for 7 more players."
     # A refused join (already in that queue) keeps her where she was.
     with pytest.raises(GameRuleError) as exc:
-        services.join_league_queue(first, other)
+        league_services.join_queue(first, other)
     assert exc.value.code == ErrorCode.ALREADY_QUEUED
     assert LeagueQueueEntry.objects.filter(user=first, setup=other).exists()
 
@@ -165,7 +160,7 @@ def test_a_failure_while_making_the_game_keeps_everyone_queued(
     assert LeagueQueueEntry.objects.filter(setup=VANILLA).count() == 7
     assert "could not be made" in problem(VANILLA)
     monkeypatch.undo()
-    assert tasks.match_league_queues() == 1  # the sweep makes it once the fault is gone
+    assert league_tasks.match_queues() == 1  # the sweep makes it once the fault is gone
     assert not LeagueQueueEntry.objects.exists()
 
 
@@ -176,7 +171,7 @@ def test_a_rules_refusal_is_told_in_its_own_words(db: Any, monkeypatch: Any) -> 
     monkeypatch.setattr(league_services, "create_game", refuse)
     for user in people(7):
         LeagueQueueEntry.objects.create(user=user, setup=VANILLA)
-    assert services.match_league_queue(VANILLA) is None
+    assert league_services.match(VANILLA) is None
     assert problem(VANILLA).startswith("The game could not be made: This setup is not legal")
     assert LeagueQueueEntry.objects.count() == 7
 
@@ -187,11 +182,11 @@ def test_a_setup_that_no_longer_exists_keeps_its_queue_and_says_so(
     for user in people(7):
         LeagueQueueEntry.objects.create(user=user, setup=VANILLA)
     monkeypatch.delitem(league.FORMATS, VANILLA)
-    assert tasks.match_league_queues() == 0
+    assert league_tasks.match_queues() == 0
     assert LeagueQueueEntry.objects.filter(setup=VANILLA).count() == 7
     assert problem(VANILLA) == "This setup no longer exists; you stay queued until it returns."
     monkeypatch.undo()
-    assert tasks.match_league_queues() == 1
+    assert league_tasks.match_queues() == 1
 
 
 def test_the_sweep_matches_entries_left_by_a_restart(db: Any) -> None:
@@ -202,7 +197,7 @@ def test_the_sweep_matches_entries_left_by_a_restart(db: Any) -> None:
         LeagueQueueEntry.objects.create(
             user=user, setup=VANILLA, joined_at=earlier + timedelta(seconds=i)
         )
-    made = services.sweep_league_queues()
+    made = league_services.sweep_queues()
     assert len(made) == 2  # two full tables; the 15th keeps waiting
     [left] = LeagueQueueEntry.objects.all()
     assert left.user_id == users[-1].pk  # oldest first
@@ -490,12 +485,12 @@ def test_a_person_playing_a_league_game_may_not_queue_until_dead_or_done(
     assert game is not None and game.status == GameStatus.RUNNING
     other = next(slug for slug in league.FORMATS if slug != VANILLA)
     with pytest.raises(GameRuleError) as refused:
-        services.join_league_queue(users[0], other)
+        league_services.join_queue(users[0], other)
     assert refused.value.code == ErrorCode.ALREADY_PLAYING
     assert f"league game {game.pk}" in refused.value.message
     assert not LeagueQueueEntry.objects.filter(user=users[0]).exists()
     # A seat already dead has nothing more to do there: its player may queue again.
     Slot.objects.filter(game=game, user=users[0]).update(alive=False)
     with django_capture_on_commit_callbacks(execute=True):
-        services.join_league_queue(users[0], other)
+        league_services.join_queue(users[0], other)
     assert LeagueQueueEntry.objects.filter(user=users[0], setup=other).exists()

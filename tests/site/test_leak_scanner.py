@@ -109,7 +109,7 @@ from games.live import audiences as live_audiences
 from games.live import inbox as live_inbox
 from games.live import kinds, numbering
 from games.live import replay as live_replay
-from games.live.page_render import league_parts, page_path, render_page
+from games.live.page_render import page_path, render_page
 from games.models import Game, NightAction, PrivateResult, Slot
 from games.reads.agents import agents_hidden
 from games.reads.table import turn_view
@@ -118,6 +118,7 @@ from games.reads.vote_count import votes_are_secret
 from games.services import moderation
 from games.services.whispers import send_whisper
 from games.setups import SETUPS
+from league.live import league_parts
 from league.models import Series, SeriesEntrant, SeriesGame
 from notifications import mail
 from resolver.rulesets import get_ruleset

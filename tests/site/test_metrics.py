@@ -93,7 +93,9 @@ def test_votes_after_posts_credit_the_last_advocate_per_post() -> None:
     day = Day(standing={}, log=[], eliminated=None, timeline=timeline)
     got = {n: seat_metrics(seat(n, [day]))["votes_after_posts"] for n in SIDES}
     assert got == {1: (1, 2), 2: (2, 1), 3: (0, 0), 4: (0, 0)}
-    figure = stats.MetricFigure.of(next(m for m in METRICS if m.key == "votes_after_posts"), got[2])
+    figure = stats.MetricFigure.added(
+        next(m for m in METRICS if m.key == "votes_after_posts"), got[2]
+    )
     assert figure.text == "2 votes after 1 post (2.00 a post)"  # a rate, not a share
 
 
@@ -128,12 +130,14 @@ def test_town_to_l_minus_1_counts_town_votes_that_leave_a_wagon_one_short() -> N
 # -- read from a real finished game --------------------------------------------------------
 
 
-def test_every_definition_is_in_the_readme_word_for_word() -> None:
-    # The README wraps its lines: the words, not the line breaks, must be the same.
-    readme = " ".join((Path(settings.BASE_DIR) / "README.md").read_text().split())
+def test_every_definition_is_in_the_manual_word_for_word() -> None:
+    # The manual's statistics page (once the README's) wraps its lines: the words, not the
+    # line breaks, must be the same.
+    page = Path(settings.BASE_DIR) / "docs" / "players" / "statistics.md"
+    manual = " ".join(page.read_text().split())
     for metric in METRICS:
-        assert " ".join(metric.definition.split()) in readme, metric.key
-        assert f"**{metric.label}**" in readme, metric.key
+        assert " ".join(metric.definition.split()) in manual, metric.key
+        assert f"**{metric.label}**" in manual, metric.key
 
 
 def test_a_standing_vote_is_the_latest_row_unless_an_unvote() -> None:

@@ -18,20 +18,14 @@ from django.utils import timezone
 from agents import services as agent_services
 from games import services
 from games.errors import ErrorCode, GameRuleError
-from games.league import format_of
-from games.models import (
-    AltAccount,
-    GameEvent,
-    LeagueQueueEntry,
-    ModerationLogEntry,
-    Report,
-    Sanction,
-    Slot,
-)
+from games.models import AltAccount, GameEvent, ModerationLogEntry, Report, Sanction, Slot
 from games.reads import moderation as reads
 from games.reads.my_games import my_games
 from games.services import moderation as moderation
 from games.setups import SETUPS
+from league import services as league_services
+from league.formats import format_of
+from league.models import LeagueQueueEntry
 from notifications import mail as digests
 from notifications.models import Notification
 from tests.conftest import api
@@ -426,13 +420,13 @@ def test_the_league_never_seats_two_accounts_of_one_person(mods):
     main, alt = UserFactory(username="lmain"), UserFactory(username="lalt")
     moderation.declare_alt(alt, "lmain")
     moderation.decide_alt(mods[0], AltAccount.objects.get().pk, approve=True)
-    services.join_league_queue(main, "forum-vanilla")
-    services.join_league_queue(alt, "forum-vanilla")
+    league_services.join_queue(main, "forum-vanilla")
+    league_services.join_queue(alt, "forum-vanilla")
     for n in range(needed - 2):
-        services.join_league_queue(UserFactory(username=f"q{n}"), "forum-vanilla")
-    assert services.match_league_queue("forum-vanilla") is None  # one short: no game
-    services.join_league_queue(UserFactory(username="last"), "forum-vanilla")
-    assert services.match_league_queue("forum-vanilla") is not None
+        league_services.join_queue(UserFactory(username=f"q{n}"), "forum-vanilla")
+    assert league_services.match("forum-vanilla") is None  # one short: no game
+    league_services.join_queue(UserFactory(username="last"), "forum-vanilla")
+    assert league_services.match("forum-vanilla") is not None
     seated = set(Slot.objects.filter(user__in=[main, alt]).values_list("user_id", flat=True))
     assert seated == {main.pk}
     assert LeagueQueueEntry.objects.filter(user=alt).exists()  # waits for the next table

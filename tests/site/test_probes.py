@@ -223,6 +223,27 @@ def test_brier_scores_after_the_end(make_game, host):
     assert 'id="player-probes"' in page and "0.0650" in page
 
 
+def stats_probes(user: Any) -> Any:
+    answer = api().get(f"/api/v1/players/{user.get_username()}/stats/")
+    assert answer.status_code == 200
+    return answer.json()["probes"]
+
+
+def test_the_player_statistics_api_gives_the_person_s_brier_score(make_game, host):
+    """The person's probes over their finished games, as the player's page gives them; a
+    running game's count for nothing (not even that some were sent)."""
+    _, seats = finished_with_probes(make_game, host)
+    cop, goon, townie = seats["cop"], seats["goons"][0], seats["town"][1]
+    assert stats_probes(cop.user) == {"probes": 2, "games": 1, "brier": 0.065}
+    assert stats_probes(goon.user) == {"probes": 1, "games": 1, "brier": 0.01}
+    assert stats_probes(townie.user) == {"probes": 0, "games": 0, "brier": None}
+    # The cop plays again and sends a probe in the running game: their figures stay.
+    again = make_game("forum-cop-doctor-nine", seed=21)  # (the same people)
+    target = again.slots.exclude(user=cop.user).first()
+    assert send(cop.user, again, {target.pk: 0.9}).status_code == 200
+    assert stats_probes(cop.user) == {"probes": 2, "games": 1, "brier": 0.065}
+
+
 def test_the_export_holds_the_probes_after_the_end(make_game, host):
     game, seats = finished_with_probes(make_game, host)
     exported = api().get(f"/api/v1/games/{game.pk}/export/").json()

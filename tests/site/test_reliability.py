@@ -16,11 +16,13 @@ from rest_framework.test import APIClient
 from agents.services import register_agent
 from games import services
 from games.errors import ErrorCode, GameRuleError
-from games.models import AltAccount, AltStatus, DeathCause, Game, GameEvent, LeagueQueueEntry, Slot
+from games.models import AltAccount, AltStatus, DeathCause, Game, GameEvent, Slot
 from games.reads.reliability import INACTIVITY, MODKILL, REPLACED, league_cooldown, record
 from games.services.common import game_tx
 from games.services.moderation import REMOVED
 from games.services.phases import do_modkill, finish
+from league import services as league_services
+from league.models import LeagueQueueEntry
 from notifications.models import Notification
 from ratings import compute as ratings
 from ratings.models import RatingChange
@@ -37,7 +39,7 @@ def _league_game(capture: Any, prefix: str = "p", users: list[Any] | None = None
     users = users or [UserFactory(username=f"{prefix}{i}") for i in range(1, 8)]
     for user in users:
         with capture(execute=True):
-            services.join_league_queue(user, VANILLA)
+            league_services.join_queue(user, VANILLA)
     game = Game.objects.filter(league_setup=VANILLA).order_by("-pk").first()
     assert game is not None and game.rated
     return game
@@ -220,9 +222,9 @@ def test_removed_from_a_league_game_by_the_moderators_is_a_league_game_left(
 def test_leaving_a_queue_is_not_leaving_a_game(django_capture_on_commit_callbacks: Any) -> None:
     user = UserFactory(username="undecided")
     with django_capture_on_commit_callbacks(execute=True):
-        services.join_league_queue(user, VANILLA)
+        league_services.join_queue(user, VANILLA)
     with django_capture_on_commit_callbacks(execute=True):
-        services.leave_league_queue(user, VANILLA)
+        league_services.leave_queue(user, VANILLA)
     assert record(user).clean and record(user).league_games_left == 0
 
 
@@ -273,7 +275,7 @@ def test_the_cooldown_refuses_a_join_on_the_page_and_the_api(
     modkilled_at = GameEvent.objects.get(game=game, kind="modkill").created_at
     until = modkilled_at + timedelta(hours=24)
     with pytest.raises(GameRuleError) as refused:
-        services.join_league_queue(user, OTHER_QUEUE)
+        league_services.join_queue(user, OTHER_QUEUE)
     assert refused.value.code == ErrorCode.LEAGUE_COOLDOWN and refused.value.status == 403
     when = _minute_after(until)
     assert when in refused.value.message and game.title in refused.value.message
@@ -296,7 +298,7 @@ def test_the_cooldown_refuses_a_join_on_the_page_and_the_api(
     assert record(user).cooldown is None
     assert 'id="league-cooldown"' not in client_for(user).get("/league/").content.decode()
     with django_capture_on_commit_callbacks(execute=True):
-        services.join_league_queue(user, OTHER_QUEUE)
+        league_services.join_queue(user, OTHER_QUEUE)
     assert LeagueQueueEntry.objects.filter(user=user, setup=OTHER_QUEUE).exists()
 
 
@@ -307,7 +309,7 @@ def test_no_cooldown_when_the_setting_is_zero(
     _, silent = _modkilled_for_silence(django_capture_on_commit_callbacks)
     assert record(silent.user).cooldown is None
     with django_capture_on_commit_callbacks(execute=True):
-        services.join_league_queue(silent.user, OTHER_QUEUE)
+        league_services.join_queue(silent.user, OTHER_QUEUE)
     assert LeagueQueueEntry.objects.filter(user=silent.user).exists()
 
 
@@ -318,7 +320,7 @@ def test_an_alternate_account_is_no_way_round_the_cooldown(
     alt = UserFactory(username="second-self")
     AltAccount.objects.create(alt=alt, main=silent.user, status=AltStatus.APPROVED)
     with pytest.raises(GameRuleError) as refused:
-        services.join_league_queue(alt, OTHER_QUEUE)
+        league_services.join_queue(alt, OTHER_QUEUE)
     assert refused.value.code == ErrorCode.LEAGUE_COOLDOWN
 
 
@@ -330,7 +332,7 @@ def test_an_inactivity_modkill_takes_the_player_out_of_the_queues(
     game = make_game(VANILLA, starts_with="day", min_posts_per_day=1, inactivity_action="modkill")
     silent = slots_of(game, "vanilla_townie")[0]
     with django_capture_on_commit_callbacks(execute=True):
-        services.join_league_queue(silent.user, OTHER_QUEUE)
+        league_services.join_queue(silent.user, OTHER_QUEUE)
     _silent_day(game, silent)  # the first prod: still queued
     assert LeagueQueueEntry.objects.filter(user=silent.user).exists()
     services.cut_deadline_now(game.host, game.pk)  # the night

@@ -14,6 +14,7 @@ from games import services
 from games.errors import ErrorCode, GameRuleError
 from games.models import Agent, Game, GameStatus, Slot
 from league import series as series_services
+from league import services as league_services
 from league.models import Series, SeriesGame, SeriesStatus
 from league.reads import series_detail
 from tests.factories import UserFactory
@@ -261,10 +262,10 @@ def test_the_answers_are_the_documented_shapes(
 def test_entrants_play_one_league_game_at_a_time(
     staff: Any, entrants: list[Any], django_capture_on_commit_callbacks: Any
 ) -> None:
-    from games.models import LeagueQueueEntry
+    from league.models import LeagueQueueEntry
 
     with django_capture_on_commit_callbacks(execute=True):
-        services.join_league_queue(entrants[3], "forum-cop-nine")
+        league_services.join_queue(entrants[3], "forum-cop-nine")
     series = series_services.create_series(staff, setup=VANILLA, entrants=_names(entrants))
     assert not LeagueQueueEntry.objects.filter(user=entrants[3]).exists()  # taken out
     [running] = _games(series)

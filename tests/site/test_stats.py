@@ -69,13 +69,13 @@ def _text(response: Any) -> str:
 )
 def test_the_wilson_interval_gives_the_published_values(wins, games, low, high):
     assert wilson(wins, games) == pytest.approx((low, high), abs=1e-4)
-    rate = stats.WinRate.of(wins, games)
+    rate = stats.WinRate.counted(wins, games)
     assert (rate.low, rate.high) == pytest.approx((low, high), abs=1e-4)
     assert rate.rate == pytest.approx(wins / games)
 
 
 def test_no_game_is_the_whole_interval():
-    rate = stats.WinRate.of(0, 0)
+    rate = stats.WinRate.counted(0, 0)
     assert (rate.rate, rate.low, rate.high) == (0.0, 0.0, 1.0)
 
 
@@ -112,11 +112,11 @@ def test_a_setups_wins_by_side_and_role_count_finished_games_only(vanilla_games)
     assert found.games == 3 and [r.ruleset for r in found.rulesets] == ["forum"]
     forum = found.rulesets[0]
     assert [row.side for row in forum.sides] == ["town", "mafia"]
-    assert _side(forum, "town").real == stats.WinRate.of(2, 3)
-    assert _side(forum, "mafia").real == stats.WinRate.of(1, 3)
+    assert _side(forum, "town").real == stats.WinRate.counted(2, 3)
+    assert _side(forum, "mafia").real == stats.WinRate.counted(1, 3)
     # A role's games are the seats dealt it: two goons and five townies a game.
-    assert _role(forum, "goon").rate == stats.WinRate.of(2, 6)
-    assert _role(forum, "vanilla_townie").rate == stats.WinRate.of(10, 15)
+    assert _role(forum, "goon").rate == stats.WinRate.counted(2, 6)
+    assert _role(forum, "vanilla_townie").rate == stats.WinRate.counted(10, 15)
     assert _role(forum, "goon").title == "Mafia Goon"
     assert all(side.predicted is None for side in forum.sides) and found.prediction is None
 
@@ -145,7 +145,7 @@ def test_co_winners_win_for_their_side_and_role(make_game):
     assert _side(forum, "survivor").real.wins == 1
     assert _side(forum, "serial_killer").real.wins == 0 and _side(forum, "mafia").real.wins == 0
     assert _role(forum, "survivor").rate.wins == 1
-    assert _role(forum, "serial_killer").rate == stats.WinRate.of(0, 1)
+    assert _role(forum, "serial_killer").rate == stats.WinRate.counted(0, 1)
 
 
 def test_a_seats_win_is_the_ratings_answer(make_game):
@@ -177,8 +177,8 @@ def test_the_latest_finished_simulation_is_the_prediction(vanilla_games):
     found = stats.setup_stats("forum-vanilla")
     assert found.prediction is not None and found.prediction.run_id == latest.pk
     forum = found.rulesets[0]
-    assert _side(forum, "town").predicted == stats.WinRate.of(50, 200)
-    assert _side(forum, "mafia").predicted == stats.WinRate.of(150, 200)
+    assert _side(forum, "town").predicted == stats.WinRate.counted(50, 200)
+    assert _side(forum, "mafia").predicted == stats.WinRate.counted(150, 200)
 
 
 def test_the_setup_queries_do_not_grow_with_the_games(make_game):
@@ -201,7 +201,7 @@ def test_a_players_wins_by_side_role_and_head_to_head(vanilla_games):
     # The same seven people played every game; whoever was dealt what.
     dealt = [g.slots.get(user=goon) for g in vanilla_games[0]]
     won = [s.alignment == g.winner for s, g in zip(dealt, vanilla_games[0], strict=True)]
-    assert found.overall == stats.WinRate.of(sum(won), 3)
+    assert found.overall == stats.WinRate.counted(sum(won), 3)
     town = next(s for s in found.sides if s.side == "town")
     mafia = next(s for s in found.sides if s.side == "mafia")
     assert mafia.rate.games == sum(s.alignment == "mafia" for s in dealt)
@@ -219,6 +219,29 @@ def test_a_players_wins_by_side_role_and_head_to_head(vanilla_games):
     assert {h.games for h in found.opponents} == {3}
 
 
+def test_a_players_figures_are_kept_until_a_game_of_theirs_ends(make_game, host):
+    """``person_figures`` is cached: the next view reads it in one query, a game of theirs
+    that ends is counted at once (a new key), a running one never, and the names of the
+    people they met are read fresh (a renamed account shows its new name)."""
+    first = _finish(make_game("forum-vanilla", starts_with="day"), "town")
+    me = slot_of(first, "goon").user
+    assert stats.player_stats(me.username).overall == stats.WinRate.counted(0, 1)
+    with CaptureQueriesContext(connection) as kept:
+        stats.person_figures(me.pk)
+    assert len(kept.captured_queries) == 1
+    running = make_game("forum-vanilla", starts_with="day", seed=11)  # (the same people)
+    assert stats.player_stats(me.username).overall.games == 1
+    mate = next(s.user for s in first.slots.select_related("user") if s.user != me)
+    mate.username = "renamed"
+    mate.save(update_fields=["username"])
+    assert "renamed" in {h.name for h in stats.player_stats(me.username).opponents}
+    _finish(running, "mafia")
+    mine = running.slots.get(user=me)
+    found = stats.player_stats(me.username)
+    assert found.overall == stats.WinRate.counted(int(mine.alignment == "mafia"), 2)
+    assert [g.game_id for g in found.recent] == [running.pk, first.pk]
+
+
 def test_a_replaced_player_and_the_replacement_both_count_the_game(make_game):
     game = make_game("forum-vanilla", starts_with="day")
     goons = slots_of(game, "goon")
@@ -233,7 +256,7 @@ def test_a_replaced_player_and_the_replacement_both_count_the_game(make_game):
     assert game.is_finished and game.winner == "town"
     for person, share in ((old, 2 / 3), (newcomer, 1 / 3)):
         found = stats.player_stats(person.username)
-        assert found.overall == stats.WinRate.of(1, 1)
+        assert found.overall == stats.WinRate.counted(1, 1)
         assert found.recent[0].share == pytest.approx(share)
     # They held one seat: one team, one after the other.
     record = next(h for h in stats.player_stats("newcomer").opponents if h.name == old.username)
@@ -267,7 +290,7 @@ def test_someone_replaced_before_the_first_phase_does_not_count_it(make_game):
     # As ``services.replace_player`` records a replacement made in phase 1.
     Replacement.objects.create(slot=seat, old_user=stand_in, new_user=seat.user, phase_number=1)
     assert stats.player_stats("stand_in").overall.games == 0
-    assert stats.player_stats(seat.user.username).overall == stats.WinRate.of(0, 1)
+    assert stats.player_stats(seat.user.username).overall == stats.WinRate.counted(0, 1)
 
 
 def test_a_modkilled_player_lost_whatever_their_team_did(make_game):
@@ -275,9 +298,9 @@ def test_a_modkilled_player_lost_whatever_their_team_did(make_game):
     flake = slot_of(game, "vanilla_townie")
     services.modkill(game.host, game.pk, flake.pk)
     _finish(game, "town")
-    assert stats.player_stats(flake.user.username).overall == stats.WinRate.of(0, 1)
+    assert stats.player_stats(flake.user.username).overall == stats.WinRate.counted(0, 1)
     townie = slot_of(game, "vanilla_townie", 1).user.username
-    assert stats.player_stats(townie).overall == stats.WinRate.of(1, 1)
+    assert stats.player_stats(townie).overall == stats.WinRate.counted(1, 1)
 
 
 def test_the_player_queries_do_not_grow_with_the_games(make_game):

@@ -342,7 +342,7 @@ def test_power_question_names_its_addressee(make_game):
 
 def test_each_refusal_at_the_table_answers_one_status_with_its_own_code(make_game):
     """What the rules refuse is 422 with a code of its own; out of turn is 409 for every
-    act (a post, a nomination): the README's statuses."""
+    act (a post, a nomination): the API's statuses (docs/agents/api.md)."""
     power = make_game("power-nine", table=True)
     asker = speaker(power)
     posts = f"/api/v1/games/{power.pk}/posts/"

@@ -6,8 +6,7 @@ Serves ``mafia_site.asgi`` (HTTP and websockets) with uvicorn and, on the same e
   in for Celery worker + beat when there is no Redis (``--scanner auto``), with beat's
   minute jobs (scheduled vote counts; the side domains' jobs, ``games.hooks.embedded_jobs``:
   deadline reminders, the e-mail digests' sweep with mail files under MAIL_DIR, the chat
-  webhooks' posts, missed ratings) and the league's matchmaking
-  sweep (``services.sweep_league_queues``);
+  webhooks' posts, missed ratings, the league's matchmaking sweep);
 * the demo bots (``games.demo.tick`` every ``--bot-seconds``), unless ``--no-demo``.
 
 Both run their synchronous database work in worker threads through ``sync_to_async``, so the
@@ -93,7 +92,6 @@ class Command(BaseCommand):
         if scanner:
             jobs.append(every(options["scan_seconds"], tasks.run_due_phases, "Deadline scan"))
             jobs.append(every(60.0, services.post_scheduled_counts, "Vote count schedule"))
-            jobs.append(every(10.0, services.sweep_league_queues, "League matchmaking"))
             jobs.append(every(60.0, tasks.lift_ended_sanctions, "Sanctions that end"))
             # No worker either: the side domains' periodic work runs here (e.g. the chat
             # webhooks' posts).

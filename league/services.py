@@ -1,4 +1,4 @@
-"""The league's matchmaking: standing queues per setup (``games.league``), and the
+"""The league's matchmaking: standing queues per setup (``league.formats``), and the
 matchmaker that turns enough waiting seats into a started, rated game.
 
 The queue lives in the database (``LeagueQueueEntry``), so nothing is lost on a restart:
@@ -19,14 +19,19 @@ the league game a matcher has just seated them in and is refused, and a leave th
 
 A join is refused for ``LEAGUE_COOLDOWN_AFTER_MODKILL`` hours after an inactivity modkill
 (``reads.reliability.league_cooldown``), asked after the lock: the modkill takes the same
-lock to take the person out of the queues (``services.reliability``), so a join racing it
-lands first and is taken out, or comes after and is refused.
+lock to take the person out of the queues (``games.services.reliability``, which tells
+``leave_every_queue`` here through ``games.hooks.bench``), so a join racing it lands first
+and is taken out, or comes after and is refused.
+
+The core's league games fill a seat from their queue (``replace_from_queue``, the core's
+``games.hooks.replace_in_league_game``): a league game has no replacement sign-ups.
 """
 
 from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Iterable
 from functools import partial
 from typing import Any
 
@@ -34,13 +39,17 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from ..errors import ErrorCode, GameRuleError, InvalidInput, NotAllowed, NotFound
-from ..league import LEAGUE_HOST_NAME, format_of
-from ..live.inbox import publish_league_on_commit
-from ..models import Game, GameStatus, LeagueQueueEntry, LeagueQueueState, Slot
-from ..reads.moderation import same_person
-from ..reads.reliability import league_cooldown
-from .lobby import create_game, join_game, start_game
+from games.errors import ErrorCode, GameRuleError, InvalidInput, NotAllowed, NotFound
+from games.models import Game, GameStatus, Slot
+from games.reads.moderation import same_person
+from games.reads.reliability import league_cooldown
+from games.services.common import Tx
+from games.services.lobby import create_game, join_game, start_game
+from games.services.swap import do_replace, may_take_a_seat
+
+from .formats import LEAGUE_HOST_NAME, format_of
+from .live import publish_league_on_commit
+from .models import LeagueQueueEntry, LeagueQueueState
 
 log = logging.getLogger(__name__)
 
@@ -266,3 +275,32 @@ def sweep_queues() -> list[int]:
                 break
             made.append(game.pk)
     return made
+
+
+def replace_from_queue(tx: Tx, slot: Slot) -> bool:
+    """The first person or agent waiting in the game's league queue who is not in the game
+    takes ``slot`` and leaves the queue; False if nobody can (``tx``: the league game's
+    transaction, ``games.hooks.replace_in_league_game``)."""
+    waiting = (
+        LeagueQueueEntry.objects.filter(setup=tx.game.league_setup)
+        .select_related("user")
+        .select_for_update(skip_locked=True, of=("self",))  # one the matchmaker holds is taken
+        .order_by("joined_at", "id")
+    )
+    for entry in waiting:
+        if not may_take_a_seat(tx, entry.user):
+            continue  # already at this table (or another account of theirs): next game
+        entry.delete()
+        do_replace(tx, slot, entry.user)
+        publish_league_on_commit()  # the queue is one shorter
+        return True
+    return False
+
+
+def leave_every_queue(user_ids: Iterable[int]) -> None:
+    """Take these accounts out of every league queue, in the caller's transaction (who
+    holds their rows: ``games.hooks.bench``): modkilled for inactivity under a cooldown, or
+    taken off the site."""
+    deleted, _ = LeagueQueueEntry.objects.filter(user_id__in=set(user_ids)).delete()
+    if deleted:
+        publish_league_on_commit()  # the queues' counts changed

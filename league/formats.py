@@ -7,7 +7,7 @@ default. So the timing here is for unattended play: a table turn lasts under a m
 forum day a couple of hours rather than a person's 24. What a format needs it reads from
 its setup's settings (``turn_based``), never from the rule set's name.
 
-The services (``games.services.league``) make the games; this module only says how.
+The services (``league.services``) make the games; this module only says how.
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ from typing import Any
 
 from django.conf import settings
 
-from .models import InactivityAction
-from .setups import SETUPS, Setup
+from games.models import InactivityAction
+from games.setups import SETUPS, Setup
 
-# The system account that hosts league games (``services.league.league_host``): nobody may
-# sign up with this name or a look-alike of it (``accounts.clean_name``).
+# The system account that hosts league games (``league.services.league_host``): nobody may
+# sign up with this name or a look-alike of it (``games.accounts.clean_name``: the app
+# reserves it, ``games.hooks.reserve_name``).
 LEAGUE_HOST_NAME = "League"
 
 # The silent-seat rules (``Game.inactivity_action``): the next in the queue takes the
@@ -41,11 +42,6 @@ FORUM_TIMING: dict[str, Any] = {
     "day_length": timedelta(hours=2),
     "night_length": timedelta(minutes=30),
 }
-
-# A seat silent for one whole day (no post, vote or turn act) gets the format's rule at
-# once: league games have no host to give second chances (a hosted game waits for
-# ``models.PRODS_BEFORE_ACTION`` prods).
-SILENT_DAYS_BEFORE_ACTION = 1
 
 
 @dataclass(frozen=True)
@@ -122,9 +118,3 @@ def format_of(slug: str) -> LeagueFormat | None:
     if league_format is None or league_format.setup is None:
         return None
     return league_format
-
-
-def silent_days_before_action(game: Any, hosted: int) -> int:
-    """How many silent days (prods) before the inactivity rule applies in ``game``:
-    ``hosted`` for a hosted game, one for a league game."""
-    return SILENT_DAYS_BEFORE_ACTION if getattr(game, "league_setup", "") else hosted
