@@ -20,11 +20,11 @@ there. At each
 capture each person fetches every page and API read of the game (thread, private threads,
 role PM, host page, archive; the game, posts of every thread, vote count, turn, role PM,
 host view, archive; their own notifications: the inbox page, its API and the bell's socket
-frame, ``live.inbox.inbox_frame``), the e-mail digest their pending notifications make
-(built as the sweep builds it) and the frames a socket of theirs gets:
-``live.audiences.viewer_audiences`` and ``live.replay.replay`` from the positions of the
-previous capture (exactly what the game socket sends a reconnecting page), plus the ping
-answer (``live.numbering.heads``).
+frame, ``live.inbox.inbox_frame``; what a web push of each would say), the e-mail digest
+their pending notifications make (built as the sweep builds it) and the frames a socket of
+theirs gets: ``live.audiences.viewer_audiences`` and ``live.replay.replay`` from the
+positions of the previous capture (exactly what the game socket sends a reconnecting page),
+plus the ping answer (``live.numbering.heads``).
 
 What each person may know is worked out from the rules, not from the site's access code:
 their own slot; their team (mafia know the mafia, masons the masons); roles revealed by
@@ -120,7 +120,8 @@ from games.services.whispers import send_whisper
 from games.setups import SETUPS
 from league.live import league_parts
 from league.models import Series, SeriesEntrant, SeriesGame
-from notifications import mail
+from notifications import mail, push
+from notifications.models import Notification
 from resolver.rulesets import get_ruleset
 from tests.factories import UserFactory
 from tests.live_model import socket_scope
@@ -409,6 +410,10 @@ def capture(game: Game, person: Person) -> dict[str, Any]:
     if person.user is not None:
         bodies.update(digest_bodies(person.user))
         bodies["socket: inbox"] = live_inbox.inbox_frame(person.user.pk, fresh=True)
+        # What a web push to their phone would say of each of their notifications of a
+        # pushed kind (``notifications.push.message``: the body the device decrypts).
+        pushed = Notification.objects.filter(user=person.user, kind__in=push.pushed_kinds())
+        bodies["push: messages"] = [push.message(n) for n in pushed.order_by("pk")]
         # The viewer's own players panel and table, as their socket attaches them to items
         # (``games.live.own``): the same reads as the page, searched as a frame of its own.
         bodies["socket: own parts"] = own_parts_html(game.pk, person.user, OWN_PARTS)
@@ -1140,6 +1145,9 @@ def test_nothing_hidden_leaks_in_a_whole_game(setup, host, settings):
     # The webhook got the announcements (deaths included), and they were searched.
     assert WebhookDelivery.objects.filter(game=game).count() > 5
     assert any(w.endswith("webhook: deliveries") for w in seen["bodies"])
+    # Web pushes were searched, and there were some to search (a day starts, L-1...).
+    assert any(b.endswith("push: messages") for b in seen["bodies"])
+    assert Notification.objects.filter(game=game, kind__in=push.pushed_kinds()).count() > 5
     mailed = {b for b in seen["bodies"] if "e-mail: digest" in b}
     assert any("mafia" in b for b in mailed) and any("town" in b for b in mailed), mailed
     # After the end everything may show, and the archive shows every role to everyone.
