@@ -47,7 +47,7 @@ def finished_day(posts: int) -> tuple[int, int, int]:
     return game_id, numbers[len(numbers) // 2], numbers[-1]
 
 
-def run(posts: int, requests: int) -> list[dict[str, Any]]:
+def run(posts: int, requests: int, gc_freeze: bool = True) -> list[dict[str, Any]]:
     from django.test import Client
 
     game_id, middle, last = finished_day(posts)
@@ -60,6 +60,8 @@ def run(posts: int, requests: int) -> list[dict[str, Any]]:
         "API answer": f"/api/v1/games/{game_id}/review/",
     }
     client = Client()
+    if gc_freeze:
+        support.freeze_as_the_server(client, pages["the day as it ended"])
     return [
         {"posts": posts, "page": name, **thread_pages.measure(client, page, requests)}
         for name, page in pages.items()
@@ -70,12 +72,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--posts", type=int, nargs="+", default=[1_000])
     parser.add_argument("--requests", type=int, default=15, help="measured requests per page")
+    support.add_gc_option(parser)
     args = parser.parse_args()
     support.ensure_database()
     load0 = support.load_average()
-    rows = [row for posts in args.posts for row in run(posts, args.requests)]
+    rows = [row for posts in args.posts for row in run(posts, args.requests, args.gc_freeze)]
     print(f"machine: {support.machine()}")
     print(f"load average (1 min) at start / end: {load0} / {support.load_average()}")
+    print(f"gc.freeze() after start-up, as the web server: {'yes' if args.gc_freeze else 'no'}")
     print(
         "| posts in the day | page | wall p50 / p95 ms | CPU p50 / p95 ms | queries | KB |\n"
         "|---:|---|---:|---:|---:|---:|"

@@ -34,7 +34,6 @@ and CPU time (p50, p95), queries, size.
 from __future__ import annotations
 
 import argparse
-import gc
 import random
 import statistics
 import sys
@@ -241,13 +240,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--requests", type=int, default=20, help="measured requests per page")
-    parser.add_argument(
-        "--gc-freeze",
-        action="store_true",
-        help="gc.freeze() once the site is loaded, as a server may after start-up: the "
-        "collector's full passes then skip the loaded code's objects (each such pass costs "
-        "~100 ms of CPU, about one in 15 requests, without it)",
-    )
+    support.add_gc_option(parser)
     args = parser.parse_args()
     support.ensure_database()
     from django.test import Client
@@ -261,8 +254,7 @@ def main() -> None:
     load0 = support.load_average()
     client = Client()
     if args.gc_freeze:
-        client.get(f"/setups/{SETUP}/stats/")  # (the templates and URL confs loaded)
-        gc.freeze()
+        support.freeze_as_the_server(client, f"/setups/{SETUP}/stats/")
     pages = [
         ("setup statistics", f"/setups/{SETUP}/stats/"),
         ("setup statistics, API", f"/api/v1/setups/{SETUP}/stats/"),
