@@ -4,6 +4,7 @@ first phase)."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Mapping
 from datetime import datetime, timedelta
@@ -37,6 +38,7 @@ from ..name_decks import MASK_NAMES, deal_masks
 from ..naming import slot_ref
 from ..reads.access import is_host
 from ..reads.policy import require_host_control
+from ..setups import SETUPS, Setup
 from . import announcements
 from .common import (
     Tx,
@@ -117,6 +119,11 @@ def create_game(
     if seed is not None:
         game.seed = seed
     game.flags = resolver_flags(game)
+    if setup in SETUPS and _setup_key(game) != _setup_key(_as_the_setup(SETUPS[setup])):
+        # The host changed the setup's roles or their rules: a game of their own, whose
+        # results must not count as the setup's (its statistics beside the simulator's).
+        # (Another name, the demo's "demo", is the site's own tag and stays.)
+        game.setup = ""
     # A dry run of the deal proves the setup is legal before anyone signs up.
     _build_state(game, _deal(game, list(range(1, count + 1))))
     with transaction.atomic():
@@ -125,6 +132,36 @@ def create_game(
         emit(tx, "game_created", {"title": game.title, "host": user.get_username()})
         notify(game.pk, 1)
     return game
+
+
+def _as_the_setup(setup: Setup) -> Game:
+    """A game (unsaved) of the ready-made ``setup`` as it is dealt."""
+    kwargs = setup.game_kwargs()
+    settings = {k: v for k, v in kwargs.items() if k in BY_NAME}
+    values = check_settings(gateway.rules_named(setup.ruleset), settings)
+    game = Game(
+        ruleset=setup.ruleset,
+        method=kwargs.get("method") or "",
+        flags=dict(kwargs.get("flags") or {}),
+        role_list=normalize_role_list(kwargs["role_list"]),
+        **{k: v for k, v in values.items() if k != "day_settings"},
+    )
+    game.flags = resolver_flags(game)
+    return game
+
+
+def _setup_key(game: Game) -> tuple[Any, ...]:
+    """What makes a game its setup: its rule set, the cards dealt (roles, modifiers,
+    alignments, sanity; however the rows split the counts), the resolution method and the
+    flags (the rule set's defaults written in). Timing and house rules may differ."""
+    rules = gateway.rules_named(game.ruleset)
+    cards: dict[str, int] = {}
+    for entry in game.role_list:
+        card = json.dumps({k: v for k, v in entry.items() if k != "count"}, sort_keys=True)
+        cards[card] = cards.get(card, 0) + entry["count"]
+    flags = {name: spec.default for name, spec in rules.flags.items()} | dict(game.flags or {})
+    method = game.method or rules.methods[0]
+    return (game.ruleset, sorted(cards.items()), method, sorted(flags.items(), key=str))
 
 
 def _check_table(ruleset: str, values: Mapping[str, Any]) -> dict[str, Any]:

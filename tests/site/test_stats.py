@@ -7,6 +7,7 @@ show, a cancelled one never counts)."""
 from __future__ import annotations
 
 import html as html_lib
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -134,6 +135,23 @@ def test_a_running_game_changes_nothing_until_it_ends(vanilla_games):
     assert _side(after.rulesets[0], "mafia").real.wins == mafia_before + 1
     assert stats.player_stats(player).overall.games == mine.overall.games + 1
     assert running.pk in {g.game_id for g in stats.player_stats(player).recent}
+
+
+def test_a_setup_the_host_changed_counts_as_a_game_of_its_own(vanilla_games, make_game):
+    """Only a game dealt as its setup has it (its roles, modifiers, method and flags) is
+    the setup's: a host who adds a doctor makes a game of their own; another day length or
+    another row split of the same cards is still the setup."""
+    roles = [{"role": "vanilla_townie", "count": 4}, {"role": "doctor", "count": 1}]
+    changed = make_game("forum-vanilla", role_list=[*roles, {"role": "goon", "count": 2}])
+    assert changed.setup == ""
+    split = [{"role": "vanilla_townie", "count": 2}] * 2 + [{"role": "vanilla_townie"}]
+    same_cards = make_game("forum-vanilla", role_list=[*split, {"role": "goon", "count": 2}])
+    slower = make_game("forum-vanilla", day_length=timedelta(hours=72))
+    assert same_cards.setup == slower.setup == "forum-vanilla"
+    before = stats.setup_stats("forum-vanilla").games
+    _finish(changed, "town")
+    after = stats.setup_stats("forum-vanilla")
+    assert after.games == before and "doctor" not in {r.role for r in after.rulesets[0].roles}
 
 
 def test_co_winners_win_for_their_side_and_role(make_game):
