@@ -99,18 +99,23 @@ def _poster(tx: Tx, user: Any) -> Viewer:
     return Viewer(tx.game, user, slot, list(tx.slots))
 
 
+# A refused vote's note on its post when votes are secret (its reason may name the target).
+SECRET_VOTE_NOTE = "The votes are secret: only the voter is told why."
+
+
 def _apply_post_vote(tx: Tx, slot: Slot, post: Post, result: PostResult, html: str) -> None:
     intent = bold_votes.find_vote(html)
     if intent is None:
         return
     phase = tx.phase
+    reason = ""  # why the vote did not count, "" when it did
     if phase is None or phase.resolved or not phase.is_day:
-        result.vote_message = "Votes only count during the day; this one counts for nothing."
+        reason = "Votes only count during the day."
     elif intent.kind == VoteKind.UNVOTE:
         try:
             do_unvote(tx, slot, post)
         except GameRuleError as exc:
-            result.vote_message = exc.message
+            reason = exc.message
     else:
         living = {s.display_name: s.pk for s in tx.locked.alive}
         dead = [s.display_name for s in tx.slots if not s.alive]
@@ -118,21 +123,22 @@ def _apply_post_vote(tx: Tx, slot: Slot, post: Post, result: PostResult, html: s
             intent.name, living, dead=dead, skip_allowed=tx.game.skip_vote_allowed
         )
         if match.error:
-            result.vote_message = match.error + " The vote counts for nothing."
+            reason = match.error
         else:
             # (key is set whenever skip and error are not: the test only narrows its type)
             target = None if match.skip or match.key is None else tx.locked.slot(match.key)
             try:
                 result.vote, result.day_ended = do_vote(tx, slot, target, post)
             except GameRuleError as exc:
-                result.vote_message = exc.message + " The vote counts for nothing."
-    if result.vote_message:
-        # On the post itself, for everyone: a vote that did not count must not look like one
-        # that did. Written before the commit, so the live render already carries it. With
-        # secret votes the reason may name the target: only the voter is told it.
-        post.vote_note = result.vote_message
-        if votes_are_secret(tx.game, tx.phase):
-            post.vote_note = "This vote counts for nothing."
+                reason = exc.message
+    if reason:
+        unvote = intent.kind == VoteKind.UNVOTE
+        result.vote_message = reason if unvote else f"{reason} The vote counts for nothing."
+        # On the post itself, for everyone ("This vote did not count." and why): a vote
+        # that did not count must not look like one that did. Written before the commit, so
+        # the live render already carries it. With secret votes the reason may name the
+        # target: only the voter is told it.
+        post.vote_note = SECRET_VOTE_NOTE if votes_are_secret(tx.game, tx.phase) else reason
         Post.objects.filter(pk=post.pk).update(vote_note=post.vote_note)
         emit(
             tx,

@@ -187,6 +187,7 @@ def will(request: HttpRequest, game_id: int) -> HttpResponse:
     return run_service(
         request,
         lambda: services.write_will(request.user, game_id, text),
-        success="Your will is saved: it is posted in the thread when you die.",
+        success="Your will is saved: it is posted in the thread when you die "
+        "(or, if you survive, when the game ends).",
         on_error=url,
     )

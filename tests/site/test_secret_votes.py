@@ -15,6 +15,7 @@ from games import fragments, services
 from games.models import GameEvent, Phase, Post, Slot, Vote, VoteCountPost
 from games.reads import activity
 from games.reads.vote_count import public_count
+from games.services.posts import SECRET_VOTE_NOTE
 from tests.conftest import current_phase, slots_of
 
 pytestmark = pytest.mark.django_db
@@ -116,7 +117,7 @@ def test_a_refused_typed_vote_tells_its_reason_to_the_voter_only(make_game):
     assert "Nobodyhere" in result.vote_message
     post = Post.objects.get(pk=result.post.pk)
     assert "Nobodyhere" not in post.html + post.body + post.vote_note
-    assert post.vote_note == "This vote counts for nothing."
+    assert post.vote_note == SECRET_VOTE_NOTE
 
 
 def test_unvote_in_a_post_stays(make_game):
