@@ -221,7 +221,10 @@ def django_db_setup(
     with django_db_blocker.unblock():
         copied = copy_of_the_template()
         # keepdb: the copy is the database; Django only checks it is migrated (it is).
-        made = setup_databases(verbosity=verbosity, interactive=False, keepdb=copied)
+        # (No test rolls back to serialized contents: none are made, as pytest-django.)
+        made = setup_databases(
+            verbosity=verbosity, interactive=False, keepdb=copied, serialized_aliases=set()
+        )
     yield
     with django_db_blocker.unblock():
         teardown_databases(made, verbosity=verbosity)

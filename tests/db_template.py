@@ -57,9 +57,7 @@ def _migrate_into(connection: Any, name: str) -> None:
     saved = (settings_dict["NAME"], settings_dict["TEST"].get("NAME"))
     settings_dict["TEST"]["NAME"] = name
     try:
-        connection.creation.create_test_db(
-            verbosity=0, autoclobber=True, serialize=False, keepdb=False
-        )
+        connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
     finally:
         connection.close()
         settings_dict["NAME"] = saved[0]

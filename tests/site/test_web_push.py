@@ -133,6 +133,9 @@ def pushing(settings: Any) -> Iterator[push.VapidKeys]:
     settings.WEBPUSH_VAPID_PUBLIC_KEY = public
     settings.WEBPUSH_VAPID_PRIVATE_KEY = private
     settings.WEBPUSH_VAPID_SUBJECT = "mailto:ops@example.org"
+    # The worker's path, in either lane: the embedded run's push thread reads with its own
+    # connection, which cannot see a test's transaction (it has its own test below).
+    settings.EMBEDDED_SERVICES = False
     keys = push.vapid_keys()
     assert keys is not None
     eager = celery_app.conf.task_always_eager
