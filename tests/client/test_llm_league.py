@@ -43,6 +43,12 @@ def league_site(
             "DEADLINE_WATCHDOG_SECONDS": "1",
             "DEADLINE_WATCHDOG_GRACE": "1",
             "LEAGUE_TIMING": "day_length=60,night_length=60",
+            # A league day a hammer ends seconds in prods whoever had not posted yet, and
+            # the league acts on one prod: an agent slower than the other six (a loaded
+            # machine) is modkilled and then kept out of the next game's queue by the
+            # cooldown, which would leave the others waiting. The cooldown has tests of
+            # its own (test_reliability, test_league); here it is off.
+            "LEAGUE_COOLDOWN_AFTER_MODKILL": "0",
         },
         tmp_path_factory.mktemp("asgi") / "asgi.log",
     )
