@@ -143,6 +143,9 @@ class Game(models.Model):
     host = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hosted_games"
     )
+    # The language of the thread's automatic posts (announcements, vote counts, the role PMs'
+    # texts), chosen by the host: games.i18n.in_game_language.
+    language = models.CharField(max_length=8, choices=settings.LANGUAGES, default="en")
     setup = models.CharField(
         max_length=50, blank=True, help_text="Slug of the ready-made setup it started from."
     )
@@ -1291,3 +1294,20 @@ class AltAccount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.alt_id} is an alt of {self.main_id} ({self.status})"
+
+
+class AccountSettings(models.Model):
+    """What a person chose for their account that is not a notification setting: the language
+    of their pages, mails and notifications (blank: the browser's, as LocaleMiddleware reads
+    it). Sign-up sets it from the browser (games.i18n)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="account_settings",
+    )
+    language = models.CharField(max_length=8, choices=settings.LANGUAGES, blank=True)
+
+    def __str__(self) -> str:
+        return f"account settings of {self.user_id}"

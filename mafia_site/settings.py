@@ -99,9 +99,13 @@ MIDDLEWARE = [
     "games.outage.OutageMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The browser's language (Accept-Language, or the language cookie); an account's own
+    # choice replaces it once the person is known (games.i18n.AccountLanguageMiddleware).
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "games.i18n.AccountLanguageMiddleware",
     # A signed-in person's answers: Cache-Control private, no-store (mafia_site.personal).
     "mafia_site.personal.PersonalAnswersMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -486,7 +490,12 @@ SPECTACULAR_SETTINGS = {
 }
 
 # -- i18n / time ---------------------------------------------------------------------
-LANGUAGE_CODE = "en-us"
+# Every player-facing string goes through Django's translation machinery (games.i18n says
+# whose language applies where). English is the source language; the catalogues are in
+# locale/ (scripts/i18n.py makes and compiles them).
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("ru", "Русский")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
