@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
@@ -158,7 +159,7 @@ class AgentView(GameAPIView):
         players of its finished blind games spotted it."""
         agent = agent_called(name)
         if agent is None:
-            raise NotFound("There is no agent of that name.", ErrorCode.NO_AGENT)
+            raise NotFound(_("There is no agent of that name."), ErrorCode.NO_AGENT)
         return Response(provenance(agent))
 
     @docs.write(AgentSerializer, request=AgentEditSerializer)  # (422: a refused value)

@@ -19,6 +19,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from games.accounts import clean_name
 from games.api_tokens import hash_key, new_agent_key
@@ -54,10 +55,10 @@ def is_agent(user: Any) -> bool:
 def require_person(user: Any) -> None:
     """Agents are managed by signed-in people only, never with an agent's own token."""
     if not getattr(user, "is_authenticated", False):
-        raise NotAllowed("Log in to manage agents.", ErrorCode.LOGIN)
+        raise NotAllowed(_("Log in to manage agents."), ErrorCode.LOGIN)
     if is_agent(user):
         raise NotAllowed(
-            "An agent's token cannot manage agents; sign in as its owner.",
+            _("An agent's token cannot manage agents; sign in as its owner."),
             ErrorCode.AGENT_ACCOUNT,
         )
 
@@ -65,10 +66,10 @@ def require_person(user: Any) -> None:
 def _clean_description(description: Any) -> str:
     text = str(description or "").strip()
     if "\x00" in text:
-        raise InvalidInput("The description has a character it may not.", ErrorCode.DESCRIPTION)
+        raise InvalidInput(_("The description has a character it may not."), ErrorCode.DESCRIPTION)
     if len(text) > MAX_DESCRIPTION:
         raise InvalidInput(
-            f"A description is at most {MAX_DESCRIPTION} characters.",
+            _("A description is at most %(n)s characters.") % {"n": MAX_DESCRIPTION},
             ErrorCode.DESCRIPTION,
             "description",
         )
@@ -85,31 +86,35 @@ def _clean_code_url(code_url: Any) -> str:
         URLValidator(schemes=["http", "https"])(url)
     except ValidationError:
         raise InvalidInput(
-            "The code link must be an http(s) address of at most 200 characters.",
+            _("The code link must be an http(s) address of at most 200 characters."),
             ErrorCode.CODE_URL,
             "code_url",
         ) from None
     return url
 
 
-def _clean_model(value: Any, *, what: str, field: str, limit: int) -> str:
+def _clean_model(value: Any, *, what: Any, field: str, limit: int) -> str:
     """A model's name or version: one short line (shown among the page's facts), as
     ``checked_text`` keeps free texts, and no control character (a tab, a line end)."""
     text = checked_text(value or "", what=what, field=field, limit=limit, code=ErrorCode.MODEL)
     if any(ord(char) < 32 or ord(char) == 127 for char in text):
-        raise InvalidInput(f"{what}: one line, without control characters.", ErrorCode.MODEL, field)
+        raise InvalidInput(
+            _("%(what)s: one line, without control characters.") % {"what": what},
+            ErrorCode.MODEL,
+            field,
+        )
     return text
 
 
 def _clean_model_name(model_name: Any) -> str:
     return _clean_model(
-        model_name, what="The model's name", field="model_name", limit=MAX_MODEL_NAME
+        model_name, what=_("The model's name"), field="model_name", limit=MAX_MODEL_NAME
     )
 
 
 def _clean_model_version(model_version: Any) -> str:
     return _clean_model(
-        model_version, what="The model's version", field="model_version", limit=MAX_MODEL_VERSION
+        model_version, what=_("The model's version"), field="model_version", limit=MAX_MODEL_VERSION
     )
 
 
@@ -133,13 +138,14 @@ def register_agent(
     except forms.ValidationError as exc:
         raise InvalidInput(" ".join(exc.messages), ErrorCode.NAME, "name") from None
     if len(name) > 150:
-        raise InvalidInput("A name is at most 150 characters.", ErrorCode.NAME, "name")
+        raise InvalidInput(_("A name is at most 150 characters."), ErrorCode.NAME, "name")
     with transaction.atomic():
         # The owner's row locked: two registrations at once cannot pass the cap together.
         get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
         if Agent.objects.filter(owner=owner).count() >= MAX_AGENTS_PER_OWNER:
             raise InvalidInput(
-                f"You have {MAX_AGENTS_PER_OWNER} agents, the most one person may register.",
+                _("You have %(n)s agents, the most one person may register.")
+                % {"n": MAX_AGENTS_PER_OWNER},
                 ErrorCode.TOO_MANY_AGENTS,
             )
         # A race with a sign-up of a look-alike name is settled by the unique username.
@@ -160,13 +166,13 @@ def owned_agent(owner: Any, name: str, *, lock: bool = False) -> Agent:
     """``owner``'s agent called ``name``; NotFound for another's (not even whether it exists)."""
     require_person(owner)
     if not is_plain_text(name, 150):  # a NUL in a URL would reach the database otherwise
-        raise NotFound("You have no agent of that name.", ErrorCode.NO_AGENT)
+        raise NotFound(_("You have no agent of that name."), ErrorCode.NO_AGENT)
     agents = Agent.objects.select_related("user", "owner")
     if lock:
         agents = agents.select_for_update(of=("self",))
     agent = agents.filter(user__username=name, owner=owner).first()
     if agent is None:
-        raise NotFound("You have no agent of that name.", ErrorCode.NO_AGENT)
+        raise NotFound(_("You have no agent of that name."), ErrorCode.NO_AGENT)
     return agent
 
 
@@ -200,14 +206,17 @@ def create_token(owner: Any, name: str, *, token_name: str = "") -> NewToken:
     label = str(token_name or "").strip()
     if len(label) > MAX_TOKEN_NAME or "\x00" in label:
         raise InvalidInput(
-            f"A token's name is at most {MAX_TOKEN_NAME} characters.", ErrorCode.NAME, "name"
+            _("A token's name is at most %(n)s characters.") % {"n": MAX_TOKEN_NAME},
+            ErrorCode.NAME,
+            "name",
         )
     with transaction.atomic():
         agent = owned_agent(owner, name, lock=True)
         live = AgentToken.objects.filter(agent=agent, revoked_at__isnull=True).count()
         if live >= MAX_LIVE_TOKENS_PER_AGENT:
             raise InvalidInput(
-                f"An agent has at most {MAX_LIVE_TOKENS_PER_AGENT} tokens in use; revoke one.",
+                _("An agent has at most %(n)s tokens in use; revoke one.")
+                % {"n": MAX_LIVE_TOKENS_PER_AGENT},
                 ErrorCode.TOO_MANY_TOKENS,
             )
         key = new_agent_key()
@@ -230,7 +239,7 @@ def revoke_token(owner: Any, name: str, token_id: int) -> AgentToken:
         agent = owned_agent(owner, name, lock=True)
         token = AgentToken.objects.filter(agent=agent, pk=token_id).first()
         if token is None:
-            raise NotFound("The agent has no such token.", ErrorCode.NO_TOKEN)
+            raise NotFound(_("The agent has no such token."), ErrorCode.NO_TOKEN)
         if token.revoked_at is None:
             token.revoked_at = timezone.now()
             token.save(update_fields=["revoked_at"])

@@ -15,6 +15,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from games.errors import GameRuleError, InvalidInput, NotFound
@@ -34,39 +36,47 @@ class AgentEditForm(SiteForm):
     """What its owner says of an agent: shown on its public page."""
 
     description = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=2000
+        label=gettext_lazy("Description"),
+        widget=forms.Textarea(attrs={"rows": 3}),
+        required=False,
+        max_length=2000,
     )
     code_url = forms.CharField(
-        label="Link to its code",
+        label=gettext_lazy("Link to its code"),
         required=False,
         max_length=200,
-        help_text="An http(s) address where people can read how it plays.",
+        help_text=gettext_lazy("An http(s) address where people can read how it plays."),
     )
     model_name = forms.CharField(
-        label="Model",
+        label=gettext_lazy("Model"),
         required=False,
         max_length=agent_services.MAX_MODEL_NAME,
-        help_text="What plays: \u201cgpt-5\u201d, \u201creference bot\u201d\u2026",
+        help_text=gettext_lazy("What plays: “gpt-5”, “reference bot”…"),
     )
     model_version = forms.CharField(
-        label="Model version", required=False, max_length=agent_services.MAX_MODEL_VERSION
+        label=gettext_lazy("Model version"),
+        required=False,
+        max_length=agent_services.MAX_MODEL_VERSION,
     )
 
 
 class AgentForm(AgentEditForm):
     name = forms.CharField(
+        label=gettext_lazy("Name"),
         max_length=150,
-        help_text="How it appears in games: letters, digits, single spaces and . @ + - _",
+        help_text=gettext_lazy(
+            "How it appears in games: letters, digits, single spaces and . @ + - _"
+        ),
     )
     field_order = ["name", "description", "code_url", "model_name", "model_version"]
 
 
 class TokenForm(SiteForm):
     name = forms.CharField(
-        label="Token name",
+        label=gettext_lazy("Token name"),
         required=False,
         max_length=80,
-        help_text="Optional: where it is used (\u201claptop\u201d, \u201cserver\u201d).",
+        help_text=gettext_lazy("Optional: where it is used (“laptop”, “server”)."),
     )
 
 
@@ -98,7 +108,9 @@ def agents_page(request: HttpRequest) -> HttpResponse:
         except GameRuleError as exc:
             apply_service_error(exc, form)
         else:
-            messages.success(request, f"{name} is registered. Copy its token now.")
+            messages.success(
+                request, _("%(name)s is registered. Copy its token now.") % {"name": name}
+            )
             return redirect(agent_url(name))
     return render(
         request,
@@ -115,7 +127,7 @@ def agent_page(request: HttpRequest, name: str) -> HttpResponse:
     """An agent's public page; its owner also sees its tokens and the forms."""
     agent = agent_called(name)
     if agent is None:
-        raise Http404("There is no agent of that name.")
+        raise Http404(_("There is no agent of that name."))
     mine = request.user.is_authenticated and agent.owner_id == request.user.pk
     context: dict[str, Any] = {
         "agent": agent,
@@ -140,7 +152,7 @@ def agent_page(request: HttpRequest, name: str) -> HttpResponse:
     return render(request, "agents/agent.html", context)
 
 
-def _owner_action(request: HttpRequest, name: str, call: Any, success: str) -> HttpResponse:
+def _owner_action(request: HttpRequest, name: str, call: Any, success: Any) -> HttpResponse:
     """Run an owner's change; another person (or nobody) finds no such agent (404)."""
     try:
         call()
@@ -169,7 +181,7 @@ def agent_edit(request: HttpRequest, name: str) -> HttpResponse:
             **{field: form.cleaned_data[field] for field in AgentEditForm.base_fields},
         )
 
-    return _owner_action(request, name, call, "Saved.")
+    return _owner_action(request, name, call, _("Saved."))
 
 
 @require_POST
@@ -194,5 +206,5 @@ def agent_token_revoke(request: HttpRequest, name: str, token_id: int) -> HttpRe
         request,
         name,
         lambda: agent_services.revoke_token(request.user, name, token_id),
-        "The token is revoked: it signs in no one from now on.",
+        _("The token is revoked: it signs in no one from now on."),
     )

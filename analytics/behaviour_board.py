@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -23,6 +23,9 @@ from games.reads.rulesets import ruleset_or_404
 
 from .metrics import METRICS, Metric
 from .stats import PERSON_SIDES, SIDE_LABELS, MetricFigure, PersonBehaviour, ruleset_behaviour
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 # Fewer finished games on the side say too little to rank; the setting
 # BEHAVIOUR_BOARD_MIN_GAMES overrides it (the leak scanner ranks from one game on).
@@ -54,9 +57,9 @@ class BoardRow:
 @dataclass
 class BehaviourBoard:
     ruleset: str
-    ruleset_label: str
+    ruleset_label: StrOrPromise
     side: str
-    side_label: str
+    side_label: StrOrPromise
     sort: str
     order: str
     min_games: int
@@ -138,7 +141,8 @@ def behaviour_board(
         sort=sort,
         order=order,
         min_games=least,
-        columns=cols,
+        # Their label and definition in the reader's language (the page says both).
+        columns=[replace(m, label=m.title, definition=m.meaning) for m in cols],
         rows=rows,
         pages=Pages(number, num_pages, count),
     )

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
+from django.utils.translation import gettext, gettext_noop
 
 from games.gateway import majority_needed
 from games.models import (
@@ -80,6 +81,8 @@ Ratio = tuple[int, int]  # (numerator, denominator)
 @dataclass(frozen=True)
 class Metric:
     key: str
+    # In English (``gettext_noop``: the catalogue has them): the figures and the pages say
+    # them in the reader's language (``analytics.stats.MetricFigure``, ``title``).
     label: str
     definition: str  # the README's text, word for word
     compute: Callable[[SeatDays], Ratio]
@@ -87,6 +90,16 @@ class Metric:
     per_post: bool = False
     # The sides (``analytics.stats.PERSON_SIDES``) it counts anything for; None: every side.
     sides: frozenset[str] | None = None
+
+    @property
+    def title(self) -> str:
+        """The label in the active language."""
+        return gettext(self.label)  # i18n: marked at its source
+
+    @property
+    def meaning(self) -> str:
+        """The definition in the active language."""
+        return gettext(self.definition)  # i18n: marked at its source
 
 
 def _other_side_votes(s: SeatDays) -> Ratio:
@@ -181,44 +194,54 @@ def _town_to_l_minus_1_on_town(s: SeatDays) -> Ratio:
 METRICS: tuple[Metric, ...] = (
     Metric(
         "other_side",
-        "Day-end votes on the other side",
-        "Of the days on which the seat's vote standing when the day ended was on a player "
-        "(not no elimination), those on which that player was of another side.",
+        gettext_noop("Day-end votes on the other side"),
+        gettext_noop(
+            "Of the days on which the seat's vote standing when the day ended was on a player "
+            "(not no elimination), those on which that player was of another side."
+        ),
         _other_side_votes,
     ),
     Metric(
         "wagons_mafia",
-        "Wagons started on mafia",
-        "Of the wagons the seat started (its vote was the day's first on that player), "
-        "those on a mafia player.",
+        gettext_noop("Wagons started on mafia"),
+        gettext_noop(
+            "Of the wagons the seat started (its vote was the day's first on that player), "
+            "those on a mafia player."
+        ),
         _wagons_started_on_mafia,
     ),
     Metric(
         "eliminations_mafia",
-        "Eliminations voted for that hit mafia",
-        "Of the day eliminations the seat's day-end vote was on, those of a mafia player.",
+        gettext_noop("Eliminations voted for that hit mafia"),
+        gettext_noop(
+            "Of the day eliminations the seat's day-end vote was on, those of a mafia player."
+        ),
         _eliminations_hit_mafia,
     ),
     Metric(
         "survival",
-        "Survival",
-        "Of the seat's finished games, those it was alive at the end of.",
+        gettext_noop("Survival"),
+        gettext_noop("Of the seat's finished games, those it was alive at the end of."),
         _survival,
     ),
     Metric(
         "votes_after_posts",
-        "Votes moved after their posts",
-        "Votes by which another player moved onto a player the seat was voting, the seat's "
-        "post (made while voting that player) being the latest by anyone then on that wagon, "
-        "per post the seat made while voting a player: a rate per post, not a share.",
+        gettext_noop("Votes moved after their posts"),
+        gettext_noop(
+            "Votes by which another player moved onto a player the seat was voting, the seat's "
+            "post (made while voting that player) being the latest by anyone then on that wagon, "
+            "per post the seat made while voting a player: a rate per post, not a share."
+        ),
         _votes_after_posts,
         per_post=True,
     ),
     Metric(
         "town_l1_on_town",
-        "Town voting town to L-1",
-        "Town seats only, on majority-hammer days: of the votes the seat moved onto a wagon "
-        "that left it one vote short of elimination (L-1), those on a town player.",
+        gettext_noop("Town voting town to L-1"),
+        gettext_noop(
+            "Town seats only, on majority-hammer days: of the votes the seat moved onto a wagon "
+            "that left it one vote short of elimination (L-1), those on a town player."
+        ),
         _town_to_l_minus_1_on_town,
         sides=frozenset({"town"}),
     ),

@@ -15,6 +15,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -105,7 +106,7 @@ class ProbesView(GameAPIView):
         ]
         probabilities = dict(given)
         if len(probabilities) != len(given):
-            raise InvalidInput("Give each player's probability once.", ErrorCode.PROBE)
+            raise InvalidInput(_("Give each player's probability once."), ErrorCode.PROBE)
         submit_probes(request.user, game_id, probabilities)
         return self.answer(game_id, lambda: probes_data(self.game(game_id), request.user))
 
@@ -177,7 +178,7 @@ def probes_page(request: HttpRequest, game_id: int) -> HttpResponse:
         except GameRuleError as exc:
             form.add_error(None, exc.message)
         else:
-            messages.success(request, "Your probes for today are in.")
+            messages.success(request, _("Your probes for today are in."))
             return HttpResponseRedirect(reverse("game_probes", args=[game_id]))
     for p in mine:
         p.target.game = game

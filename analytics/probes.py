@@ -25,7 +25,10 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, TypedDict, cast
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from games.errors import ErrorCode, InvalidInput
 from games.models import Game, GameStatus, Phase, PhaseKind, Slot
@@ -37,9 +40,13 @@ from games.shapes import Doc, SlotRef
 from .models import Probe
 
 # -- the refusals, said once (the form page shows the same message the service raises) -------
-NOT_A_NUMBER = "Each probability must be a number from 0 to 1."
-NONE_GIVEN = "Give at least one probability."
-NOT_ANOTHER_LIVING_PLAYER = "You can only give probabilities for the other living players."
+# (Lazy, typed as the text it becomes: said in the language of the moment they are raised
+# or shown.)
+NOT_A_NUMBER = cast(str, gettext_lazy("Each probability must be a number from 0 to 1."))
+NONE_GIVEN = cast(str, gettext_lazy("Give at least one probability."))
+NOT_ANOTHER_LIVING_PLAYER = cast(
+    str, gettext_lazy("You can only give probabilities for the other living players.")
+)
 
 
 def checked_probabilities(given: Mapping[Any, Any]) -> dict[int, float]:
@@ -50,7 +57,7 @@ def checked_probabilities(given: Mapping[Any, Any]) -> dict[int, float]:
     out: dict[int, float] = {}
     for key, value in given.items():
         if isinstance(key, bool) or not isinstance(key, int):
-            raise InvalidInput("There is no such player in this game.", ErrorCode.NO_PLAYER)
+            raise InvalidInput(_("There is no such player in this game."), ErrorCode.NO_PLAYER)
         number = float(value) if isinstance(value, int | float | Decimal) else math.nan
         if isinstance(value, bool) or not math.isfinite(number) or not 0 <= number <= 1:
             raise InvalidInput(NOT_A_NUMBER, ErrorCode.PROBE, "probabilities")
@@ -69,7 +76,7 @@ def submit_probes(user: Any, game_id: int, given: Mapping[Any, Any]) -> list[Pro
         targets = {s.pk: s for s in tx.slots if s.alive and s.pk != slot.pk}
         for target_id in probabilities:
             if tx.locked.slot(target_id) is None:
-                raise InvalidInput("There is no such player in this game.", ErrorCode.NO_PLAYER)
+                raise InvalidInput(_("There is no such player in this game."), ErrorCode.NO_PLAYER)
             if target_id not in targets:
                 raise InvalidInput(NOT_ANOTHER_LIVING_PLAYER, ErrorCode.PROBE_TARGET)
         Probe.objects.filter(slot=slot, phase=phase).delete()
@@ -93,15 +100,15 @@ def probe_refusal(game: Game, slot: Slot | None, phase: Phase | None) -> str:
     """Why ``slot``'s holder may not send probes now ("" if they may): what the service
     would answer, for the form page to say instead of offering the form."""
     if game.status != GameStatus.RUNNING:
-        return "Probes are sent while the game runs."
+        return _("Probes are sent while the game runs.")
     if slot is None:
-        return "Only the game's players send probes."
+        return _("Only the game's players send probes.")
     if not slot.alive:
-        return "You are dead: dead players take no further part."
+        return _("You are dead: dead players take no further part.")
     if phase is None or phase.resolved or not phase.is_day:
-        return "Probes are sent during the day."
+        return _("Probes are sent during the day.")
     if phase.is_paused:
-        return "The game is paused."
+        return _("The game is paused.")
     return ""
 
 

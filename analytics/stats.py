@@ -34,11 +34,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db.models import Count, F, Max, Q, QuerySet
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext, npgettext
 
 from games import display
 from games.errors import ErrorCode, NotFound
@@ -59,9 +61,17 @@ from games.simulator import wilson
 
 from .metrics import METRICS, Metric, Ratio, combine, held, read_seat_days, seat_metrics
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
 OTHER = "other"  # a person's third-party games, together (their alignments differ)
 PERSON_SIDES = (*FACTIONS, OTHER)
-SIDE_LABELS = {"town": "Town", "mafia": "Mafia", OTHER: "Third party"}
+# Lazy: said in the reader's language where they are shown (str() them before JSON).
+SIDE_LABELS: dict[str, Any] = {
+    "town": gettext_lazy("Town"),
+    "mafia": gettext_lazy("Mafia"),
+    OTHER: gettext_lazy("Third party"),
+}
 RECENT_GAMES = 20  # a person's latest finished games listed
 PANEL_OPPONENTS = 5  # head-to-head rows on the player's page (the full page lists all)
 
@@ -105,7 +115,7 @@ class SideRow:
     """A faction's wins in a setup's finished games, beside the simulator's prediction."""
 
     side: str  # the alignment (``Game.winner``'s words): "town", "mafia", "serial_killer"
-    label: str
+    label: StrOrPromise
     real: WinRate
     predicted: WinRate | None  # the latest finished simulation's, None without one
 
@@ -132,7 +142,7 @@ class RulesetStats:
     """A setup's finished games played under one rule set."""
 
     ruleset: str
-    label: str
+    label: StrOrPromise
     games: int
     sides: list[SideRow]
     roles: list[RoleRow]
@@ -150,7 +160,11 @@ class SetupStats:
 
 def setup_or_404(slug: str) -> str:
     if slug not in SETUPS:
-        raise NotFound(f"There is no setup called {slug!r}.", ErrorCode.UNKNOWN_SETUP, "slug")
+        raise NotFound(
+            _("There is no setup called %(slug)s.") % {"slug": repr(slug)},
+            ErrorCode.UNKNOWN_SETUP,
+            "slug",
+        )
     return slug
 
 
@@ -298,7 +312,7 @@ class PlayedGame:
     share: float
 
     @property
-    def ruleset_label(self) -> str:
+    def ruleset_label(self) -> StrOrPromise:
         return Ruleset(self.ruleset).label
 
     @property
@@ -315,14 +329,14 @@ class RoleTally:
     rate: WinRate
 
     @property
-    def ruleset_label(self) -> str:
+    def ruleset_label(self) -> StrOrPromise:
         return Ruleset(self.ruleset).label
 
 
 @dataclass(frozen=True)
 class SideTally:
     side: str  # town, mafia or "other" (every third party)
-    label: str
+    label: StrOrPromise
     rate: WinRate
 
 
@@ -347,8 +361,8 @@ class MetricFigure(Share):
     (``of``)."""
 
     key: str
-    label: str
-    definition: str
+    label: Any  # lazy (``added``)
+    definition: Any
     per_post: bool = False  # a rate per post ("n votes after d posts"), not a share
 
     @property
@@ -368,16 +382,28 @@ class MetricFigure(Share):
     def text(self) -> str:
         """As the pages write it: "3 of 8 (38%)", or "3 votes after 8 posts (0.38 a post)"."""
         if self.per_post:
-            votes = f"{self.n} vote{'s' if self.n != 1 else ''}"
-            return (
-                f"{votes} after {self.d} post{'s' if self.d != 1 else ''} ({self.rate:.2f} a post)"
-            )
+            votes = ngettext("%(n)s vote", "%(n)s votes", self.n) % {"n": self.n}
+            posts = npgettext("after …", "%(d)s post", "%(d)s posts", self.d) % {"d": self.d}
+            return _("%(votes)s after %(posts)s (%(rate)s a post)") % {
+                "votes": votes,
+                "posts": posts,
+                "rate": f"{self.rate:.2f}",
+            }
         return self.words()
 
     @classmethod
     def added(cls, metric: Metric, ratio: Ratio) -> MetricFigure:
         n, d = ratio
-        return cls(n, d, metric.key, metric.label, metric.definition, metric.per_post)
+        # Lazy: a cached figure is said in each reader's language (``Metric.label`` is the
+        # English the catalogue translates).
+        return cls(
+            n,
+            d,
+            metric.key,
+            gettext_lazy(metric.label),  # i18n: marked at its source
+            gettext_lazy(metric.definition),  # i18n: marked at its source
+            metric.per_post,
+        )
 
 
 @dataclass(frozen=True)
@@ -386,12 +412,12 @@ class BehaviourRow:
 
     ruleset: str
     side: str  # town, mafia or "other" (every third party)
-    label: str
+    label: StrOrPromise
     games: int
     figures: list[MetricFigure]
 
     @property
-    def ruleset_label(self) -> str:
+    def ruleset_label(self) -> StrOrPromise:
         return Ruleset(self.ruleset).label
 
 
@@ -411,7 +437,11 @@ class PlayerStats:
 def user_or_404(name: str) -> Any:
     user = get_user_model().objects.filter(username=name).first()
     if user is None:
-        raise NotFound(f"There is no player called {name!r}.", ErrorCode.NO_USER, "name")
+        raise NotFound(
+            _("There is no player called %(name)s.") % {"name": repr(name)},
+            ErrorCode.NO_USER,
+            "name",
+        )
     return user
 
 
@@ -435,7 +465,7 @@ def seat_spans(
     newcomer phase k onwards, as ``games.outcomes.holders_of`` counts it."""
     users = [replacements[0][0] if replacements else final]
     starts = [1]
-    for _, new, phase in replacements:
+    for _old, new, phase in replacements:
         users.append(new)
         starts.append(max(1, min(phase or 1, phases + 1)))
     starts.append(phases + 1)
@@ -533,7 +563,7 @@ def _game_metrics(
             continue
         phases = max(games[game_id]["phase_number"], 1)
         spans = seat_spans(final_holder[slot_id], changes[slot_id], phases)
-        for user_id in {u for u, _, _ in spans}:
+        for user_id in {u for u, _first, _end in spans}:
             mine = [(first, end) for u, first, end in spans if u == user_id]
             made[game_id][slot_id, user_id] = seat_metrics(held(days, mine))
     cache.set_many({keys[g]: made[g] for g in missing if g in keys and made[g]}, timeout=None)

@@ -11,6 +11,7 @@ from typing import Any
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -62,7 +63,7 @@ def setup_data(stats: SetupStats) -> SetupStatistics:
                 "sides": [
                     {
                         "side": side.side,
-                        "label": side.label,
+                        "label": str(side.label),
                         "real": rate_data(side.real),
                         "predicted": None if side.predicted is None else rate_data(side.predicted),
                     }
@@ -138,7 +139,7 @@ def player_data(stats: PlayerStats, probes: PersonProbes) -> PlayerStatistics:
                 "metrics": [
                     {
                         "metric": f.key,
-                        "label": f.label,
+                        "label": str(f.label),
                         "n": f.n,
                         "d": f.d,
                         "rate": round(f.rate, 4),
@@ -215,13 +216,13 @@ def behaviour_board_page(request: HttpRequest, ruleset: str) -> HttpResponse:
     except NotFound as exc:
         raise Http404(exc.message) from None
 
-    def header(key: str, label: str, definition: str = "") -> dict[str, str]:
+    def header(key: str, label: Any, definition: Any = "") -> dict[str, str]:
         sorted_here = key == board.sort
         order = "asc" if sorted_here and board.order == "desc" else "desc"
         return {
             "key": key,
-            "label": label,
-            "definition": definition,
+            "label": str(label),
+            "definition": str(definition),
             "href": "?" + _board_query(board, sort=key, order=order),
             "aria_sort": ("descending" if board.order == "desc" else "ascending")
             if sorted_here
@@ -229,8 +230,8 @@ def behaviour_board_page(request: HttpRequest, ruleset: str) -> HttpResponse:
         }
 
     headers = [
-        header("name", "Player"),
-        header("games", "Games"),
+        header("name", _("Player")),
+        header("games", _("Games")),
         *(header(m.key, m.label, m.definition) for m in board.columns),
     ]
     return render(

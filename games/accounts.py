@@ -15,6 +15,7 @@ from allauth.account.models import EmailAddress
 from django import forms
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
+from django.utils.translation import gettext, gettext_lazy
 
 from . import hooks
 from .confusables import confusable_with
@@ -22,7 +23,7 @@ from .plain_text import is_plain_text
 
 # Letters and digits of any script, and . @ + - _, in words separated by single spaces.
 USERNAME = re.compile(r"[\w.@+-]+(?: [\w.@+-]+)*")
-USERNAME_HELP = "Up to 150 characters: letters, digits, single spaces and . @ + - _"
+USERNAME_HELP = gettext_lazy("Up to 150 characters: letters, digits, single spaces and . @ + - _")
 
 
 def clean_name(username: str) -> str:
@@ -32,26 +33,55 @@ def clean_name(username: str) -> str:
     name = unicodedata.normalize("NFC", str(username or "").strip())
     if not USERNAME.fullmatch(name):
         raise forms.ValidationError(
-            "Use letters, digits, single spaces between words and . @ + - _ only."
+            gettext("Use letters, digits, single spaces between words and . @ + - _ only.")
         )
     existing = list(get_user_model().objects.values_list("username", flat=True))
     # A side domain's system account (the league's host) is reserved before it exists.
     other = confusable_with(name, [*existing, *hooks.reserved_names()])
     if other is not None:
         raise forms.ValidationError(
-            f'"{name}" looks too much like the existing name "{other}"; choose another.'
+            gettext('"%(name)s" looks too much like the existing name "%(other)s"; choose another.')
+            % {"name": name, "other": other}
         )
     return name
 
 
 class AccountAdapter(DefaultAccountAdapter):
     """allauth, with the site's names (spaces and any script, no look-alikes) in place of
-    Django's username validator, which refuses spaces."""
+    Django's username validator, which refuses spaces. A new account keeps its browser's
+    language (``games.i18n.remember_browser_language``): mails written while the person is
+    away are in the language they signed up in."""
+
+    def save_user(self, request: Any, user: Any, form: Any, commit: bool = True) -> Any:
+        user = super().save_user(request, user, form, commit)
+        if commit and user.pk is not None:
+            from .i18n import remember_browser_language
+
+            remember_browser_language(user, request)
+        return user
 
     def clean_username(self, username: str, shallow: bool = False) -> str:
         if shallow:  # allauth making up a name: the shape only, no lookup
             return unicodedata.normalize("NFC", username.strip())
         return clean_name(username)
+
+    def render_mail(
+        self,
+        template_prefix: str,
+        email: str | list[str],
+        context: dict[str, Any],
+        headers: dict[str, str] | None = None,
+    ) -> Any:
+        """An account mail (confirm an address, reset a password, the unlock link) is in
+        its person's language when they chose one (``games.i18n.in_language_of``), else in
+        the language of the request that asked for it (sign-up keeps that on the account)."""
+        from .i18n import account_language, in_language_of
+
+        user = context.get("user")
+        if not account_language(user):
+            return super().render_mail(template_prefix, email, context, headers)
+        with in_language_of(user):
+            return super().render_mail(template_prefix, email, context, headers)
 
 
 MAX_LOGIN = 254  # the longest e-mail address; a name is at most 150 characters
@@ -112,7 +142,7 @@ class LoginBackend(AuthenticationBackend):
         if not self._did_check_password:
             self._mitigate_timing_attack(password)
         if user is None:
-            raise PermissionDenied("Wrong name, address or password.")
+            raise PermissionDenied(gettext("Wrong name, address or password."))
         return user
 
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import Generic, TypeVar
 
+from django.utils.translation import gettext as _
+
 from .naming import fold
 
 BOLD_TAGS = {"strong", "b"}
@@ -123,7 +125,7 @@ def match_name(
     """
     wanted = fold(written.strip().lstrip("@"))
     if not wanted:
-        return NameMatch(error="Your vote names nobody: write **Vote: Name**.")
+        return NameMatch(error=_("Your vote names nobody: write **Vote: Name**."))
     # The name as written first: two names older than the sign-up check may fold alike.
     as_written = written.strip().lstrip("@").casefold()
     for name, key in living.items():
@@ -135,17 +137,18 @@ def match_name(
     if wanted in _SKIP_FOLDED:
         if skip_allowed:
             return NameMatch(skip=True)
-        return NameMatch(error='This game has no "no elimination" vote.')
+        return NameMatch(error=_('This game has no "no elimination" vote.'))
     for name in dead:
         if fold(name) == wanted:
-            return NameMatch(error=f"{name} is dead and cannot be voted for.")
+            return NameMatch(error=_("%(name)s is dead and cannot be voted for.") % {"name": name})
     candidates = [(n, k) for n, k in living.items() if fold(n).startswith(wanted)]
     if len(candidates) == 1:
         return NameMatch(key=candidates[0][1])
     if candidates:
-        options = ", ".join(sorted(n for n, _ in candidates))
-        return NameMatch(error=f'"{written}" could mean {options}: write the name in full.')
-    return NameMatch(error=f'No living player is called "{written}".')
+        options = ", ".join(sorted(n for n, _key in candidates))
+        said = _('"%(written)s" could mean %(options)s: write the name in full.')
+        return NameMatch(error=said % {"written": written, "options": options})
+    return NameMatch(error=_('No living player is called "%(written)s".') % {"written": written})
 
 
 # What a post shows in place of a secret vote (``Game.secret_votes``): that the player voted,

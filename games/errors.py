@@ -47,6 +47,7 @@ class ErrorCode(StrEnum):
     SECRET_VOTES = "secret_votes"
     WHISPERS = "whispers"
     BLIND = "blind"  # a blind game without anonymous names
+    LANGUAGE = "language"  # a game's language the site does not have
     THOUGHTS = "thoughts"  # a player's private thoughts sent with an act
     # Belief probes (analytics.probes): a probability not a number in [0, 1] (or none given),
     # and a target that is not another living player (yourself, the dead)
@@ -230,6 +231,7 @@ class GameRuleError(Exception):
     def __init__(
         self, message: str, code: ErrorCode | None = None, field: str | None = None
     ) -> None:
+        message = str(message)  # a lazy text (a Refusal's) in the language of the moment
         super().__init__(message)
         self.message = message
         self.code = code or self.default_code

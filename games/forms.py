@@ -12,8 +12,12 @@ from allauth.account import forms as allauth_forms
 from allauth.account.forms import LoginForm as AllauthLoginForm
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
+from django.conf import settings as django_settings
 from django.forms import formset_factory
 from django.forms.forms import DeclarativeFieldsMetaclass
+from django.utils.functional import lazy
+from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 from . import display, game_settings, hooks
 from .accounts import USERNAME_HELP
@@ -33,7 +37,13 @@ from .models import (
 from .plain_text import use_plain_text
 from .reads.people import user_called
 
-UNIT_CHOICES = [(u, u) for u in UNITS]
+# The units' words as the choices show them (the values stay the units' names).
+UNIT_WORDS = {
+    "minutes": pgettext_lazy("unit", "minutes"),
+    "hours": pgettext_lazy("unit", "hours"),
+    "days": pgettext_lazy("unit", "days"),
+}
+UNIT_CHOICES = [(u, UNIT_WORDS.get(u, u)) for u in UNITS]
 # Flags the site sets from its own fields (vote rule, self-vote, skip vote): not shown twice.
 SITE_FLAGS = {"dayVote", "selfVote", "noEliminationVote"}
 
@@ -53,6 +63,12 @@ class SiteForm(PlainTextForm, forms.Form):
     """The base of the site's own forms."""
 
 
+def _interpolated(message: Any, **values: Any) -> Any:
+    """A lazily translated ``message`` whose %(name)s placeholders are filled when it is
+    shown (a class attribute: the reader's language is known only then)."""
+    return lazy(lambda: str(message) % values, str)()
+
+
 def form_message(form: forms.BaseForm) -> str:
     """A form's errors as one sentence for a page's message ("Note: ...")."""
     parts = []
@@ -61,7 +77,9 @@ def form_message(form: forms.BaseForm) -> str:
         label = (field.label or name.replace("_", " ").capitalize()) if field else ""
         # (a form's errors are message strings: map(str) only types them)
         said = " ".join(map(str, errors))
-        parts.append(f"{label}: {said}" if label else said)
+        parts.append(
+            gettext("%(field)s: %(errors)s") % {"field": label, "errors": said} if label else said
+        )
     return " ".join(parts)
 
 
@@ -73,7 +91,7 @@ class LoginForm(PlainTextForm, AllauthLoginForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         field = self.fields.pop("login")
-        field.label = "Name or e-mail address"
+        field.label = gettext("Name or e-mail address")
         field.widget.attrs.pop("placeholder", None)
         field.widget.attrs["autocomplete"] = "username"
         self.fields = {"username": field, **self.fields}
@@ -96,10 +114,10 @@ class SignUpForm(PlainTextForm, AllauthSignupForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["username"].help_text = USERNAME_HELP
-        self.fields["email"].label = "E-mail address (optional)"
-        self.fields[
-            "email"
-        ].help_text = "For password resets and, later, notifications; we send a link to verify it."
+        self.fields["email"].label = gettext("E-mail address (optional)")
+        self.fields["email"].help_text = gettext(
+            "For password resets and, later, notifications; we send a link to verify it."
+        )
         for field in self.fields.values():
             field.widget.attrs.pop("placeholder", None)
 
@@ -108,7 +126,7 @@ class AccountForm(PlainTextForm):
     """Mixed into allauth's forms of the account pages: the site's text rule, labels in the
     site's words, and no placeholders (the labels say it)."""
 
-    email_label = "E-mail address"
+    email_label = _("E-mail address")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -119,7 +137,7 @@ class AccountForm(PlainTextForm):
 
 
 class AddEmailForm(AccountForm, allauth_forms.AddEmailForm):
-    email_label = "New e-mail address"
+    email_label = _("New e-mail address")
 
 
 class ChangePasswordForm(AccountForm, allauth_forms.ChangePasswordForm):
@@ -138,6 +156,18 @@ class ResetPasswordKeyForm(AccountForm, allauth_forms.ResetPasswordKeyForm):
     pass
 
 
+class LanguageForm(SiteForm):
+    """The account's language (``games.i18n``): one of the site's, or blank for the
+    browser's. Each language is named in itself ("Русский"), so anyone can find theirs."""
+
+    language = forms.ChoiceField(
+        choices=[("", _("The browser's language")), *django_settings.LANGUAGES],
+        required=False,
+        label=_("Language"),
+        help_text=_("The site's pages, your notifications and mails are in this language."),
+    )
+
+
 def join_length(amount: int, unit: str) -> timedelta:
     """``amount`` units, or a ValidationError beyond a phase's longest (or a timedelta's)."""
     try:
@@ -145,7 +175,7 @@ def join_length(amount: int, unit: str) -> timedelta:
     except (OverflowError, KeyError):
         length = None
     if length is None or not MIN_PHASE_LENGTH <= length <= MAX_PHASE_LENGTH:
-        raise forms.ValidationError("A phase lasts between one minute and fourteen days.")
+        raise forms.ValidationError(gettext("A phase lasts between one minute and fourteen days."))
     return length
 
 
@@ -153,17 +183,38 @@ def flag_field_name(name: str) -> str:
     return f"flag_{name}"
 
 
+# The words shown for the resolver's values (the values stay as they are): a flag's choices,
+# a cop's sanity. The English is the value itself, as the form always showed it.
+VALUE_WORDS = {
+    "anyTarget": pgettext_lazy("flag choice", "anyTarget"),
+    "selfOnly": pgettext_lazy("flag choice", "selfOnly"),
+    "majority": pgettext_lazy("flag choice", "majority"),
+    "plurality": pgettext_lazy("flag choice", "plurality"),
+    "compose": pgettext_lazy("flag choice", "compose"),
+    "cancel": pgettext_lazy("flag choice", "cancel"),
+    "insane": pgettext_lazy("sanity", "insane"),
+    "paranoid": pgettext_lazy("sanity", "paranoid"),
+    "naive": pgettext_lazy("sanity", "naive"),
+}
+
+
+def value_words(value: Any) -> Any:
+    return VALUE_WORDS.get(str(value), str(value))
+
+
 def _flag_field(spec: FlagSpec) -> forms.Field:
-    label = spec.title or spec.name
+    # (the resolver's words, in the reader's language: games.display.tr)
+    label = display.tr(spec.title) if spec.title else spec.name
+    help_text = display.tr(spec.help)
     if set(spec.choices) == {True, False}:
         return forms.BooleanField(
-            required=False, initial=spec.default, label=label, help_text=spec.help
+            required=False, initial=spec.default, label=label, help_text=help_text
         )
     return forms.ChoiceField(
-        choices=[(str(c), str(c)) for c in spec.choices],
+        choices=[(str(c), value_words(c)) for c in spec.choices],
         initial=str(spec.default),
         label=label,
-        help_text=spec.help,
+        help_text=help_text,
     )
 
 
@@ -202,12 +253,22 @@ def field_names(setting: Setting) -> tuple[str, ...]:
     return (name,)
 
 
+LENGTH_UNIT_LABELS = {"day": _("Day length unit"), "night": _("Night length unit")}
+# The settings whose label was Django's, from the field's name: the same words, translated.
+FIELD_LABELS = {
+    "vote_rule": _("Vote rule"),
+    "day_length": _("Day length"),
+    "night_length": _("Night length"),
+    "player_cap": _("Player cap"),
+}
+
+
 def _setting_fields(setting: Setting) -> dict[str, forms.Field]:
     """The create form's field(s) of one game setting, from its spec entry."""
     entry = setting.form
     if entry.name is None:
         return {}
-    label = setting.label or None
+    label = setting.label or FIELD_LABELS.get(entry.name) or None
     help_text = setting.help
     initial = setting.default if entry.initial is None else entry.initial
     least, most = game_settings.bounds(setting, entry)
@@ -230,7 +291,7 @@ def _setting_fields(setting: Setting) -> dict[str, forms.Field]:
                 max_value=day.most,
                 initial=day.default,
                 required=False,
-                label=day.label,
+                label=lazy(display.tr, str)(day.label),
             )
             for name, day in game_settings.DAY_SETTING_FIELDS.items()
         }
@@ -247,7 +308,7 @@ def _setting_fields(setting: Setting) -> dict[str, forms.Field]:
     if setting.kind is Kind.DURATION and entry.unit is None:  # a number and a unit
         unit = entry.name.removesuffix("_length")
         fields[f"{unit}_unit"] = forms.ChoiceField(
-            choices=UNIT_CHOICES, initial="hours", label=f"{unit.capitalize()} length unit"
+            choices=UNIT_CHOICES, initial="hours", label=LENGTH_UNIT_LABELS.get(unit)
         )
     return fields
 
@@ -317,15 +378,15 @@ class GameForm(SiteForm, _SettingFields):  # type: ignore[misc, valid-type]
 
     field_order = ("title", "ruleset", "setup", "method")  # then the settings, save_as
 
-    title = forms.CharField(max_length=200)
+    title = forms.CharField(max_length=200, label=_("Title"))
     ruleset = forms.ChoiceField(choices=Ruleset.choices, widget=forms.HiddenInput)
     setup = forms.CharField(required=False, widget=forms.HiddenInput)
-    method = forms.ChoiceField(label="Night resolution method")
+    method = forms.ChoiceField(label=_("Night resolution method"))
     save_as = forms.CharField(
         required=False,
         max_length=100,
-        label="Save this setup as",
-        help_text="Keep the setup (roles, rules, timing) to start another game from it.",
+        label=_("Save this setup as"),
+        help_text=_("Keep the setup (roles, rules, timing) to start another game from it."),
     )
 
     def __init__(self, *args: Any, ruleset: str, **kwargs: Any) -> None:
@@ -404,7 +465,7 @@ class GameForm(SiteForm, _SettingFields):  # type: ignore[misc, valid-type]
 
     def clean_ruleset(self) -> str:
         if self.cleaned_data["ruleset"] != self.ruleset_name:
-            raise forms.ValidationError("The rule set changed; reload the page.")
+            raise forms.ValidationError(gettext("The rule set changed; reload the page."))
         return self.ruleset_name
 
     def flags(self) -> dict[str, Any]:
@@ -457,7 +518,7 @@ class BaseRoleFormSet(forms.BaseFormSet):
         if any(self.errors):
             return
         if not self.role_list():
-            raise forms.ValidationError("Add at least one role to the role list.")
+            raise forms.ValidationError(gettext("Add at least one role to the role list."))
 
 
 def role_formset(ruleset: str) -> type[BaseRoleFormSet]:
@@ -470,13 +531,23 @@ def role_formset(ruleset: str) -> type[BaseRoleFormSet]:
     class RoleEntryForm(SiteForm):
         role = forms.ChoiceField(
             required=False,
+            label=_("Role"),
             choices=[("", "—")]
             + [
-                (slug, f"{spec.title or slug} ({display.alignment_title(rules, spec.alignment)})")
+                (
+                    slug,
+                    gettext("%(role)s (%(alignment)s)")
+                    % {
+                        "role": display.role_title(rules, slug),
+                        "alignment": display.alignment_title(rules, spec.alignment),
+                    },
+                )
                 for slug, spec in rules.roles.items()
             ],
         )
-        count = forms.IntegerField(min_value=1, max_value=MAX_PLAYERS, required=False, initial=1)
+        count = forms.IntegerField(
+            min_value=1, max_value=MAX_PLAYERS, required=False, initial=1, label=_("Count")
+        )
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             initial = dict(kwargs.get("initial") or {})
@@ -495,23 +566,31 @@ def role_formset(ruleset: str) -> type[BaseRoleFormSet]:
             if plain:
                 self.fields["modifiers"] = forms.MultipleChoiceField(
                     required=False,
-                    choices=[(m.slug, m.title) for m in plain],
-                    widget=TitledCheckboxes(texts={m.slug: m.description for m in plain}),
-                    help_text="Point at a modifier for what it does; the full list is below.",
+                    label=gettext("Modifiers"),
+                    choices=[(m.slug, display.tr(m.title)) for m in plain],
+                    widget=TitledCheckboxes(
+                        texts={m.slug: display.tr(m.description) for m in plain}
+                    ),
+                    help_text=gettext(
+                        "Point at a modifier for what it does; the full list is below."
+                    ),
                 )
             for spec in numbered:
                 self.fields[param_field_name(spec.slug)] = forms.IntegerField(
                     required=False,
                     min_value=spec.least,
                     max_value=99,
-                    label=spec.title.replace(spec.param or "N", "X"),
-                    help_text=f"{spec.description} Blank: none.",
+                    label=display.tr(spec.title).replace(spec.param or "N", "X"),
+                    help_text=gettext("%(description)s Blank: none.")
+                    % {"description": display.tr(spec.description)},
                 )
             if len(rules.sanities) > 1:
                 self.fields["sanity"] = forms.ChoiceField(
                     required=False,
-                    choices=[("", "sane (default)")] + [(s, s) for s in rules.sanities[1:]],
-                    help_text="Cops only.",
+                    choices=[("", gettext("sane (default)"))]
+                    + [(s, value_words(s)) for s in rules.sanities[1:]],
+                    label=gettext("Sanity"),
+                    help_text=gettext("Cops only."),
                 )
 
         def written_modifiers(self) -> list[str]:
@@ -529,7 +608,7 @@ def role_formset(ruleset: str) -> type[BaseRoleFormSet]:
             assert data is not None  # Form.clean gives cleaned_data
             role = data.get("role")
             if data.get("sanity") and role and not rules.roles[role].cop_like:
-                self.add_error("sanity", "Only investigative roles have a sanity.")
+                self.add_error("sanity", gettext("Only investigative roles have a sanity."))
             return data
 
     # A subclass of BaseRoleFormSet; django-stubs types formset_factory as BaseFormSet's.
@@ -553,15 +632,16 @@ def apply_service_error(
 
 
 # -- in the game --------------------------------------------------------------------------
-BOLD_VOTE_HINT = "Vote with a bold **Vote: Name**; withdraw with **Unvote**."
-PRIVATE_THREAD_HINT = "A vote posted here does not count: the day's vote is in the game thread."
-HOST_HINT = "The host's posts never vote."
+BOLD_VOTE_HINT = _("Vote with a bold **Vote: Name**; withdraw with **Unvote**.")
+PRIVATE_THREAD_HINT = _("A vote posted here does not count: the day's vote is in the game thread.")
+HOST_HINT = _("The host's posts never vote.")
 
 
 def reply_hint(game: Any, thread: str, *, is_host: bool = False) -> str:
     """What the reply box says under it: how this thread's posts count. Bold votes count
     only in the game thread of a day played as a thread; a table's day has its own hint
     (its day script's); a private thread's posts never vote."""
+    says: Any
     if thread != "public":
         says = PRIVATE_THREAD_HINT
     elif is_host:
@@ -569,18 +649,20 @@ def reply_hint(game: Any, thread: str, *, is_host: bool = False) -> str:
     elif game.turn_based:
         script = day_script(game.ruleset)
         assert script is not None  # a turn-based game has a day script
-        says = script.reply_hint
+        says = gettext(script.reply_hint)  # i18n: marked at its source
     else:
         says = BOLD_VOTE_HINT
-    return f"Markdown or BBCode. {says} Posts cannot be edited."
+    return gettext("Markdown or BBCode. %(hint)s Posts cannot be edited.") % {"hint": says}
 
 
 class PostForm(SiteForm):
     body = forms.CharField(
-        label="Reply",
+        label=_("Reply"),
         max_length=20_000,
         widget=forms.Textarea(attrs={"id": "reply-body", "rows": 8}),
-        help_text=f"Markdown or BBCode. {BOLD_VOTE_HINT} Posts cannot be edited.",
+        help_text=_interpolated(
+            _("Markdown or BBCode. %(hint)s Posts cannot be edited."), hint=BOLD_VOTE_HINT
+        ),
     )
 
     def __init__(self, *args: Any, hint: str = "", **kwargs: Any) -> None:
@@ -590,13 +672,13 @@ class PostForm(SiteForm):
 
     # Power's question round: the player the question is for (a slot id; the page's own
     # select, not rendered from here). Which slot is legal is the service's to say.
-    to = forms.IntegerField(required=False, label="Question for")
+    to = forms.IntegerField(required=False, label=_("Question for"))
 
 
 class TargetForm(SiteForm):
     """A vote or a nomination: a slot id, or "skip" (no elimination)."""
 
-    target = forms.CharField(max_length=20, label="Player")
+    target = forms.CharField(max_length=20, label=_("Player"))
 
     def clean_target(self) -> int | None:
         raw = self.cleaned_data["target"]
@@ -611,7 +693,9 @@ class TargetForm(SiteForm):
 class DayActionForm(SiteForm):
     """The role PM's day action: a target now (the ability is the role's, if it has one)."""
 
-    target = forms.IntegerField(label="Target", error_messages={"required": "Choose a target."})
+    target = forms.IntegerField(
+        label=_("Target"), error_messages={"required": _("Choose a target.")}
+    )
     ability = forms.CharField(max_length=40, required=False)
 
 
@@ -622,15 +706,15 @@ class WithdrawForm(SiteForm):
 class WillForm(SiteForm):
     """The role PM's last will (its length is the service's rule: its message says it)."""
 
-    text = forms.CharField(required=False, strip=False, widget=forms.Textarea)
+    text = forms.CharField(required=False, strip=False, widget=forms.Textarea, label=_("Text"))
 
 
 class AwayForm(SiteForm):
     """V/LA: the first and last day away, and a note only the player sees."""
 
-    starts = forms.DateField(label="First day away")
-    ends = forms.DateField(label="Last day away")
-    note = forms.CharField(max_length=200, required=False)
+    starts = forms.DateField(label=_("First day away"))
+    ends = forms.DateField(label=_("Last day away"))
+    note = forms.CharField(max_length=200, required=False, label=_("Note"))
 
 
 MAX_SIMULATED_GAMES = 5000
@@ -640,16 +724,21 @@ class SimulateForm(SiteForm):
     games = forms.IntegerField(
         min_value=1,
         max_value=MAX_SIMULATED_GAMES,
+        label=_("Games"),
         error_messages={
-            key: f"Simulate between 1 and {MAX_SIMULATED_GAMES} games."
+            key: _interpolated(
+                _("Simulate between 1 and %(most)s games."), most=MAX_SIMULATED_GAMES
+            )
             for key in ("required", "invalid", "min_value", "max_value")
         },
     )
 
 
 class HostPostForm(SiteForm):
-    thread = forms.ChoiceField(choices=Thread.choices, initial=Thread.PUBLIC)
-    body = forms.CharField(max_length=20_000, widget=forms.Textarea(attrs={"rows": 5}))
+    thread = forms.ChoiceField(choices=Thread.choices, initial=Thread.PUBLIC, label=_("Thread"))
+    body = forms.CharField(
+        max_length=20_000, widget=forms.Textarea(attrs={"rows": 5}), label=_("Body")
+    )
 
     def __init__(
         self, *args: Any, threads: list[tuple[str, str]] | None = None, **kwargs: Any
@@ -666,10 +755,10 @@ class ExtendForm(SiteForm):
         min_value=1,
         max_value=MAX_PHASE_MINUTES,
         initial=1,
-        label="Extend by",
-        help_text="The new deadline is announced in the game thread.",
+        label=_("Extend by"),
+        help_text=_("The new deadline is announced in the game thread."),
     )
-    unit = forms.ChoiceField(choices=UNIT_CHOICES, initial="hours", label="Unit")
+    unit = forms.ChoiceField(choices=UNIT_CHOICES, initial="hours", label=_("Unit"))
 
     def __init__(self, *args: Any, phase: Phase | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -685,7 +774,9 @@ class ExtendForm(SiteForm):
             try:
                 join_length(data["amount"], data["unit"])
             except forms.ValidationError:
-                self.add_error("amount", "Extend by a positive time of at most fourteen days.")
+                self.add_error(
+                    "amount", gettext("Extend by a positive time of at most fourteen days.")
+                )
         return data
 
     def length(self) -> timedelta:
@@ -695,35 +786,38 @@ class ExtendForm(SiteForm):
 class SlotChoiceForm(SiteForm):
     """Pick a living player (modkill) or any player (replace) of the game."""
 
-    slot = forms.TypedChoiceField(coerce=int, label="Player")
+    slot = forms.TypedChoiceField(coerce=int, label=_("Player"))
 
     def __init__(self, *args: Any, slots: list[Any], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         cast(forms.ChoiceField, self.fields["slot"]).choices = [
-            (s.pk, f"{s.display_name} (seat {s.seat})") for s in slots
+            (s.pk, gettext("%(name)s (seat %(seat)s)") % {"name": s.display_name, "seat": s.seat})
+            for s in slots
         ]
 
 
 class ModkillForm(SlotChoiceForm):
-    reason = forms.CharField(max_length=200, required=False)
+    reason = forms.CharField(max_length=200, required=False, label=_("Reason"))
 
 
 class CancelForm(SiteForm):
-    reason = forms.CharField(max_length=200, required=False, label="Why")
+    reason = forms.CharField(max_length=200, required=False, label=_("Why"))
 
 
 class ReplaceForm(SlotChoiceForm):
     username = forms.CharField(
         max_length=150,
-        label="Replacement",
-        help_text="Their user name; accents, case and spaces do not matter.",
+        label=_("Replacement"),
+        help_text=_("Their user name; accents, case and spaces do not matter."),
     )
 
     def clean_username(self) -> Any:
         name = self.cleaned_data["username"].strip()
         user = user_called(name)
         if user is None:
-            raise forms.ValidationError(f'There is no user called "{name}".')
+            raise forms.ValidationError(
+                gettext('There is no user called "%(name)s".') % {"name": name}
+            )
         return user
 
 
@@ -732,14 +826,14 @@ class CoHostForm(SiteForm):
 
     username = forms.CharField(
         max_length=150,
-        label="User name",
-        help_text="Not a player of this game; accents, case and spaces do not matter.",
+        label=_("User name"),
+        help_text=_("Not a player of this game; accents, case and spaces do not matter."),
     )
     kind = forms.ChoiceField(
         choices=CoHostKind.choices,
         initial=CoHostKind.COHOST,
-        label="As",
-        help_text="A backup host takes over if you leave; both have your powers here.",
+        label=_("As"),
+        help_text=_("A backup host takes over if you leave; both have your powers here."),
     )
 
 
@@ -748,8 +842,8 @@ class HandOverForm(SiteForm):
 
     username = forms.CharField(
         max_length=150,
-        label="New host",
-        help_text="They own the game from now on; you stay on as a co-host.",
+        label=_("New host"),
+        help_text=_("They own the game from now on; you stay on as a co-host."),
     )
 
 
@@ -778,14 +872,16 @@ class NightActionForm(SiteForm):
         choices = [(pk, names.get(pk, str(pk))) for pk in option["choices"]]
         count = option["targets"]
         for i in range(1, count + 1):
-            label = "Target" if count == 1 else f"Target {i}"
+            label = (
+                gettext("Target") if count == 1 else gettext("Target %(number)s") % {"number": i}
+            )
             self.fields[f"target_{i}"] = forms.TypedChoiceField(
-                coerce=int, choices=[("", "— choose —"), *choices], label=label
+                coerce=int, choices=[("", gettext("— choose —")), *choices], label=label
             )
         for key in option["extra"]:
             if key == "role" and role_choices:  # the forger's shown role: a role of the game
                 self.fields["extra_role"] = forms.ChoiceField(
-                    choices=[(r, r) for r in role_choices], label="Role to show"
+                    choices=[(r, r) for r in role_choices], label=gettext("Role to show")
                 )
             else:
                 self.fields[f"extra_{key}"] = forms.CharField(max_length=40, label=key.capitalize())
@@ -805,11 +901,12 @@ class WhisperForm(SiteForm):
     """A whisper (the ``whispers`` variant): to a living player (a slot id; which one is
     legal is the service's to say), in the posts' markup."""
 
-    to = forms.IntegerField(label="To")
+    to = forms.IntegerField(label=_("To"))
     body = forms.CharField(
-        label="Whisper",
+        label=_("Whisper"),
         max_length=2_000,
         widget=forms.Textarea(attrs={"id": "whisper-body", "rows": 4}),
-        help_text="Markdown or BBCode. Only the two of you and the host read it until the "
-        "game ends.",
+        help_text=_(
+            "Markdown or BBCode. Only the two of you and the host read it until the game ends."
+        ),
     )

@@ -26,6 +26,9 @@ from django.http import HttpRequest
 from django.middleware.csrf import get_token
 from django.template.loader import get_template, render_to_string
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 
 from . import display
 from .lru import ProcessLRU
@@ -70,8 +73,12 @@ def _state_key(game: Game, phase: Phase | None) -> tuple[Any, ...]:
     vote, a death, V/LA, a replacement, a deadline moved or paused, the next phase) sets
     the game's ``state_seq`` (``games.reads.snapshot``; plain posts do not); the date too, for
     who is away today. A busy thread's readers between two changes share one count instead
-    of four queries and a render each."""
-    return (*snapshot.today_key(game), phase.pk if phase is not None else None)
+    of four queries and a render each. The reader's language too: what is kept is words."""
+    return (
+        *snapshot.today_key(game),
+        phase.pk if phase is not None else None,
+        translation.get_language(),
+    )
 
 
 def vote_count_context(
@@ -145,7 +152,9 @@ def phase_banner_context(game: Game, *, current: Phase | None = UNREAD) -> dict[
     if game.is_finished and game.co_winners:
         slots = game.slots.select_related("user").filter(pk__in=game.co_winners).order_by("seat")
         co_winners = [
-            f"{s.display_name} ({display.role_title(game.ruleset, s.role)})" for s in slots
+            _("%(player)s (%(role)s)")
+            % {"player": s.display_name, "role": display.role_title(game.ruleset, s.role)}
+            for s in slots
         ]
     return {
         "game": game,
@@ -319,15 +328,15 @@ def render_post(post: Post) -> str:
 
 # -- the table (turn-based days) ----------------------------------------------------------
 STEP_LABELS = {
-    "speech": "Speeches",
-    "defense": "Defense speeches",
-    "last_words": "Last words",
-    "question": "Question round",
-    "discussion": "Open discussion",
-    "statement": "Pre-vote statements",
-    "vote": "Vote",
-    "done": "Day over",
-    "over": "The game is over",
+    "speech": pgettext_lazy("table step", "Speeches"),
+    "defense": pgettext_lazy("table step", "Defense speeches"),
+    "last_words": pgettext_lazy("table step", "Last words"),
+    "question": pgettext_lazy("table step", "Question round"),
+    "discussion": pgettext_lazy("table step", "Open discussion"),
+    "statement": pgettext_lazy("table step", "Pre-vote statements"),
+    "vote": pgettext_lazy("table step", "Vote"),
+    "done": pgettext_lazy("table step", "Day over"),
+    "over": pgettext_lazy("table step", "The game is over"),
 }
 
 
@@ -336,7 +345,7 @@ def turn_context(game: Game, viewer_slot: Any = None) -> dict[str, Any]:
     phase = game.current_phase() if game.phase_number else None
     slots = list(game.slots.select_related("user").order_by("seat"))
     turn = turn_view(game, phase, slots, viewer_slot)  # without their own name (self votes)
-    turn["step_label"] = STEP_LABELS.get(turn["step"], turn["step"].replace("_", " ").title())
+    turn["step_label"] = str(STEP_LABELS.get(turn["step"], turn["step"].replace("_", " ").title()))
     return {"turn": turn, "game": game, "phase": phase}
 
 
@@ -427,6 +436,8 @@ def _post_key(post: Post, template_digest: bytes) -> bytes:
     parts = repr((_public_state(post), related, post.author_name))
     digest = hashlib.blake2b(parts.encode(), digest_size=20)
     digest.update(template_digest)
+    # The post's frame has words ("Quote", "#12 by..."): each language its own copy.
+    digest.update((translation.get_language() or "").encode())
     return digest.digest()
 
 

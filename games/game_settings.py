@@ -18,6 +18,10 @@ from datetime import timedelta
 from enum import StrEnum
 from typing import Any
 
+from django.conf import settings as django_settings
+from django.utils.functional import lazy
+from django.utils.translation import gettext, gettext_lazy, gettext_noop, ngettext
+
 from .errors import ErrorCode, InvalidInput, Refusal
 from .gateway import RULESET_NAMES, Rules, day_script, rules_named
 from .models import (
@@ -32,6 +36,22 @@ from .models import (
     VoteRule,
     Whispers,
 )
+
+
+def _(text: str) -> str:
+    """A label, help or refusal, said in the reader's language when it is read (the list
+    is made once, at import)."""
+    return gettext_lazy(text)  # type: ignore[return-value]  # a lazy str: read as a str
+
+
+def _format(text: str, **values: Any) -> str:
+    return gettext(text) % values
+
+
+def _lazy_format(text: str, **values: Any) -> str:
+    """``text`` (marked with gettext_noop) translated when read, then filled."""
+    return lazy(_format, str)(text, **values)
+
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 50
 MIN_TURN_LENGTH, MAX_TURN_LENGTH = timedelta(seconds=10), timedelta(days=1)
@@ -56,7 +76,11 @@ def length_words(length: timedelta | None) -> str:
     if length is None:
         return ""
     amount, unit = split_length(length)
-    return f"{amount} {unit[:-1] if amount == 1 else unit}"
+    if unit == "days":
+        return ngettext("%(n)s day", "%(n)s days", amount) % {"n": amount}
+    if unit == "hours":
+        return ngettext("%(n)s hour", "%(n)s hours", amount) % {"n": amount}
+    return ngettext("%(n)s minute", "%(n)s minutes", amount) % {"n": amount}
 
 
 class Kind(StrEnum):
@@ -89,8 +113,11 @@ def _seats_rule(rules: Rules, value: Any) -> None:
     """A table's seats are always dealt at random (its speaking order starts from them)."""
     if value and not _thread_days(rules):
         raise InvalidInput(
-            f"A {rules.name} table deals its seats at random; only a forum game may keep "
-            "the sign-up order.",
+            gettext(
+                "A %(ruleset)s table deals its seats at random; only a forum game may keep "
+                "the sign-up order."
+            )
+            % {"ruleset": rules.name},
             ErrorCode.SEATS,
             "seats_in_signup_order",
         )
@@ -122,7 +149,7 @@ class Setting:
     label: str = ""  # the form's label ("": Django's, from the field name)
     help: str = ""  # the form's help text
     api_help: str = ""  # the API's help text
-    choices: tuple[tuple[str, str], ...] = ()
+    choices: tuple[tuple[str, Any], ...] = ()  # (value, its label: a lazy text)
     least: Any = None  # smallest legal value (durations: a timedelta)
     most: Any = None
     refusal: Refusal | None = None  # None: checked with other settings (see create_game)
@@ -169,7 +196,7 @@ def _phase_length(name: str, hours: int, api_name: str) -> Setting:
         least=MIN_PHASE_LENGTH,
         most=MAX_PHASE_LENGTH,
         refusal=Refusal(
-            "A phase lasts between one minute and fourteen days.", ErrorCode.PHASE_LENGTH, name
+            _("A phase lasts between one minute and fourteen days."), ErrorCode.PHASE_LENGTH, name
         ),
         # The form pairs the number with a unit field of its own (``GameForm``).
         form=Entry(name, initial=hours, least=1, required=True, laid_out=True),
@@ -195,58 +222,96 @@ def _table_length(name: str, label: str, form_name: str, api_name: str) -> Setti
 def _vote_rule(rules: Rules, value: Any) -> None:
     """A known vote rule, and one the rule set allows (a table decides by plurality)."""
     if value not in VoteRule.values:
-        raise InvalidInput(f"Unknown vote rule {value!r}.", ErrorCode.VOTE_RULE, "vote_rule")
+        raise InvalidInput(
+            gettext("Unknown vote rule %(rule)s.") % {"rule": repr(value)},
+            ErrorCode.VOTE_RULE,
+            "vote_rule",
+        )
     if value not in rules.vote_rules_allowed:
         raise InvalidInput(
-            f"The {rules.name} rule set decides the day by plurality at the deadline.",
+            gettext("The %(ruleset)s rule set decides the day by plurality at the deadline.")
+            % {"ruleset": rules.name},
             ErrorCode.VOTE_RULE,
             "vote_rule",
         )
 
 
 # -- the house rules: what each setting says of a game when it is not the usual ---------
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+def _host_language(rules: Rules) -> str:
+    """A new game's language when the host gives none: the language they are using."""
+    from django.utils import translation
+
+    from .i18n import supported
+
+    return supported(translation.get_language())
 
 
 def _post_limit_rule(game: Any) -> str:
     if game.post_limit is None:
         return ""
-    line = (
-        f"Post limit: {_plural(game.post_limit, 'post')} a day in the game thread for each "
-        "living player"
-    )
+    values = {"n": game.post_limit}
     if game.post_limit_lifted:
-        line += f", lifted {length_words(game.post_limit_lifted)} before the deadline"
-    return line + "."
+        values["lifted"] = length_words(game.post_limit_lifted)
+        return (
+            ngettext(
+                "Post limit: %(n)s post a day in the game thread for each living player, "
+                "lifted %(lifted)s before the deadline.",
+                "Post limit: %(n)s posts a day in the game thread for each living player, "
+                "lifted %(lifted)s before the deadline.",
+                game.post_limit,
+            )
+            % values
+        )
+    return (
+        ngettext(
+            "Post limit: %(n)s post a day in the game thread for each living player.",
+            "Post limit: %(n)s posts a day in the game thread for each living player.",
+            game.post_limit,
+        )
+        % values
+    )
 
 
 _SECRET_VOTE_RULES = {
-    SecretVotes.TOTALS: "Secret votes: the vote count shows only each wagon's total until "
-    "the day ends.",
-    SecretVotes.HIDDEN: "Hidden votes: there is no vote count until the day ends.",
+    SecretVotes.TOTALS: _(
+        "Secret votes: the vote count shows only each wagon's total until the day ends."
+    ),
+    SecretVotes.HIDDEN: _("Hidden votes: there is no vote count until the day ends."),
 }
 _WHISPER_RULES = {
-    Whispers.PRIVATE: "Whispers: by day, living players may whisper to each other; nobody else "
-    "reads a whisper until the game ends.",
-    Whispers.ANNOUNCED: "Whispers: by day, living players may whisper to each other and the "
-    "thread says who whispered to whom; nobody else reads a whisper until the game ends.",
+    Whispers.PRIVATE: _(
+        "Whispers: by day, living players may whisper to each other; nobody else "
+        "reads a whisper until the game ends."
+    ),
+    Whispers.ANNOUNCED: _(
+        "Whispers: by day, living players may whisper to each other and the "
+        "thread says who whispered to whom; nobody else reads a whisper until the game ends."
+    ),
 }
 
 
 def _said_if(name: str, line: str, when: Any = True) -> Callable[[Any], str]:
     """A rule that says ``line`` when the game's setting ``name`` is ``when``."""
-    return lambda game: line if getattr(game, name) == when else ""
+    return lambda game: str(line) if getattr(game, name) == when else ""
 
 
 def _posting_minimum_rule(game: Any) -> str:
     if not game.min_posts_per_day:
         return ""
-    then = "replaced" if game.inactivity_action == InactivityAction.REPLACE else "modkilled"
-    return (
-        f"Posting minimum: {_plural(game.min_posts_per_day, 'post')} a day; a player who "
-        f"falls short is prodded, then {then}."
-    )
+    n = game.min_posts_per_day
+    if game.inactivity_action == InactivityAction.REPLACE:
+        return ngettext(
+            "Posting minimum: %(n)s post a day; a player who falls short is prodded, "
+            "then replaced.",
+            "Posting minimum: %(n)s posts a day; a player who falls short is prodded, "
+            "then replaced.",
+            n,
+        ) % {"n": n}
+    return ngettext(
+        "Posting minimum: %(n)s post a day; a player who falls short is prodded, then modkilled.",
+        "Posting minimum: %(n)s posts a day; a player who falls short is prodded, then modkilled.",
+        n,
+    ) % {"n": n}
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -263,9 +328,11 @@ SETTINGS: tuple[Setting, ...] = (
         "starts_with",
         Kind.CHOICE,
         StartsWith.DAY,
-        label="The game starts with",
+        label=_("The game starts with"),
         choices=tuple(StartsWith.choices),
-        refusal=Refusal("A game starts with day or night.", ErrorCode.STARTS_WITH, "starts_with"),
+        refusal=Refusal(
+            _("A game starts with day or night."), ErrorCode.STARTS_WITH, "starts_with"
+        ),
         form=Entry("starts_with", required=True, laid_out=True),
         api=Entry("starts_with"),
     ),
@@ -273,9 +340,9 @@ SETTINGS: tuple[Setting, ...] = (
         "no_night_posting",
         Kind.BOOL,
         True,
-        label="No posting in the game thread at night",
+        label=_("No posting in the game thread at night"),
         describe=_said_if(
-            "no_night_posting", "Players may post in the game thread at night.", False
+            "no_night_posting", _("Players may post in the game thread at night."), False
         ),
         form=Entry("no_night_posting", laid_out=True),
         api=Entry("no_night_posting"),
@@ -284,8 +351,8 @@ SETTINGS: tuple[Setting, ...] = (
         "self_vote_allowed",
         Kind.BOOL,
         False,
-        label="Players may vote for themselves",
-        describe=_said_if("self_vote_allowed", "Players may vote for themselves."),
+        label=_("Players may vote for themselves"),
+        describe=_said_if("self_vote_allowed", _("Players may vote for themselves.")),
         form=Entry("self_vote_allowed", laid_out=True),
         api=Entry("self_vote_allowed"),
     ),
@@ -293,8 +360,8 @@ SETTINGS: tuple[Setting, ...] = (
         "skip_vote_allowed",
         Kind.BOOL,
         True,
-        label='Players may vote "no elimination"',
-        describe=_said_if("skip_vote_allowed", 'There is no "no elimination" vote.', False),
+        label=_('Players may vote "no elimination"'),
+        describe=_said_if("skip_vote_allowed", _('There is no "no elimination" vote.'), False),
         form=Entry("skip_vote_allowed", laid_out=True),
         api=Entry("skip_vote_allowed"),
     ),
@@ -304,7 +371,7 @@ SETTINGS: tuple[Setting, ...] = (
         "player_cap",
         Kind.INT,
         None,
-        help="Blank: as many players as there are roles.",
+        help=_("Blank: as many players as there are roles."),
         least=MIN_PLAYERS,
         most=MAX_PLAYERS,
         optional=True,  # checked against the role list by create_game
@@ -315,12 +382,15 @@ SETTINGS: tuple[Setting, ...] = (
         "min_posts_per_day",
         Kind.INT,
         0,
-        label="Minimum posts per day",
-        help="0 turns the check off.",
+        label=_("Minimum posts per day"),
+        help=_("0 turns the check off."),
         least=0,
         most=MAX_MIN_POSTS_PER_DAY,
         refusal=Refusal(
-            f"The posting minimum is between 0 and {MAX_MIN_POSTS_PER_DAY}.",
+            _lazy_format(
+                gettext_noop("The posting minimum is between 0 and %(most)s."),
+                most=MAX_MIN_POSTS_PER_DAY,
+            ),
             ErrorCode.MIN_POSTS,
             "min_posts",
         ),
@@ -332,9 +402,9 @@ SETTINGS: tuple[Setting, ...] = (
         "inactivity_action",
         Kind.CHOICE,
         InactivityAction.REPLACE,
-        label="When a player is inactive",
+        label=_("When a player is inactive"),
         choices=tuple(InactivityAction.choices),
-        refusal=Refusal("Inactivity means replace or modkill.", ErrorCode.INACTIVITY_ACTION),
+        refusal=Refusal(_("Inactivity means replace or modkill."), ErrorCode.INACTIVITY_ACTION),
         form=Entry("inactivity_action", required=True, laid_out=True),
         api=Entry("inactivity_action"),
     ),
@@ -343,15 +413,17 @@ SETTINGS: tuple[Setting, ...] = (
         "turn_based",
         Kind.BOOL,
         False,
-        label="Play the day turn by turn (the rule set's day script)",
-        help="Off: the day is a free forum thread.",
+        label=_("Play the day turn by turn (the rule set's day script)"),
+        help=_("Off: the day is a free forum thread."),
         api_help="City, classic, power: the day runs turn by turn.",
         form=Entry("turn_based", initial=True, laid_out=True),
         api=Entry("turn_based"),
         applies=_table_days,
     ),
-    _table_length("turn_length", "Seconds per turn", "turn_seconds", "turn_length_seconds"),
-    _table_length("vote_length", "Seconds for a table vote", "vote_seconds", "vote_length_seconds"),
+    _table_length("turn_length", _("Seconds per turn"), "turn_seconds", "turn_length_seconds"),
+    _table_length(
+        "vote_length", _("Seconds for a table vote"), "vote_seconds", "vote_length_seconds"
+    ),
     Setting(
         "day_settings",
         Kind.DAY_SETTINGS,
@@ -370,8 +442,8 @@ SETTINGS: tuple[Setting, ...] = (
         # A forum thread has no speaking order: its player list stays in sign-up order
         # unless the host deals seats; a table always deals them (``_seats_rule``).
         _thread_days,
-        label="Seat the players in sign-up order",
-        help="Unticked: seats are dealt at random when the game starts.",
+        label=_("Seat the players in sign-up order"),
+        help=_("Unticked: seats are dealt at random when the game starts."),
         api_help="Forum games (default true): seats follow the sign-up order; false deals "
         "them at random. Tables always deal them at random.",
         rule=_seats_rule,
@@ -383,25 +455,29 @@ SETTINGS: tuple[Setting, ...] = (
         "openness",
         Kind.CHOICE,
         Openness.CLOSED,
-        label="Setup",
-        help="Closed: the role list stays hidden until the end. Semi-open: the roles "
-        "that may be in the game are public. Open: the whole role list is public.",
+        label=_("Setup"),
+        help=_(
+            "Closed: the role list stays hidden until the end. Semi-open: the roles "
+            "that may be in the game are public. Open: the whole role list is public."
+        ),
         choices=tuple(Openness.choices),
-        refusal=Refusal("A setup is closed, semi-open or open.", ErrorCode.OPENNESS, "openness"),
+        refusal=Refusal(_("A setup is closed, semi-open or open."), ErrorCode.OPENNESS, "openness"),
         form=Entry("openness", initial="closed", laid_out=True),
     ),
     Setting(
         "vote_count_every",
         Kind.DURATION,
         None,
-        label="Post a vote count every (hours)",
-        help="The site posts a numbered vote count (Vote count 2.3) this often by day. "
-        "Blank: only when you ask.",
+        label=_("Post a vote count every (hours)"),
+        help=_(
+            "The site posts a numbered vote count (Vote count 2.3) this often by day. "
+            "Blank: only when you ask."
+        ),
         least=MIN_COUNT_EVERY,
         most=MAX_PHASE_LENGTH,
         optional=True,
         refusal=Refusal(
-            "Scheduled vote counts come at most every 15 minutes.",
+            _("Scheduled vote counts come at most every 15 minutes."),
             ErrorCode.VOTE_COUNT_EVERY,
             "vote_count_every",
         ),
@@ -411,9 +487,11 @@ SETTINGS: tuple[Setting, ...] = (
         "vote_modifiers_public",
         Kind.BOOL,
         False,
-        label="Vote modifiers are public",
-        help="The vote count names loved, hated and double voters and counts L-n with "
-        "them; otherwise it shows each wagon's weight only and the plain L-n.",
+        label=_("Vote modifiers are public"),
+        help=_(
+            "The vote count names loved, hated and double voters and counts L-n with "
+            "them; otherwise it shows each wagon's weight only and the plain L-n."
+        ),
         api_help="The public vote count names loved, hated, double voters.",
         form=Entry("vote_modifiers_public"),
         api=Entry("vote_modifiers_public"),
@@ -423,8 +501,8 @@ SETTINGS: tuple[Setting, ...] = (
         "lynch_proof_ends_day",
         Kind.BOOL,
         False,
-        label="A lynch-proof wagon at the threshold ends the day",
-        help="With a hammer: the day ends without an elimination. Unticked: the day goes on.",
+        label=_("A lynch-proof wagon at the threshold ends the day"),
+        help=_("With a hammer: the day ends without an elimination. Unticked: the day goes on."),
         api_help="A lynch-proof wagon at the hammer threshold ends the day without an "
         "elimination (default: the day goes on).",
         form=Entry("lynch_proof_ends_day"),
@@ -435,13 +513,15 @@ SETTINGS: tuple[Setting, ...] = (
         "admits",
         Kind.CHOICE,
         Admits.BOTH,
-        label="Who may play",
-        help="People, agents (programs registered by their owners) or both. Sign-ups, "
-        "the replacement queue and your replacements admit only these.",
+        label=_("Who may play"),
+        help=_(
+            "People, agents (programs registered by their owners) or both. Sign-ups, "
+            "the replacement queue and your replacements admit only these."
+        ),
         api_help="Who may take a seat: both (people and agents), people or agents.",
         choices=tuple(Admits.choices),
         refusal=Refusal(
-            "A game admits people and agents (both), people only or agents only.",
+            _("A game admits people and agents (both), people only or agents only."),
             ErrorCode.ADMITS,
             "admits",
         ),
@@ -456,14 +536,17 @@ SETTINGS: tuple[Setting, ...] = (
         "post_limit",
         Kind.INT,
         None,
-        label="Posts per player per day",
-        help="Blank: no limit. Counts each living player's posts in the game thread by day.",
+        label=_("Posts per player per day"),
+        help=_("Blank: no limit. Counts each living player's posts in the game thread by day."),
         api_help="Posts per living player per day in the game thread; null: no limit.",
         least=1,
         most=MAX_POST_LIMIT,
         optional=True,
         refusal=Refusal(
-            f"A post limit is between 1 and {MAX_POST_LIMIT} posts a day.",
+            _lazy_format(
+                gettext_noop("A post limit is between 1 and %(most)s posts a day."),
+                most=MAX_POST_LIMIT,
+            ),
             ErrorCode.POST_LIMIT,
             "post_limit",
         ),
@@ -476,14 +559,14 @@ SETTINGS: tuple[Setting, ...] = (
         "post_limit_lifted",
         Kind.DURATION,
         None,
-        label="Lift the post limit this many hours before the deadline",
-        help="Blank: the limit holds all day.",
+        label=_("Lift the post limit this many hours before the deadline"),
+        help=_("Blank: the limit holds all day."),
         api_help="Minutes before the day's deadline when the post limit is lifted; null: never.",
         least=timedelta(minutes=1),
         most=MAX_PHASE_LENGTH,
         optional=True,
         refusal=Refusal(
-            "The post limit is lifted between one minute and fourteen days before the deadline.",
+            _("The post limit is lifted between one minute and fourteen days before the deadline."),
             ErrorCode.POST_LIMIT_LIFTED,
             "post_limit_lifted",
         ),
@@ -495,16 +578,18 @@ SETTINGS: tuple[Setting, ...] = (
         "secret_votes",
         Kind.CHOICE,
         SecretVotes.OFF,
-        label="Vote count by day",
-        help="Secret: totals only until the day ends. Hidden: no count until then. The host "
-        "always sees the whole count.",
+        label=_("Vote count by day"),
+        help=_(
+            "Secret: totals only until the day ends. Hidden: no count until then. The host "
+            "always sees the whole count."
+        ),
         api_help="off (the count names every voter), totals (totals only until the day ends) "
         "or hidden (no count until the day ends).",
         choices=tuple(SecretVotes.choices),
         refusal=Refusal(
-            "Secret votes are off, totals or hidden.", ErrorCode.SECRET_VOTES, "secret_votes"
+            _("Secret votes are off, totals or hidden."), ErrorCode.SECRET_VOTES, "secret_votes"
         ),
-        describe=lambda game: _SECRET_VOTE_RULES.get(game.secret_votes, ""),
+        describe=lambda game: str(_SECRET_VOTE_RULES.get(game.secret_votes, "")),
         form=Entry("secret_votes"),
         api=Entry("secret_votes"),
         applies=_thread_days,
@@ -513,11 +598,11 @@ SETTINGS: tuple[Setting, ...] = (
         "last_wills",
         Kind.BOOL,
         False,
-        label="Last wills",
-        help="Each player keeps a will while alive; it is posted when they die.",
+        label=_("Last wills"),
+        help=_("Each player keeps a will while alive; it is posted when they die."),
         api_help="Each player keeps a will while alive, posted when they die.",
         describe=_said_if(
-            "last_wills", "Last wills: each player keeps a will, posted when they die."
+            "last_wills", _("Last wills: each player keeps a will, posted when they die.")
         ),
         form=Entry("last_wills"),
         api=Entry("last_wills"),
@@ -526,14 +611,18 @@ SETTINGS: tuple[Setting, ...] = (
         "whispers",
         Kind.CHOICE,
         Whispers.OFF,
-        label="Whispers",
-        help="Living players send each other private messages; the host reads them, "
-        "everyone does once the game ends.",
+        label=_("Whispers"),
+        help=_(
+            "Living players send each other private messages; the host reads them, "
+            "everyone does once the game ends."
+        ),
         api_help="off, private (unseen by the others) or announced (the thread says "
         '"A whispered to B").',
         choices=tuple(Whispers.choices),
-        refusal=Refusal("Whispers are off, private or announced.", ErrorCode.WHISPERS, "whispers"),
-        describe=lambda game: _WHISPER_RULES.get(game.whispers, ""),
+        refusal=Refusal(
+            _("Whispers are off, private or announced."), ErrorCode.WHISPERS, "whispers"
+        ),
+        describe=lambda game: str(_WHISPER_RULES.get(game.whispers, "")),
         form=Entry("whispers"),
         api=Entry("whispers"),
         applies=_thread_days,
@@ -542,12 +631,12 @@ SETTINGS: tuple[Setting, ...] = (
         "anonymous_names",
         Kind.BOOL,
         False,
-        label="Anonymous names",
-        help="Players play under names from a deck; the real names are revealed at the end.",
+        label=_("Anonymous names"),
+        help=_("Players play under names from a deck; the real names are revealed at the end."),
         api_help="Players play under names from a deck, revealed when the game ends.",
         describe=_said_if(
             "anonymous_names",
-            "Anonymous game: players play under masked names, revealed when the game ends.",
+            _("Anonymous game: players play under masked names, revealed when the game ends."),
         ),
         form=Entry("anonymous_names"),
         api=Entry("anonymous_names"),
@@ -557,12 +646,15 @@ SETTINGS: tuple[Setting, ...] = (
         "must_act",
         Kind.BOOL,
         False,
-        label="Must-act nights",
-        help="A night action not sent by the deadline is taken at a random legal target.",
+        label=_("Must-act nights"),
+        help=_("A night action not sent by the deadline is taken at a random legal target."),
         api_help="A night action not sent by the deadline is taken at a random legal target.",
         describe=_said_if(
             "must_act",
-            "Must-act nights: a night action not sent by the deadline is taken at a random target.",
+            _(
+                "Must-act nights: a night action not sent by the deadline is taken at a "
+                "random target."
+            ),
         ),
         form=Entry("must_act"),
         api=Entry("must_act"),
@@ -575,25 +667,48 @@ SETTINGS: tuple[Setting, ...] = (
         "blind",
         Kind.BOOL,
         False,
-        label="Blind: agent badges hidden until the game ends",
-        help="Needs anonymous names. Nobody sees which seats are agents until the end; "
-        "then each player may guess.",
+        label=_("Blind: agent badges hidden until the game ends"),
+        help=_(
+            "Needs anonymous names. Nobody sees which seats are agents until the end; "
+            "then each player may guess."
+        ),
         api_help="Agent badges (and every agent field of a seat) are hidden until the game "
         "ends; needs anonymous_names.",
         refusal=Refusal(
-            "A blind game needs anonymous names: a real name would show who is an agent.",
+            _("A blind game needs anonymous names: a real name would show who is an agent."),
             ErrorCode.BLIND,
             "blind",
         ),
         requires="anonymous_names",
         describe=_said_if(
             "blind",
-            "Blind game: nobody sees which seats are agents until the game ends; then "
-            "each player may guess.",
+            _(
+                "Blind game: nobody sees which seats are agents until the game ends; then "
+                "each player may guess."
+            ),
         ),
         form=Entry("blind"),
         api=Entry("blind"),
         applies=_thread_days,
+    ),
+    # The language of the thread's automatic posts (games.i18n.in_game_language): by
+    # default the host's own as they create the game (the page's language, or the API's
+    # request's). Each language is named in itself ("Русский").
+    Setting(
+        "language",
+        Kind.CHOICE,
+        _host_language,
+        label=_("Language of the game"),
+        help=_(
+            "The site's announcements, vote counts and role messages in the thread are "
+            "written in this language."
+        ),
+        api_help="The language of the site's posts in the game's threads: en or ru. "
+        "Default: the request's language.",
+        choices=tuple(django_settings.LANGUAGES),
+        refusal=Refusal(_("The site has no such language."), ErrorCode.LANGUAGE, "language"),
+        form=Entry("language", laid_out=True),
+        api=Entry("language"),
     ),
 )
 BY_NAME: Mapping[str, Setting] = {s.name: s for s in SETTINGS}
@@ -657,7 +772,9 @@ def _day_fields() -> dict[str, DayField]:
         script = day_script(ruleset)
         if script is not None:
             for name, (label, least, most) in script.setting_fields.items():
-                fields[name] = DayField(label, least, most, script.defaults[name])
+                # The day script's words (the resolver marks them), read in the reader's.
+                shown = _(label)  # i18n: marked at its source
+                fields[name] = DayField(shown, least, most, script.defaults[name])
     return fields
 
 

@@ -18,6 +18,11 @@ once: the services get deaths, results and co-winners as slots, and the texts me
 people (a revote's explanation, a win's reason) already in current names. What is stored
 for later (a phase's report, a private result's payload) stays in resolver names, so a
 past phase is rendered with whoever held each seat then (``naming.SeatHistory``).
+
+The resolver's sentences go through Django's translation (``resolver.text``, installed
+here once): a refusal is in the reader's language (the request's), while what a phase
+writes for the whole thread (explanations, a win's reason, the host's notes) is resolved
+inside the game's language (``in_game_language``).
 """
 
 from __future__ import annotations
@@ -27,7 +32,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from django.utils.translation import gettext, ngettext, pgettext
+from django.utils.translation import gettext as _
+
 import resolver as _engine
+from resolver import text as _engine_text
 from resolver.days import DayRuleError, DayScript, DayState, Notice, attempt
 from resolver.days import get_day_script as _get_day_script
 from resolver.days.base import (
@@ -45,14 +54,19 @@ from resolver.rulesets import NAMES as RULESET_NAMES
 from resolver.rulesets import get_ruleset as _get_ruleset
 from resolver.rulesets.base import FlagSpec
 from resolver.rulesets.base import Ruleset as Rules
+from resolver.rulesets.base import ability_title as ability_title
 from resolver.votes import VoteCount, majority_needed, tally
 
 from . import naming
+from .i18n import in_game_language
 
 if TYPE_CHECKING:
     from .models import Game, Slot
 
 log = logging.getLogger(__name__)
+
+# The resolver's sentences in the active language (a request's, or the game's).
+_engine_text.set_translator(gettext, ngettext, pgettext)
 
 __all__ = [
     "LAST_WORDS",
@@ -227,6 +241,18 @@ def resolve_night(
     An order the rules no longer accept (its target was modkilled since) is dropped with
     a note; a night the resolver refuses as a whole (it should not) resolves as if nobody
     had acted, with a note, so a night's end is never stuck."""
+    with in_game_language(game):
+        return _resolve_night(game, slots, orders, number=number, notes=notes)
+
+
+def _resolve_night(
+    game: Game,
+    slots: Iterable[Slot],
+    orders: Iterable[NightOrder],
+    *,
+    number: int,
+    notes: Iterable[str],
+) -> NightEnd:
     state, rules, seats = state_of(game), rules_named(game.ruleset), Seats(slots)
     notes = list(notes)
     raw_actions: list[dict[str, Any]] = []
@@ -235,7 +261,10 @@ def resolve_night(
         try:
             rules.parse_action(state, raw, "$", len(raw_actions))
         except InvalidScenario as exc:
-            notes.append(f"Dropped {order.actor.resolver_name}'s {order.ability}: {exc.message}")
+            notes.append(
+                _("Dropped %(actor)s's %(ability)s: %(why)s")
+                % {"actor": order.actor.resolver_name, "ability": order.ability, "why": exc.message}
+            )
             continue
         raw_actions.append(raw)
     outcome: NightOutcome
@@ -243,7 +272,9 @@ def resolve_night(
         outcome = _engine.play_night(state, raw_actions)
     except InvalidScenario as exc:
         log.error("Night %s of game %s: resolver refused: %s", number, game.pk, exc)
-        notes.append(f"The night could not be resolved ({exc.message}); nothing happens.")
+        notes.append(
+            _("The night could not be resolved (%(why)s); nothing happens.") % {"why": exc.message}
+        )
         outcome = _engine.play_night(state, [])
     report = outcome.to_report(number)
     report["site_notes"] = notes
@@ -308,6 +339,21 @@ def resolve_day(
     Where the game asks for a majority and the rule set has no majority rule of its own,
     only a wagon with a majority eliminates. A day the resolver refuses (it should not:
     every vote was checked when cast) eliminates nobody, with a note."""
+    with in_game_language(game):
+        return _resolve_day(
+            game, slots, votes, number=number, nominations=nominations, revote=revote
+        )
+
+
+def _resolve_day(
+    game: Game,
+    slots: Iterable[Slot],
+    votes: Mapping[str, str],
+    *,
+    number: int,
+    nominations: Iterable[tuple[Slot, Slot | None]] | None,
+    revote: Mapping[str, str] | None,
+) -> DayEnd:
     state, rules, seats = state_of(game), rules_named(game.ruleset), Seats(slots)
     notes: list[str] = []
     raw_day: dict[str, Any] = {"votes": dict(votes)}
@@ -321,13 +367,19 @@ def resolve_day(
     if game.uses_majority and "dayVote" not in rules.flags:
         count = tally(raw_day["votes"], state.alive_names)
         if count.majority_target is None:
-            notes.append(f"No wagon reached majority ({count.majority} of {count.alive_count}).")
+            notes.append(
+                _("No wagon reached majority (%(majority)s of %(alive)s).")
+                % {"majority": count.majority, "alive": count.alive_count}
+            )
             raw_day["votes"] = {}
     try:
         outcome = _engine.play_day(state, raw_day)
     except InvalidScenario as exc:
         log.error("Day %s of game %s: resolver refused the votes: %s", number, game.pk, exc)
-        notes.append(f"The votes could not be counted ({exc.message}); nobody is eliminated.")
+        notes.append(
+            _("The votes could not be counted (%(why)s); nobody is eliminated.")
+            % {"why": exc.message}
+        )
         outcome = _engine.play_day(state, {"votes": {}})
     report = outcome.to_report(number)
     report["site_notes"] = notes
@@ -351,7 +403,8 @@ def resolve_table_day(
     script = day_script(game.ruleset)
     assert script is not None  # a table day is played only under a rule set with a script
     seats = Seats(slots)
-    outcome = script.resolve(state_of(game), day)
+    with in_game_language(game):
+        outcome = script.resolve(state_of(game), day)
     report = outcome.to_report(number)
     report["site_notes"] = list(notes)
     return DayEnd(
@@ -388,9 +441,18 @@ def use_day_action(
     raw: dict[str, Any] = {"actor": actor.resolver_name, "targets": [aim.resolver_name]}
     if ability:
         raw["ability"] = ability
+    state = state_of(game)
     try:
-        outcome: DayActionOutcome = _engine.play_day_action(state_of(game), raw, phase="day")
-    except InvalidScenario as exc:
+        # The explanation is the thread's: in the game's language.
+        with in_game_language(game):
+            outcome: DayActionOutcome = _engine.play_day_action(state, raw, phase="day")
+    except InvalidScenario as refused:
+        # The refusal is the actor's: asked again in the reader's language (pure, same answer).
+        exc = refused
+        try:
+            _engine.play_day_action(state, raw, phase="day")
+        except InvalidScenario as again:
+            exc = again
         raise InvalidScenario(seats.text(exc.message), exc.where) from None
     return DayShot(
         deaths=_deaths(seats, outcome.dead, outcome.reveals),
@@ -415,7 +477,8 @@ class Win:
 def win_of(game: Game, slots: Iterable[Slot]) -> Win | None:
     """Whether the game is over in its current state (None: it goes on)."""
     state = state_of(game)
-    verdict = _engine.check_winner(state)
+    with in_game_language(game):
+        verdict = _engine.check_winner(state)
     if verdict.winner is None:
         return None
     return winner(slots, verdict.winner, verdict.reason, [*state.co_winners, *verdict.co_winners])

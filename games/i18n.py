@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.contrib.auth.signals import user_logged_in
+from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 from django.utils import translation
 
@@ -84,17 +86,65 @@ def remember_browser_language(user: Any, request: HttpRequest | None) -> None:
 
     language = supported(translation.get_language_from_request(request) if request else None)
     AccountSettings.objects.get_or_create(user=user, defaults={"language": language})
+    if request is not None and hasattr(request, "session"):
+        request.session[SESSION_KEY] = language
+
+
+def set_account_language(user: Any, language: str, request: HttpRequest | None = None) -> str:
+    """Save a person's choice ("" = their browser's) and, when they are the one asking,
+    remember it in their session (``AccountLanguageMiddleware`` reads it from there)."""
+    from .models import AccountSettings
+
+    language = language if language in LANGUAGE_CODES else ""
+    AccountSettings.objects.update_or_create(user=user, defaults={"language": language})
+    if request is not None and hasattr(request, "session"):
+        request.session[SESSION_KEY] = language
+    return language
+
+
+# The session keeps the account's choice ("" = none), so a signed-in page asks the database
+# once per session, not once per request. Set at log-in (``session_language``, below), sign-up
+# and whenever the person changes it; another browser signed in to the account keeps the
+# choice it read until its next log-in.
+SESSION_KEY = "account_language"
+
+
+def session_language(request: HttpRequest) -> str:
+    """The signed-in person's chosen language ("" = the browser's), asked of the database
+    only when this session does not know it yet."""
+    user = getattr(request, "user", None)
+    session = getattr(request, "session", None)
+    if session is None:
+        return account_language(user)
+    # A session without the account's id is anonymous: nothing to look up (and no user row
+    # loaded only to learn so).
+    if not session.get("_auth_user_id"):
+        return ""
+    known = session.get(SESSION_KEY)
+    if known is None or (known != "" and known not in LANGUAGE_CODES):
+        known = account_language(user)
+        session[SESSION_KEY] = known
+    return str(known)
+
+
+@receiver(user_logged_in)
+def forget_session_language(sender: Any, request: HttpRequest | None, **kwargs: Any) -> None:
+    """At log-in: the session reads the account's choice afresh."""
+    session = getattr(request, "session", None)
+    if session is not None:
+        session.pop(SESSION_KEY, None)
 
 
 class AccountLanguageMiddleware:
     """After AuthenticationMiddleware: a signed-in person's chosen language wins over the
-    browser's for the whole request (pages, forms, JSON errors)."""
+    browser's for the whole request (pages, forms, JSON errors). The choice is kept in the
+    session (``session_language``): no query per request."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        chosen = account_language(getattr(request, "user", None))
+        chosen = session_language(request)
         if chosen and chosen != translation.get_language():
             translation.activate(chosen)
             request.LANGUAGE_CODE = chosen

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.db.models import F, Q, TextChoices
+from django.utils.translation import gettext_lazy as _
 
 from .models import (
     PRODS_BEFORE_ACTION,
@@ -91,9 +92,9 @@ class ReplacementReason(TextChoices):
     """Why the host should replace a seat (``slots_needing_replacement``); the label is
     what the host's dashboard says of it."""
 
-    REMOVED = "removed", "taken off the site by its moderators"
-    ANOTHER_ACCOUNT = "another account", "another account of a person already in this game"
-    INACTIVE = "inactive", "inactive (prodded twice)"
+    REMOVED = "removed", _("taken off the site by its moderators")
+    ANOTHER_ACCOUNT = "another account", _("another account of a person already in this game")
+    INACTIVE = "inactive", _("inactive (prodded twice)")
 
 
 def slots_needing_replacement(game: Game) -> list[Slot]:

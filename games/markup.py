@@ -13,6 +13,7 @@ import re
 from html.parser import HTMLParser
 
 import nh3
+from django.utils.translation import gettext as _
 from markdown_it import MarkdownIt
 
 try:  # linkify only when its optional dependency is installed
@@ -70,7 +71,9 @@ def _quote(match: re.Match[str]) -> str:
     name = match.group("name")
     if name:
         lines.append(
-            f"{_OPEN}author{_CLOSE}{escape_markdown(name.strip())} wrote:{_END}author{_CLOSE}"
+            f"{_OPEN}author{_CLOSE}"
+            + _("%(name)s wrote:") % {"name": escape_markdown(name.strip())}
+            + f"{_END}author{_CLOSE}"
         )
         lines.append("")
     lines.extend(body.split("\n"))

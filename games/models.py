@@ -19,13 +19,15 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
+from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 from .event_kinds import KINDS
 from .lru import ProcessLRU
 from .naming import post_author, shown_name
 
-# (phase id, its start) -> "Day 2": see Phase.label.
-_PHASE_LABELS: ProcessLRU[str] = ProcessLRU(8192)
+# (phase id, its start) -> 2 (the phase's count among its kind): see Phase.label.
+_PHASE_LABELS: ProcessLRU[int] = ProcessLRU(8192)
 
 
 def new_seed() -> int:
@@ -50,60 +52,60 @@ PRODS_BEFORE_ACTION = 2
 
 
 class Ruleset(models.TextChoices):
-    CITY = "city", "City mafia"
-    CLASSIC = "classic", "Classic ten-player"
-    POWER = "power", "Power roles"
-    FORUM = "forum", "Forum (mafiascum-style)"
+    CITY = "city", _("City mafia")
+    CLASSIC = "classic", _("Classic ten-player")
+    POWER = "power", _("Power roles")
+    FORUM = "forum", _("Forum (mafiascum-style)")
 
 
 class StartsWith(models.TextChoices):
-    DAY = "day", "Day"
-    NIGHT = "night", "Night"
+    DAY = "day", _("Day")
+    NIGHT = "night", _("Night")
 
 
 class VoteRule(models.TextChoices):
-    MAJORITY_HAMMER = "majority_hammer", "Majority, hammer ends the day"
-    MAJORITY_LOCK = "majority_lock", "Majority, one more vote locks the wagon"
-    PLURALITY = "plurality", "Plurality at the deadline"
+    MAJORITY_HAMMER = "majority_hammer", _("Majority, hammer ends the day")
+    MAJORITY_LOCK = "majority_lock", _("Majority, one more vote locks the wagon")
+    PLURALITY = "plurality", _("Plurality at the deadline")
 
 
 class InactivityAction(models.TextChoices):
-    REPLACE = "replace", "Replace the player"
-    MODKILL = "modkill", "Modkill the player"
+    REPLACE = "replace", _("Replace the player")
+    MODKILL = "modkill", _("Modkill the player")
 
 
 class Openness(models.TextChoices):
-    CLOSED = "closed", "Closed"
-    SEMI_OPEN = "semi-open", "Semi-open"
-    OPEN = "open", "Open"
+    CLOSED = "closed", pgettext_lazy("openness", "Closed")
+    SEMI_OPEN = "semi-open", pgettext_lazy("openness", "Semi-open")
+    OPEN = "open", pgettext_lazy("openness", "Open")
 
 
 class GameStatus(models.TextChoices):
-    SIGNUPS = "signups", "Sign-ups"
-    RUNNING = "running", "Running"
-    FINISHED = "finished", "Finished"
+    SIGNUPS = "signups", _("Sign-ups")
+    RUNNING = "running", _("Running")
+    FINISHED = "finished", _("Finished")
     # The host called it off during sign-ups: out of the lobby, its thread kept.
-    CANCELLED = "cancelled", "Cancelled"
+    CANCELLED = "cancelled", _("Cancelled")
 
 
 class PhaseKind(models.TextChoices):
-    DAY = "day", "Day"
-    NIGHT = "night", "Night"
+    DAY = "day", _("Day")
+    NIGHT = "night", _("Night")
 
 
 class DeathCause(models.TextChoices):
-    NIGHT = "night", "Killed at night"
-    DAY = "day", "Eliminated by the vote"
-    MODKILL = "modkill", "Modkilled"
-    SHOT = "shot", "Shot by day"
+    NIGHT = "night", _("Killed at night")
+    DAY = "day", _("Eliminated by the vote")
+    MODKILL = "modkill", _("Modkilled")
+    SHOT = "shot", _("Shot by day")
 
 
 class Thread(models.TextChoices):
-    PUBLIC = "public", "Game thread"
-    MAFIA = "mafia", "Mafia chat"
-    DEAD = "dead", "Dead thread"
-    MASONS = "masons", "Masons' thread"
-    NEIGHBORS = "neighbors", "Neighbors' thread"
+    PUBLIC = "public", _("Game thread")
+    MAFIA = "mafia", _("Mafia chat")
+    DEAD = "dead", _("Dead thread")
+    MASONS = "masons", _("Masons' thread")
+    NEIGHBORS = "neighbors", _("Neighbors' thread")
 
 
 # Roles whose holders share a private thread from day 1 (the resolver's
@@ -115,25 +117,25 @@ TEAM_THREADS = tuple(ROLE_THREADS.values())
 class Admits(models.TextChoices):
     """Who may take a seat in a game: people, agents (bots) or both."""
 
-    BOTH = "both", "People and agents"
-    PEOPLE = "people", "People only"
-    AGENTS = "agents", "Agents only"
+    BOTH = "both", _("People and agents")
+    PEOPLE = "people", _("People only")
+    AGENTS = "agents", _("Agents only")
 
 
 class SecretVotes(models.TextChoices):
     """What the vote count shows by day (the host always sees it whole)."""
 
-    OFF = "off", "Open: the vote count names every voter"
-    TOTALS = "totals", "Secret: the vote count shows totals only until the day ends"
-    HIDDEN = "hidden", "Hidden: no vote count until the day ends"
+    OFF = "off", _("Open: the vote count names every voter")
+    TOTALS = "totals", _("Secret: the vote count shows totals only until the day ends")
+    HIDDEN = "hidden", _("Hidden: no vote count until the day ends")
 
 
 class Whispers(models.TextChoices):
     """Whether living players may whisper to each other, and whether the thread says so."""
 
-    OFF = "off", "No whispers"
-    PRIVATE = "private", "Whispers, unseen by the others"
-    ANNOUNCED = "announced", 'Whispers, with a public line "A whispered to B"'
+    OFF = "off", _("No whispers")
+    PRIVATE = "private", _("Whispers, unseen by the others")
+    ANNOUNCED = "announced", _('Whispers, with a public line "A whispered to B"')
 
 
 class Game(models.Model):
@@ -484,29 +486,38 @@ class Phase(models.Model):
     def is_table_day(self) -> bool:
         return self.day_state is not None
 
-    @cached_property  # a phase's kind and number never change; pages read it several times
+    @property
     def label(self) -> str:
         """Forum style: "Day 1", "Night 2" (counting days and nights separately). A classic
         game's first night is "Night 0" (its rules' night zero) and the count goes on from
-        there, so its first night with actions is Night 1."""
+        there, so its first night with actions is Night 1. In the active language (a page's
+        reader's, or the game's in an announcement): only the count is kept."""
+        count = self.kind_count
+        if self.kind == PhaseKind.NIGHT:
+            return gettext("Night %(number)s") % {"number": count}
+        return gettext("Day %(number)s") % {"number": count}
+
+    @cached_property  # a phase's kind and number never change; pages read it several times
+    def kind_count(self) -> int:
+        """This phase's number among the game's phases of its kind (see ``label``)."""
         # The phases before this one never change either: one count per process and phase.
         key = (self.pk, self.started_at)
-        label = _PHASE_LABELS.get(key)
-        if label is None:
+        count = _PHASE_LABELS.get(key)
+        if count is None:
             counted = self.game.phases.filter(kind=self.kind, number__lte=self.number).aggregate(
                 same_kind=models.Count("id"),
                 night_zero=models.Count("id", filter=models.Q(night_zero=True)),
             )
-            label = f"{self.get_kind_display()} {counted['same_kind'] - counted['night_zero']}"
+            count = counted["same_kind"] - counted["night_zero"]
             if self.pk is not None:
-                _PHASE_LABELS.put(key, label)
-        return label
+                _PHASE_LABELS.put(key, count)
+        return count
 
     @classmethod
     def read_labels(cls, phases: list[Phase]) -> None:
         """Work out the ``label`` of phases of several games in one query (a list of games
         would otherwise count each game's phases on its own), by the same count."""
-        wanted = [p for p in phases if p.pk is not None and "label" not in p.__dict__]
+        wanted = [p for p in phases if p.pk is not None and "kind_count" not in p.__dict__]
         if not wanted:
             return
         rows = list(
@@ -521,9 +532,8 @@ class Phase(models.Model):
                 if r[0] == phase.game_id and r[1] == phase.kind and r[2] <= phase.number
             ]
             counted = len(same) - sum(1 for r in same if r[3])
-            label = f"{phase.get_kind_display()} {counted}"
-            _PHASE_LABELS.put((phase.pk, phase.started_at), label)
-            phase.__dict__["label"] = label
+            _PHASE_LABELS.put((phase.pk, phase.started_at), counted)
+            phase.__dict__["kind_count"] = counted
 
 
 class Post(models.Model):
@@ -637,8 +647,8 @@ class Bookmark(models.Model):
 
 
 class CoHostKind(models.TextChoices):
-    COHOST = "cohost", "Co-host"
-    BACKUP = "backup", "Backup host"
+    COHOST = "cohost", _("Co-host")
+    BACKUP = "backup", _("Backup host")
 
 
 class CoHost(models.Model):
@@ -659,8 +669,8 @@ class CoHost(models.Model):
 
 
 class VoteKind(models.TextChoices):
-    VOTE = "vote", "Vote"
-    UNVOTE = "unvote", "Unvote"
+    VOTE = "vote", pgettext_lazy("vote kind", "Vote")
+    UNVOTE = "unvote", pgettext_lazy("vote kind", "Unvote")
 
 
 class Vote(models.Model):
@@ -765,12 +775,12 @@ class PrivateResult(models.Model):
 class ThoughtAct(models.TextChoices):
     """The acts that may carry a player's thoughts (through the API)."""
 
-    POST = "post", "A post"
-    VOTE = "vote", "A vote"
-    NOMINATION = "nomination", "A nomination"
-    NIGHT_ACTION = "night_action", "A night action"
-    DAY_ACTION = "day_action", "A day action"
-    PASS = "pass", "A pass"
+    POST = "post", _("A post")
+    VOTE = "vote", _("A vote")
+    NOMINATION = "nomination", _("A nomination")
+    NIGHT_ACTION = "night_action", _("A night action")
+    DAY_ACTION = "day_action", _("A day action")
+    PASS = "pass", _("A pass")
 
 
 MAX_THOUGHTS_LENGTH = 4_000
@@ -1058,20 +1068,20 @@ class PersonToken(ApiToken):
 class ReportReason(models.TextChoices):
     """Why someone reports a post or a player, and why a moderator acts: one fixed list."""
 
-    SPAM = "spam", "Spam or advertising"
-    ABUSE = "abuse", "Harassment or personal attacks"
-    HATE = "hate", "Hate speech or slurs"
-    CHEATING = "cheating", "Cheating: sharing the game outside its threads"
-    ALT = "alt", "An undeclared second account"
-    THROWING = "throwing", "Throwing the game or playing against their win condition"
-    INACTIVITY = "inactivity", "Abandoning games"
-    OTHER = "other", "Something else (say what)"
+    SPAM = "spam", _("Spam or advertising")
+    ABUSE = "abuse", _("Harassment or personal attacks")
+    HATE = "hate", _("Hate speech or slurs")
+    CHEATING = "cheating", _("Cheating: sharing the game outside its threads")
+    ALT = "alt", _("An undeclared second account")
+    THROWING = "throwing", _("Throwing the game or playing against their win condition")
+    INACTIVITY = "inactivity", _("Abandoning games")
+    OTHER = "other", _("Something else (say what)")
 
 
 class ReportStatus(models.TextChoices):
-    OPEN = "open", "Open"
-    DISMISSED = "dismissed", "Dismissed"
-    ACTIONED = "actioned", "Acted on"
+    OPEN = "open", pgettext_lazy("report status", "Open")
+    DISMISSED = "dismissed", pgettext_lazy("report status", "Dismissed")
+    ACTIONED = "actioned", pgettext_lazy("report status", "Acted on")
 
 
 class Report(models.Model):
@@ -1123,10 +1133,10 @@ class Report(models.Model):
 
 
 class SanctionKind(models.TextChoices):
-    WARN = "warn", "Warning"
-    MUTE = "mute", "Mute (no posting)"
-    SUSPEND = "suspend", "Suspension"
-    BAN = "ban", "Ban"
+    WARN = "warn", _("Warning")
+    MUTE = "mute", _("Mute (no posting)")
+    SUSPEND = "suspend", _("Suspension")
+    BAN = "ban", _("Ban")
 
 
 # Sanctions that take the account (and its agents) off the site while in force.
@@ -1217,17 +1227,17 @@ class Appeal(models.Model):
 
 
 class ModerationAction(models.TextChoices):
-    DISMISSED = "dismissed", "Dismissed a report"
-    WARNED = "warned", "Warned"
-    MUTED = "muted", "Muted"
-    SUSPENDED = "suspended", "Suspended"
-    BANNED = "banned", "Banned"
-    LIFTED = "lifted", "Lifted a sanction"
-    EXPIRED = "expired", "A sanction ended"
-    APPEAL_GRANTED = "appeal_granted", "Granted an appeal"
-    APPEAL_REFUSED = "appeal_refused", "Refused an appeal"
-    ALT_APPROVED = "alt_approved", "Approved an alternate account"
-    ALT_REFUSED = "alt_refused", "Refused an alternate account"
+    DISMISSED = "dismissed", _("Dismissed a report")
+    WARNED = "warned", _("Warned")
+    MUTED = "muted", _("Muted")
+    SUSPENDED = "suspended", _("Suspended")
+    BANNED = "banned", _("Banned")
+    LIFTED = "lifted", _("Lifted a sanction")
+    EXPIRED = "expired", _("A sanction ended")
+    APPEAL_GRANTED = "appeal_granted", _("Granted an appeal")
+    APPEAL_REFUSED = "appeal_refused", _("Refused an appeal")
+    ALT_APPROVED = "alt_approved", _("Approved an alternate account")
+    ALT_REFUSED = "alt_refused", _("Refused an alternate account")
 
 
 class ModerationLogEntry(models.Model):
@@ -1265,9 +1275,9 @@ class ModerationLogEntry(models.Model):
 
 
 class AltStatus(models.TextChoices):
-    PENDING = "pending", "Waiting for a moderator"
-    APPROVED = "approved", "Approved"
-    REFUSED = "refused", "Refused"
+    PENDING = "pending", _("Waiting for a moderator")
+    APPROVED = "approved", pgettext_lazy("alternate account", "Approved")
+    REFUSED = "refused", pgettext_lazy("alternate account", "Refused")
 
 
 class AltAccount(models.Model):

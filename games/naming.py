@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, overload
 
+from django.utils.translation import gettext as _
+
 from .shapes import SlotRef
 
 RESOLVER_NAME = re.compile(r"\bP(\d+)\b")
@@ -55,13 +57,15 @@ def shown_name(game: Any, mask: str, real: str) -> str:
 # What the replacement queue of an anonymous game calls its people while it runs: their
 # place in line. Their own names would name a player the moment one of them leaves the
 # queue for a masked seat ("A new player takes over Red Fox").
-QUEUE_MASK = "Replacement {place}"
+def queue_mask(place: int) -> str:
+    """ "Replacement 2": the ``place``-th person in an anonymous game's queue."""
+    return _("Replacement %(place)s") % {"place": place}
 
 
 def queue_name(game: Any, place: int, real: str) -> str:
     """How the replacement queue shows its ``place``-th person (1: next in line), held by
     ``real``: by the place while the masks hide the players, ``real`` otherwise."""
-    return shown_name(game, QUEUE_MASK.format(place=place) if masks_hide(game) else "", real)
+    return shown_name(game, queue_mask(place) if masks_hide(game) else "", real)
 
 
 def masked(slot: Any) -> bool:
@@ -137,7 +141,9 @@ class SeatHistory:
     def then_and_now(self, slot_id: int, *, phase: int | None = None, at: Any = None) -> str:
         """ "gus (replaced by Zoë Smith)" where both matter; just the name when unchanged."""
         then, now = self.holder(slot_id, phase=phase, at=at), self.current.get(slot_id, "?")
-        return then if then == now else f"{then} (replaced by {now})"
+        if then == now:
+            return then
+        return _("%(then)s (replaced by %(now)s)") % {"then": then, "now": now}
 
     def seat_names(self, *, phase: int | None = None, at: Any = None) -> dict[int, str]:
         """Seat -> the holder then (for ``render``ing a past report)."""

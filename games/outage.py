@@ -26,6 +26,7 @@ from typing import TypeVar
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.template import loader
+from django.utils.translation import gettext, gettext_lazy
 
 from .errors import ErrorCode
 from .json_answers import is_api, json_error
@@ -33,7 +34,7 @@ from .json_answers import is_api, json_error
 log = logging.getLogger(__name__)
 
 RETRY_AFTER_SECONDS = 10
-MESSAGE = (
+MESSAGE = gettext_lazy(
     "The game server cannot reach its database or message service right now, so nothing "
     "was changed. Please try again in a few seconds."
 )
@@ -85,10 +86,10 @@ def answer_after_commit(read: Callable[[], T], fallback: Callable[[], T]) -> T:
 
 def outage_response(request: HttpRequest) -> HttpResponse:
     if is_api(request):
-        response: HttpResponse = json_error(503, MESSAGE, ErrorCode.SERVICE_UNAVAILABLE)
+        response: HttpResponse = json_error(503, str(MESSAGE), ErrorCode.SERVICE_UNAVAILABLE)
     else:
         try:
-            html: str = loader.render_to_string("503.html", {"message": MESSAGE})
+            html: str = loader.render_to_string("503.html", {"message": str(MESSAGE)})
         except Exception:  # the template needs nothing from the database, but be sure
             html = f"<!doctype html><title>Unavailable</title><p>{MESSAGE}</p>"
         response = HttpResponse(html, status=503)
@@ -117,7 +118,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
     if is_outage(sys.exc_info()[1]):
         return outage_response(request)
     if is_api(request):
-        return json_error(500, "Server error.", ErrorCode.SERVER_ERROR)
+        return json_error(500, gettext("Server error."), ErrorCode.SERVER_ERROR)
     from django.views.defaults import server_error as default_server_error
 
     return default_server_error(request)

@@ -15,13 +15,15 @@ from typing import Any
 from django import forms
 from django.core.exceptions import ValidationError
 from django.core.validators import ProhibitNullCharactersValidator
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 from rest_framework import serializers
 from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
 from .errors import ErrorCode, InvalidInput
 
-NUL_MESSAGE = "Text may not contain NUL characters."
-SURROGATE_MESSAGE = "Text may not contain lone surrogate characters."
+NUL_MESSAGE = gettext_lazy("Text may not contain NUL characters.")
+SURROGATE_MESSAGE = gettext_lazy("Text may not contain lone surrogate characters.")
 
 
 def validate_plain_text(value: Any) -> None:
@@ -80,13 +82,18 @@ def checked_text(
     refuses what is no text the site can store, ``too_long`` (else ``code``) a text over
     ``limit``, and ``empty`` (if given) an empty one."""
     if not isinstance(value, str):
-        raise InvalidInput(f"{what}: text only.", code, field)
+        raise InvalidInput(_("%(what)s: text only.") % {"what": what}, code, field)
     text = value.strip().replace("\r\n", "\n")
     if empty is not None and not text:
-        raise InvalidInput(f"{what}: nothing written.", empty, field)
+        raise InvalidInput(_("%(what)s: nothing written.") % {"what": what}, empty, field)
     if len(text) > limit:
         raise InvalidInput(
-            f"{what}: at most {limit:,} characters; this has {len(text):,}.",
+            ngettext(
+                "%(what)s: at most %(limit)s character; this has %(length)s.",
+                "%(what)s: at most %(limit)s characters; this has %(length)s.",
+                limit,
+            )
+            % {"what": what, "limit": f"{limit:,}", "length": f"{len(text):,}"},
             too_long or code,
             field,
         )

@@ -37,6 +37,7 @@ from django.contrib.auth import get_user_model
 from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
 
 from . import login_unlock
 from .accounts import account_for_login
@@ -68,7 +69,9 @@ class RateLimited(Exception):
 
     @property
     def message(self) -> str:
-        return f"Too many requests; try again in {self.retry_after} seconds."
+        return _("Too many requests; try again in %(seconds)s seconds.") % {
+            "seconds": self.retry_after
+        }
 
 
 class AccountLocked(RateLimited):
@@ -77,11 +80,11 @@ class AccountLocked(RateLimited):
 
     @property
     def message(self) -> str:
-        return (
+        return _(
             "Too many failed log-ins to this account; try again in "
-            f"{self.retry_after} seconds. If it is your account and it has a verified "
+            "%(seconds)s seconds. If it is your account and it has a verified "
             "e-mail address, we have mailed it a link to log in with in a browser now."
-        )
+        ) % {"seconds": self.retry_after}
 
 
 def limits() -> dict[str, tuple[int, int]]:

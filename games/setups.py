@@ -11,8 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.utils.translation import gettext_lazy
+
 from .game_settings import BY_NAME, defaults
 from .gateway import rules_named
+
+
+def _(text: str) -> str:
+    """A setup's name or description, said in the reader's language when it is read."""
+    return gettext_lazy(text)  # type: ignore[return-value]  # a lazy str: read as a str
 
 
 class Setup:
@@ -82,9 +89,11 @@ SETUPS: dict[str, Setup] = {
     for setup in (
         Setup(
             slug="city-ten",
-            name="City mafia table (10)",
-            description="Don, mafia and a Maniac against a Sheriff, a Doctor, a Mistress and "
-            "four citizens. Plurality vote with a revote on a tie.",
+            name=_("City mafia table (10)"),
+            description=_(
+                "Don, mafia and a Maniac against a Sheriff, a Doctor, a Mistress and "
+                "four citizens. Plurality vote with a revote on a tie."
+            ),
             ruleset="city",
             role_list=_roles(
                 ("don", 1),
@@ -100,9 +109,11 @@ SETUPS: dict[str, Setup] = {
         ),
         Setup(
             slug="classic-ten",
-            name="Classic ten-player game",
-            description="3 mafia, a detective, a doctor and 5 town. Nominations, plurality "
-            "vote, a revote on a tie; roles stay hidden until the game ends.",
+            name=_("Classic ten-player game"),
+            description=_(
+                "3 mafia, a detective, a doctor and 5 town. Nominations, plurality "
+                "vote, a revote on a tie; roles stay hidden until the game ends."
+            ),
             ruleset="classic",
             role_list=_roles(("mafia", 3), ("detective", 1), ("doctor", 1), ("town", 5)),
             vote_rule="plurality",
@@ -112,9 +123,11 @@ SETUPS: dict[str, Setup] = {
         ),
         Setup(
             slug="power-nine",
-            name="Power roles (9)",
-            description="A Godfather and a mafia roleblocker against a cop, a doctor, a "
-            "vigilante, two masons and a villager, with a Jester on the side.",
+            name=_("Power roles (9)"),
+            description=_(
+                "A Godfather and a mafia roleblocker against a cop, a doctor, a "
+                "vigilante, two masons and a villager, with a Jester on the side."
+            ),
             ruleset="power",
             role_list=_roles(
                 ("godfather", 1),
@@ -131,9 +144,11 @@ SETUPS: dict[str, Setup] = {
         ),
         Setup(
             slug="forum-vanilla",
-            name="Forum vanilla (7)",
-            description="Two mafia goons against five vanilla townies. Majority vote; the "
-            "hammer ends the day at once.",
+            name=_("Forum vanilla (7)"),
+            description=_(
+                "Two mafia goons against five vanilla townies. Majority vote; the "
+                "hammer ends the day at once."
+            ),
             ruleset="forum",
             method="rar",
             role_list=_roles(("goon", 2), ("vanilla_townie", 5)),
@@ -141,9 +156,11 @@ SETUPS: dict[str, Setup] = {
         ),
         Setup(
             slug="forum-cop-doctor-nine",
-            name="Cop and doctor nine-player",
-            description="Seven town (a cop, a doctor, five vanilla townies) against two "
-            "goons. Majority vote with the forum's lock rule.",
+            name=_("Cop and doctor nine-player"),
+            description=_(
+                "Seven town (a cop, a doctor, five vanilla townies) against two "
+                "goons. Majority vote with the forum's lock rule."
+            ),
             ruleset="forum",
             method="rar",
             role_list=_roles(("cop", 1), ("doctor", 1), ("vanilla_townie", 5), ("goon", 2)),
@@ -152,9 +169,11 @@ SETUPS: dict[str, Setup] = {
         # -- the forum setup library: the common setups of the big forums
         Setup(
             slug="forum-mountainous",
-            name="Mountainous (13)",
-            description="Ten vanilla townies against three goons: no power roles at all, "
-            "pure discussion. Open setup.",
+            name=_("Mountainous (13)"),
+            description=_(
+                "Ten vanilla townies against three goons: no power roles at all, "
+                "pure discussion. Open setup."
+            ),
             ruleset="forum",
             method="rar",
             role_list=_roles(("vanilla_townie", 10), ("goon", 3)),
@@ -163,9 +182,11 @@ SETUPS: dict[str, Setup] = {
         ),
         Setup(
             slug="forum-cop-nine",
-            name="Cop 9er",
-            description="A cop and six vanilla townies against two goons; the game starts "
-            "at night so the cop gets a check first. Open setup.",
+            name=_("Cop 9er"),
+            description=_(
+                "A cop and six vanilla townies against two goons; the game starts "
+                "at night so the cop gets a check first. Open setup."
+            ),
             ruleset="forum",
             method="rar",
             role_list=_roles(("cop", 1), ("vanilla_townie", 6), ("goon", 2)),
@@ -175,9 +196,10 @@ SETUPS: dict[str, Setup] = {
         ),
         Setup(
             slug="forum-vig-ten",
-            name="Vig 10er",
-            description="A one-shot vigilante and six vanilla townies against three goons. "
-            "Open setup.",
+            name=_("Vig 10er"),
+            description=_(
+                "A one-shot vigilante and six vanilla townies against three goons. Open setup."
+            ),
             ruleset="forum",
             method="rar",
             role_list=(
@@ -190,9 +212,11 @@ SETUPS: dict[str, Setup] = {
         ),
         Setup(
             slug="forum-newbie-seven",
-            name="Newbie 7",
-            description="A small game for new players: a cop and four vanilla townies "
-            "against two goons. Open setup.",
+            name=_("Newbie 7"),
+            description=_(
+                "A small game for new players: a cop and four vanilla townies "
+                "against two goons. Open setup."
+            ),
             ruleset="forum",
             method="rar",
             role_list=_roles(("cop", 1), ("vanilla_townie", 4), ("goon", 2)),
@@ -201,10 +225,12 @@ SETUPS: dict[str, Setup] = {
         ),
         Setup(
             slug="forum-third-party-ten",
-            name="Third parties (10)",
-            description="A one-shot day vigilante, a loved townie, a double voter and four "
-            "more town against two goons and a serial killer, with a survivor on the side. "
-            "Vote modifiers are public. Semi-open setup.",
+            name=_("Third parties (10)"),
+            description=_(
+                "A one-shot day vigilante, a loved townie, a double voter and four "
+                "more town against two goons and a serial killer, with a survivor on the side. "
+                "Vote modifiers are public. Semi-open setup."
+            ),
             ruleset="forum",
             method="rar",
             role_list=(

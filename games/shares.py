@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils.translation import gettext as _
+
 from .shapes import AgentRate
 
 
@@ -28,8 +30,14 @@ class Share:
     def words(self, one: str = "", many: str = "") -> str:
         """ "n of d (x%)", or with the counted thing named: "n of d guesses (x%)"."""
         noun = (one if self.of == 1 else many or one) if one else ""
-        percent = f" ({self.percent})" if self.of else ""
-        return f"{self.count} of {self.of}{' ' + noun if noun else ''}{percent}"
+        values = {"count": self.count, "of": self.of, "noun": noun, "percent": self.percent}
+        if noun:
+            if self.of:
+                return _("%(count)s of %(of)s %(noun)s (%(percent)s)") % values
+            return _("%(count)s of %(of)s %(noun)s") % values
+        if self.of:
+            return _("%(count)s of %(of)s (%(percent)s)") % values
+        return _("%(count)s of %(of)s") % values
 
     @property
     def text(self) -> str:

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Q
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games.models import Agent, Game, GameStatus, Replacement, Slot
 from games.shares import Share
@@ -31,8 +33,18 @@ class Spotted(Share):
 
     @property
     def spoken(self) -> str:
-        """ "n of d guesses (x%)", as the agent's page says it."""
-        return self.words("guess", "guesses")
+        """ "n of d guesses (x%)", as the agent's page says it (in the reader's language)."""
+        values = {"count": self.count, "of": self.of, "percent": self.percent}
+        if not self.of:
+            return _("%(count)s of %(of)s guesses") % values
+        return (
+            ngettext(
+                "%(count)s of %(of)s guess (%(percent)s)",
+                "%(count)s of %(of)s guesses (%(percent)s)",
+                self.of,
+            )
+            % values
+        )
 
 
 def agent_seats(game: Game) -> list[Slot]:

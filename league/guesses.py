@@ -14,10 +14,11 @@ one row (the unique constraint backs it).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, cast
 
 from django.db import transaction
+from django.utils.translation import gettext, gettext_lazy
 
 from games.errors import ErrorCode, InvalidInput, NotAllowed, NotFound, Refusal, WrongPhase
 from games.models import Agent, Game, GameStatus, Replacement, Slot
@@ -26,20 +27,25 @@ from .models import AgentGuess
 
 MAX_SEATS_GIVEN = 100  # more numbers than any game has seats is not a guess
 
+# Lazy (typed as the text it becomes): each refusal is said in the language of the moment it
+# is raised or shown (``GameRuleError`` takes its str()).
+_ = cast(Callable[[str], str], gettext_lazy)
+
 # The refusals, each said once (the page's messages and the API's errors).
-NO_GAME = Refusal("There is no such game.", ErrorCode.NO_GAME, kind=NotFound)
+# (Lazy: each is said in the language of the moment it is raised or shown.)
+NO_GAME = Refusal(_("There is no such game."), ErrorCode.NO_GAME, kind=NotFound)
 NOT_BLIND = Refusal(
-    "Only a blind game's players guess which seats were agents.", ErrorCode.NOT_BLIND
+    _("Only a blind game's players guess which seats were agents."), ErrorCode.NOT_BLIND
 )
-NOT_OVER = Refusal("Guesses open when the game ends.", ErrorCode.NOT_OVER, kind=WrongPhase)
+NOT_OVER = Refusal(_("Guesses open when the game ends."), ErrorCode.NOT_OVER, kind=WrongPhase)
 AGENT_REFUSED = Refusal(
-    "An agent's account does not guess: the guesses are the people's.",
+    _("An agent's account does not guess: the guesses are the people's."),
     ErrorCode.AGENT_ACCOUNT,
     kind=NotAllowed,
 )
-NOT_A_PLAYER = Refusal("Only the game's players guess.", ErrorCode.NOT_PLAYER, kind=NotAllowed)
+NOT_A_PLAYER = Refusal(_("Only the game's players guess."), ErrorCode.NOT_PLAYER, kind=NotAllowed)
 ALREADY = Refusal(
-    "You have guessed in this game already; a guess is not changed.",
+    _("You have guessed in this game already; a guess is not changed."),
     ErrorCode.ALREADY_GUESSED,
     kind=WrongPhase,
 )
@@ -61,13 +67,14 @@ def _seats(game: Game, given: Iterable[Any]) -> list[int]:
     if len(numbers) > MAX_SEATS_GIVEN or not all(
         isinstance(n, int) and not isinstance(n, bool) for n in numbers
     ):
-        raise InvalidInput("Name seats by their numbers.", ErrorCode.GUESS_SEATS, "seats")
+        raise InvalidInput(gettext("Name seats by their numbers."), ErrorCode.GUESS_SEATS, "seats")
     seats = set(Slot.objects.filter(game=game).values_list("seat", flat=True))
     strange = sorted(set(numbers) - seats)
     if strange:
         listed = ", ".join(str(n) for n in strange[:5])
         raise InvalidInput(
-            f"This game has no seat {listed}: its seats are 1 to {max(seats, default=0)}.",
+            gettext("This game has no seat %(listed)s: its seats are 1 to %(last)s.")
+            % {"listed": listed, "last": max(seats, default=0)},
             ErrorCode.GUESS_SEATS,
             "seats",
         )
@@ -77,7 +84,7 @@ def _seats(game: Game, given: Iterable[Any]) -> list[int]:
 def submit_guess(user: Any, game_id: int, seats: Iterable[Any]) -> AgentGuess:
     """``user``'s guess of ``game_id``'s agent seats (``seats``: seat numbers, maybe none)."""
     if not getattr(user, "is_authenticated", False):
-        raise NotAllowed("Log in to guess.", ErrorCode.LOGIN)
+        raise NotAllowed(gettext("Log in to guess."), ErrorCode.LOGIN)
     with transaction.atomic():
         game = Game.objects.select_for_update().filter(pk=game_id).first()
         game = open_for_guesses(game)

@@ -13,6 +13,8 @@ from collections import defaultdict
 from typing import Any
 
 from django.db.models import Count, Q
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from games.errors import ErrorCode, NotFound
 from games.models import Game, GameStatus, Slot
@@ -30,6 +32,7 @@ from .models import (
     SeriesGame,
     SeriesStatus,
 )
+from .problems import shown
 from .series import seat_of
 from .shapes import (
     EntrantScore,
@@ -73,7 +76,7 @@ def queues(user: Any, also: tuple[str, ...] = ()) -> list[LeagueQueue]:
                 "waiting": waiting.get(slug, 0),
                 "queued": slug in mine,
                 "queued_since": mine.get(slug),
-                "problem": problems.get(slug, "") if waiting.get(slug) else "",
+                "problem": shown(problems.get(slug, "")) if waiting.get(slug) else "",
                 "silent_seat": league_format.silent_seat if league_format else "",
                 "blind": bool(league_format and league_format.blind),
                 "exists": found is not None,
@@ -101,7 +104,10 @@ def queue_of(user: Any, setup: str) -> LeagueQueue:
 
 
 # -- duplicate series --------------------------------------------------------------------------
-ROTATION = "Game i (from 0) seats entrant j (from 0) in seat (j + i) mod n, counted from 1."
+# Said on the series page in the reader's language (str() in the read: it is JSON too).
+ROTATION = gettext_lazy(
+    "Game i (from 0) seats entrant j (from 0) in seat (j + i) mod n, counted from 1."
+)
 
 
 def _name(setup: str) -> str:
@@ -146,7 +152,7 @@ def series_detail(series_id: Any) -> SeriesDetail:
     try:
         series = Series.objects.get(pk=int(series_id))
     except (Series.DoesNotExist, TypeError, ValueError, OverflowError):
-        raise NotFound("There is no such series.", ErrorCode.NO_SERIES) from None
+        raise NotFound(_("There is no such series."), ErrorCode.NO_SERIES) from None
     entrants = list(series.entrants.select_related("user").order_by("position"))
     seats = len(entrants)
     agents = current_agent_names()
@@ -226,9 +232,9 @@ def series_detail(series_id: Any) -> SeriesDetail:
         **_summary(series, [e.user.get_username() for e in entrants], len(over)),
         "ruleset": found.ruleset if found is not None else "",
         "seats": seats,
-        "problem": series.problem,
+        "problem": shown(series.problem),
         "seed": series.seed if series.status == SeriesStatus.FINISHED else None,
-        "rotation": ROTATION,
+        "rotation": str(ROTATION),
         "scores": sorted(scores.values(), key=lambda s: (-s["wins"], s["position"])),
         "games": rows,
     }

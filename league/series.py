@@ -28,12 +28,14 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models.functions import Lower
+from django.utils.translation import gettext as _
 
 from games.errors import ErrorCode, GameRuleError, InvalidInput, NotAllowed, NotFound
 from games.models import Game, GameStatus, Slot
 from games.reads.moderation import same_person
 from games.services.lobby import create_game, deal_seats, join_game, start_game
 
+from . import problems
 from .formats import LEAGUE_HOST_NAME, format_of
 from .models import LeagueQueueEntry, Series, SeriesEntrant, SeriesGame, SeriesStatus
 from .services import league_host, leave_queue
@@ -72,20 +74,20 @@ def create_series(
     one per seat), ``games`` games (a multiple of the seats; one rotation by default),
     and its first game started, all in one transaction: a refused start makes no series."""
     if not getattr(user, "is_authenticated", False):
-        raise NotAllowed("Log in to make a series.", ErrorCode.LOGIN)
+        raise NotAllowed(_("Log in to make a series."), ErrorCode.LOGIN)
     if not may_make_series(user):
         raise NotAllowed(
-            "Only the site's staff may make a series: it seats its entrants in rated games.",
+            _("Only the site's staff may make a series: it seats its entrants in rated games."),
             ErrorCode.NOT_ALLOWED,
         )
     league_format = format_of(setup)
     found = league_format.setup if league_format is not None else None
     if league_format is None or found is None:
-        raise NotFound("There is no league setup of that name.", ErrorCode.UNKNOWN_SETUP)
+        raise NotFound(_("There is no league setup of that name."), ErrorCode.UNKNOWN_SETUP)
     if league_format.game_kwargs().get("anonymous_names"):
         # The rotation says who sits where, which an anonymous game hides.
         raise InvalidInput(
-            "A series cannot be played with anonymous names: its rotation says who sits where.",
+            _("A series cannot be played with anonymous names: its rotation says who sits where."),
             ErrorCode.SETUP,
             "setup",
         )
@@ -100,8 +102,11 @@ def create_series(
         or count % seats
     ):
         raise InvalidInput(
-            f"A series of this setup plays {seats} games per rotation: "
-            f"{seats}, {seats * 2}, ... up to {seats * MAX_ROTATIONS}.",
+            _(
+                "A series of this setup plays %(seats)s games per rotation: "
+                "%(seats)s, %(twice)s, ... up to %(most)s."
+            )
+            % {"seats": seats, "twice": seats * 2, "most": seats * MAX_ROTATIONS},
             ErrorCode.SERIES_GAMES,
             "games",
         )
@@ -124,7 +129,8 @@ def _entrants(names: list[str], seats: int) -> list[Any]:
     cleaned = [name.strip() for name in names if name and name.strip()]
     if len(cleaned) != seats:
         raise InvalidInput(
-            f"Name {seats} entrants, one per seat ({len(cleaned)} named).",
+            _("Name %(seats)s entrants, one per seat (%(named)s named).")
+            % {"seats": seats, "named": len(cleaned)},
             ErrorCode.ENTRANTS,
             "entrants",
         )
@@ -139,16 +145,21 @@ def _entrants(names: list[str], seats: int) -> list[Any]:
     for name in cleaned:
         user = found.get(name.lower())
         if user is None:
-            raise InvalidInput(f"There is no player named {name}.", ErrorCode.NO_USER, "entrants")
+            raise InvalidInput(
+                _("There is no player named %(name)s.") % {"name": name},
+                ErrorCode.NO_USER,
+                "entrants",
+            )
         if user.get_username() == LEAGUE_HOST_NAME:
             raise InvalidInput(
-                "The League account hosts the games: it cannot play in them.",
+                _("The League account hosts the games: it cannot play in them."),
                 ErrorCode.ENTRANTS,
                 "entrants",
             )
         if user.pk in taken:
             raise InvalidInput(
-                f"{user.get_username()} is named twice (or with another account of theirs).",
+                _("%(name)s is named twice (or with another account of theirs).")
+                % {"name": user.get_username()},
                 ErrorCode.ENTRANTS,
                 "entrants",
             )
@@ -161,8 +172,8 @@ def _entrants(names: list[str], seats: int) -> list[Any]:
         )
         if playing is not None:
             raise InvalidInput(
-                f"{user.get_username()} is playing league game {playing}: one league game "
-                "at a time.",
+                _("%(name)s is playing league game %(game)s: one league game at a time.")
+                % {"name": user.get_username(), "game": playing},
                 ErrorCode.ALREADY_PLAYING,
                 "entrants",
             )
@@ -178,16 +189,17 @@ def start_next(series_id: int) -> Game | None:
         with transaction.atomic():
             series = Series.objects.select_for_update().filter(pk=series_id).first()
             if series is None:
-                raise NotFound("There is no such series.", ErrorCode.NO_SERIES)
-            game = _start(series)
+                raise NotFound(_("There is no such series."), ErrorCode.NO_SERIES)
+            with problems.in_site_language():
+                game = _start(series)
     except GameRuleError as exc:
         if exc.code == ErrorCode.NO_SERIES:
             raise
-        _record(series_id, f"The next game could not start: {exc.message}")
+        _record(series_id, problems.stored(problems.next_not_started, exc.message))
         return None
     except Exception:
         log.exception("series %s: starting its next game failed", series_id)
-        _record(series_id, "The next game could not start (an error on the site).")
+        _record(series_id, problems.stored(problems.next_not_started_error))
         return None
     return game
 
@@ -209,7 +221,7 @@ def _start(series: Series) -> Game | None:
     league_format = format_of(series.setup)
     found = league_format.setup if league_format is not None else None
     if league_format is None or found is None:
-        raise NotFound("The series' setup no longer exists.", ErrorCode.UNKNOWN_SETUP)
+        raise NotFound(_("The series' setup no longer exists."), ErrorCode.UNKNOWN_SETUP)
     entrants = list(series.entrants.select_related("user").order_by("position"))
     seats = len(entrants)
     host = league_host()

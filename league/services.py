@@ -38,6 +38,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from games.errors import ErrorCode, GameRuleError, InvalidInput, NotAllowed, NotFound
 from games.models import Game, GameStatus, Slot
@@ -47,6 +48,7 @@ from games.services.common import Tx
 from games.services.lobby import create_game, join_game, start_game
 from games.services.swap import do_replace, may_take_a_seat
 
+from . import problems
 from .formats import LEAGUE_HOST_NAME, format_of
 from .live import publish_league_on_commit
 from .models import LeagueQueueEntry, LeagueQueueState
@@ -73,16 +75,16 @@ def join_queue(user: Any, setup: str) -> LeagueQueueEntry:
     queue at a time, so that two queues filling at once never seat anyone twice. The
     matchmaker runs after the commit (on the queues left too: their counts changed)."""
     if not getattr(user, "is_authenticated", False):
-        raise NotAllowed("Log in to join a league queue.", ErrorCode.LOGIN)
+        raise NotAllowed(_("Log in to join a league queue."), ErrorCode.LOGIN)
     if format_of(setup) is None:
-        raise NotFound("There is no league queue for that setup.", ErrorCode.UNKNOWN_SETUP)
+        raise NotFound(_("There is no league queue for that setup."), ErrorCode.UNKNOWN_SETUP)
     try:
         with transaction.atomic():
             _lock_person(user)
             playing = _league_game_of(user)
             if playing is not None:
                 raise InvalidInput(
-                    f"You are playing league game {playing}: finish it first.",
+                    _("You are playing league game %(game)s: finish it first.") % {"game": playing},
                     ErrorCode.ALREADY_PLAYING,
                 )
             # (After the row lock: a modkill committing meanwhile is seen.) Any account
@@ -94,7 +96,7 @@ def join_queue(user: Any, setup: str) -> LeagueQueueEntry:
             entry = LeagueQueueEntry.objects.create(user=user, setup=setup)
     except IntegrityError:
         raise InvalidInput(
-            "You are already waiting in this queue.", ErrorCode.ALREADY_QUEUED
+            _("You are already waiting in this queue."), ErrorCode.ALREADY_QUEUED
         ) from None
     for queue in (setup, *left):
         transaction.on_commit(partial(match, queue))
@@ -105,11 +107,11 @@ def join_queue(user: Any, setup: str) -> LeagueQueueEntry:
 def leave_queue(user: Any, setup: str) -> None:
     """Take ``user`` out of the queue of ``setup`` (also one whose setup is gone)."""
     if not getattr(user, "is_authenticated", False):
-        raise NotAllowed("Log in to leave a league queue.", ErrorCode.LOGIN)
+        raise NotAllowed(_("Log in to leave a league queue."), ErrorCode.LOGIN)
     with transaction.atomic():
         _lock_person(user)
         if not _leave(user, only=setup):
-            raise InvalidInput("You are not waiting in this queue.", ErrorCode.NOT_QUEUED)
+            raise InvalidInput(_("You are not waiting in this queue."), ErrorCode.NOT_QUEUED)
     transaction.on_commit(partial(match, setup))  # the queue's "waiting for" is one more
     publish_league_on_commit()
 
@@ -155,18 +157,18 @@ def match(setup: str) -> Game | None:
     """Make, seat and start one game from the queue of ``setup`` if enough seats wait;
     the game, or None (the queue's state then says why and everyone stays queued)."""
     try:
-        with transaction.atomic():
+        with transaction.atomic(), problems.in_site_language():
             game = _match(setup)
     except _NoMatch as no:
         _record(setup, no.problem)
         return None
     except GameRuleError as exc:  # the setup's own rules refused: say it in their words
         log.warning("League queue %s could not start a game: %s", setup, exc.message)
-        _record(setup, f"The game could not be made: {exc.message} Everyone stays queued.")
+        _record(setup, problems.stored(problems.not_made, exc.message))
         return None
     except Exception:
         log.exception("League queue %s: making a game failed", setup)
-        _record(setup, "The game could not be made (an error on the site); everyone stays queued.")
+        _record(setup, problems.stored(problems.not_made_error))
         return None
     _record(setup, "", game)
     publish_league_on_commit()  # (made by a sweep: no join to tell the pages)
@@ -193,7 +195,7 @@ def _match(setup: str) -> Game:
     league_format = format_of(setup)
     league_setup = league_format.setup if league_format is not None else None
     if league_format is None or league_setup is None:  # (format_of checked the setup)
-        raise _NoMatch("This setup no longer exists; you stay queued until it returns.")
+        raise _NoMatch(problems.stored(problems.setup_gone))
     needed = league_setup.player_count
     _one_matcher_at_a_time(setup)
     # The people first (as a join and a leave lock them), skipping those a join or a leave
@@ -219,7 +221,7 @@ def _match(setup: str) -> Game:
     waiting = _one_account_each(waiting)[:needed]
     if len(waiting) < needed:
         more = needed - len(waiting)
-        raise _NoMatch(f"Waiting for {more} more player{'s' if more != 1 else ''}.")
+        raise _NoMatch(problems.stored(problems.waiting_for, more))
     host = league_host()
     number = Game.objects.filter(league_setup=setup).count() + 1
     game = create_game(

@@ -25,6 +25,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.functional import lazy
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -87,33 +90,40 @@ def _in_or_out(
 @require_POST
 @login_required
 def join(request: HttpRequest, setup: str) -> HttpResponse:
-    done = "You are in the queue: the game starts when the table is full."
+    done = _("You are in the queue: the game starts when the table is full.")
     return _in_or_out(request, services.join_queue, setup, done)
 
 
 @require_POST
 @login_required
 def leave(request: HttpRequest, setup: str) -> HttpResponse:
-    return _in_or_out(request, services.leave_queue, setup, "You left the queue.")
+    return _in_or_out(request, services.leave_queue, setup, _("You left the queue."))
 
 
 class SeriesForm(SiteForm):
     """What staff give a new series; the service checks the rest (entrants, games)."""
 
-    setup = forms.ChoiceField(label="Setup", choices=())
+    setup = forms.ChoiceField(label=gettext_lazy("Setup"), choices=())
     entrants = forms.CharField(
-        label="Entrants",
+        label=gettext_lazy("Entrants"),
         widget=forms.Textarea(attrs={"rows": 6}),
         max_length=2000,
-        help_text="One name a line, in rotation order: as many as the setup has seats.",
+        help_text=gettext_lazy(
+            "One name a line, in rotation order: as many as the setup has seats."
+        ),
     )
     games = forms.IntegerField(
-        label="Games",
+        label=gettext_lazy("Games"),
         required=False,
         min_value=1,
         max_value=200,
-        help_text=f"A multiple of the seats, at most {MAX_ROTATIONS} rotations; "
-        "blank: one rotation.",
+        help_text=lazy(
+            lambda: (
+                _("A multiple of the seats, at most %(rotations)s rotations; blank: one rotation.")
+                % {"rotations": MAX_ROTATIONS}
+            ),
+            str,
+        )(),
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -121,7 +131,11 @@ class SeriesForm(SiteForm):
         field = self.fields["setup"]
         assert isinstance(field, forms.ChoiceField)
         field.choices = [
-            (slug, f"{f.setup.name} ({f.setup.player_count} seats)")
+            (
+                slug,
+                _("%(setup)s (%(seats)s seats)")
+                % {"setup": f.setup.name, "seats": f.setup.player_count},
+            )
             for slug, f in FORMATS.items()
             if f.setup is not None
         ]
@@ -148,7 +162,7 @@ def series_list_page(request: HttpRequest) -> HttpResponse:
 @login_required
 def series_create(request: HttpRequest) -> HttpResponse:
     if not may_make_series(request.user):
-        raise PermissionDenied("Only the site's staff may make a series.")
+        raise PermissionDenied(_("Only the site's staff may make a series."))
     form = SeriesForm(request.POST)
     if not form.is_valid():
         return _list_page(request, form, status=400)
@@ -162,7 +176,7 @@ def series_create(request: HttpRequest) -> HttpResponse:
     except GameRuleError as exc:
         form.add_error(exc.field if exc.field in form.fields else None, exc.message)
         return _list_page(request, form, status=400)
-    messages.success(request, "The series is made and its first game has started.")
+    messages.success(request, _("The series is made and its first game has started."))
     return redirect("league:series", made.pk)
 
 
@@ -183,15 +197,15 @@ def series_page(request: HttpRequest, series_id: int) -> HttpResponse:
 def series_next(request: HttpRequest, series_id: int) -> HttpResponse:
     """Staff try again to start the next game (after a start that failed)."""
     if not may_make_series(request.user):
-        raise PermissionDenied("Only the site's staff may start a series' games.")
+        raise PermissionDenied(_("Only the site's staff may start a series' games."))
     try:
         game = series.start_next(series_id)
     except NotFound as exc:
         raise Http404(exc.message) from None
     if game is not None:
-        messages.success(request, "The next game has started.")
+        messages.success(request, _("The next game has started."))
     else:
-        messages.info(request, "No game was due to start (see the series' status).")
+        messages.info(request, _("No game was due to start (see the series' status)."))
     return redirect("league:series", series_id)
 
 
@@ -209,7 +223,7 @@ class GuessForm(SiteForm):
     """Which seats of a finished blind game were agents' (none ticked: no agent)."""
 
     seats = forms.TypedMultipleChoiceField(
-        label="The seats I think were agents",
+        label=gettext_lazy("The seats I think were agents"),
         coerce=int,
         required=False,
         widget=forms.CheckboxSelectMultiple,
@@ -250,7 +264,7 @@ def guess_submit(request: HttpRequest, game_id: int) -> HttpResponse:
     """A player's guess from the review's panel; back to the review, told how it went."""
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
-        raise Http404("There is no such game.")
+        raise Http404(_("There is no such game."))
     back = reverse("games:review", args=[game.pk]) + "#agent-guesses"
     form = GuessForm(request.POST, game=game)
     if not form.is_valid():
@@ -266,7 +280,8 @@ def guess_submit(request: HttpRequest, game_id: int) -> HttpResponse:
     result = blind.guess_result(guess)
     messages.success(
         request,
-        f"Your guess is in: {result['right']} of the seats you named were agents'.",
+        _("Your guess is in: %(right)s of the seats you named were agents'.")
+        % {"right": result["right"]},
     )
     return redirect(back)
 
@@ -344,7 +359,7 @@ class GuessBodySerializer(InputSerializer):
     seats = serializers.ListField(
         child=serializers.IntegerField(min_value=1, max_value=MAX_SEATS_GIVEN),
         max_length=MAX_SEATS_GIVEN,
-        help_text="The seat numbers you think were agents' (an empty list: none).",
+        help_text=gettext_lazy("The seat numbers you think were agents' (an empty list: none)."),
     )
 
 

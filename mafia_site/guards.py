@@ -21,6 +21,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
 
 from games.errors import ErrorCode
 from games.json_answers import is_api, json_error
@@ -47,7 +48,7 @@ def _refuse(request: HttpRequest, status: int, message: str, code: ErrorCode) ->
 
 def _too_large_message() -> str:
     megabytes = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 2**20
-    return f"The request body is larger than {megabytes:g} MB."
+    return _("The request body is larger than %(size)s MB.") % {"size": f"{megabytes:g}"}
 
 
 class RequestLimitsMiddleware:
@@ -56,7 +57,7 @@ class RequestLimitsMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if _too_many_fields(request.META.get("QUERY_STRING", "")):
-            return _refuse(request, 400, "Too many query parameters.", ErrorCode.TOO_MANY_FIELDS)
+            return _refuse(request, 400, _("Too many query parameters."), ErrorCode.TOO_MANY_FIELDS)
         if _too_large(request):
             return _refuse(request, 413, _too_large_message(), ErrorCode.BODY_TOO_LARGE)
         return self.get_response(request)
@@ -69,5 +70,5 @@ class RequestLimitsMiddleware:
             return json_error(413, _too_large_message(), ErrorCode.BODY_TOO_LARGE)
         if isinstance(exception, SuspiciousOperation):
             log.warning("Bad request under /api/: %s", exception)
-            return json_error(400, "Bad request.", ErrorCode.BAD_REQUEST)
+            return json_error(400, _("Bad request."), ErrorCode.BAD_REQUEST)
         return None

@@ -17,6 +17,7 @@ from django.http import HttpRequest, HttpResponseBadRequest, HttpResponseRedirec
 from django.http.response import HttpResponseBase
 from django.shortcuts import render
 from django.utils.csp import CSP
+from django.utils.translation import gettext as _
 from django.views.decorators.csp import csp_override
 from django.views.decorators.http import require_safe
 from django.views.static import serve
@@ -50,7 +51,7 @@ def manual(request: HttpRequest, path: str = "") -> HttpResponseBase:
     except (ValueError, OSError):  # a NUL byte, a name the file system refuses
         target = None
     if target is None or not target.is_relative_to(root.resolve()):  # "../", "/etc", a link out
-        return HttpResponseBadRequest("No such page in the manual.", content_type="text/plain")
+        return HttpResponseBadRequest(_("No such page in the manual."), content_type="text/plain")
     if target.is_dir():
         if path and not path.endswith("/"):
             # MkDocs links pages relative to a directory's URL: /help/hosts would break them.

@@ -9,7 +9,7 @@ DATABASE_URL, DB_CONN_MAX_AGE, DB_POOL_SIZE, LIVE_DB_THREADS, LIVE_HANDSHAKES_AT
 REDIS_URL, LOG_LEVEL, FORWARDED_ALLOW_IPS, EMAIL_HOST (and the other EMAIL_* settings), MAIL_DIR,
 DEFAULT_FROM_EMAIL, SITE_URL, WEBHOOK_ALLOW_PRIVATE, WEBHOOK_RETRY_SECONDS, WEBHOOK_TIMEOUT,
 DIGEST_LEASE_SECONDS, DIGEST_RETRY_SECONDS, DIGEST_MAX_ATTEMPTS, WEBPUSH_VAPID_PUBLIC_KEY,
-WEBPUSH_VAPID_PRIVATE_KEY, WEBPUSH_VAPID_SUBJECT, WEBPUSH_TIMEOUT.
+WEBPUSH_VAPID_PRIVATE_KEY, WEBPUSH_VAPID_SUBJECT, WEBPUSH_TIMEOUT, WEBPUSH_KEY_FILE.
 """
 
 import os
@@ -440,8 +440,10 @@ WEBPUSH_VAPID_PRIVATE_KEY = os.environ.get("WEBPUSH_VAPID_PRIVATE_KEY", "")
 # Who the push services may contact about this site's pushes: mailto: or https: URL.
 WEBPUSH_VAPID_SUBJECT = os.environ.get("WEBPUSH_VAPID_SUBJECT", "mailto:mafia@localhost")
 _db_file = Path(str(DATABASES["default"].get("NAME") or ""))
-WEBPUSH_KEY_FILE = (
-    (_db_file.parent if _db_file.is_absolute() else BASE_DIR / "var") / "webpush-vapid.json"
+WEBPUSH_KEY_FILE: Path | None = (
+    Path(os.environ["WEBPUSH_KEY_FILE"])  # scripts/run.sh's, whatever the services
+    if os.environ.get("WEBPUSH_KEY_FILE")
+    else (_db_file.parent if _db_file.is_absolute() else BASE_DIR / "var") / "webpush-vapid.json"
     if DEBUG or EMBEDDED_SERVICES
     else None
 )
@@ -496,6 +498,8 @@ SPECTACULAR_SETTINGS = {
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("ru", "Русский")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# A visitor's choice in the footer (games.views.accounts.visitor_language) lasts a year.
+LANGUAGE_COOKIE_AGE = 365 * 86400
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -9,7 +9,13 @@ from django.views.decorators.cache import cache_control
 
 from games.api.django_errors import not_found
 from games.views import open_data, person_tokens
-from games.views.accounts import RateLimitedLoginView, RateLimitedSignupView, unlock
+from games.views.accounts import (
+    RateLimitedLoginView,
+    RateLimitedSignupView,
+    unlock,
+    visitor_language,
+)
+from games.views.accounts import language as account_language
 from games.views.health import healthz
 from mafia_site.help import manual
 
@@ -54,6 +60,9 @@ urlpatterns = [
         person_tokens.token_revoke,
         name="person_token_revoke",
     ),
+    # The account's language (games.i18n); a visitor's is a cookie the footer's links set.
+    path("accounts/language/", account_language, name="account_language"),
+    path("language/<str:code>/", visitor_language, name="visitor_language"),
     path("accounts/", include("allauth.urls")),
     path("api/v1/", include("games.api.urls")),
     path("api/v1/", include("agents.api_urls")),

@@ -18,26 +18,46 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
+
 from games.display import moment_label
 from games.models import GameEvent, Phase
 
 from .mail import render
 from .models import DigestStatus, EmailDigest, MailState, Notification
+from .notes import phase_name
 
 CLOCK_EVENTS = ("deadline_changed", "paused", "resumed")
 # The reminder says "Day 3 ends …"; the others "… Deadline: …".
 _ENDS = "action_missing"
 DEADLINE_KINDS = ("phase_started", "your_turn", "vote_opened", _ENDS)
+VOTE, NIGHT_ACTION = "vote", "night action"
 
 
 def stated(kind: str, deadline: datetime | str | None) -> str:
-    """How a notification of ``kind`` ends when it states ``deadline`` (None: paused); the
-    rules and the reminders write it with this, and a correction finds it by it."""
-    if kind == _ENDS:
-        return f" ends {moment_label(deadline)}." if deadline else " is paused."
+    """The sentence (with a space before it) that ends a notification of ``kind`` stating
+    ``deadline`` (None: paused), in the active language; the rules write it with this, and
+    a correction finds it by it. (The reminder, ``action_missing``, is one sentence of its
+    own: ``missing_text``.)"""
     if deadline is None:
-        return " Deadline: none while the game is paused."
-    return f" Deadline: {moment_label(deadline)}."
+        return " " + _("Deadline: none while the game is paused.")
+    return " " + _("Deadline: %(moment)s.") % {"moment": moment_label(deadline)}
+
+
+def missing_text(what: str, title: str, label: str, deadline: datetime | str | None) -> str:
+    """The reminder "Your vote in T is still missing: Day 3 ends …" (``what``: ``VOTE`` or
+    ``NIGHT_ACTION``; ``deadline`` None: paused), in the active language."""
+    values = {"title": title, "phase": phase_name(label)}
+    if deadline is None:
+        if what == VOTE:
+            return _("Your vote in %(title)s is still missing: %(phase)s is paused.") % values
+        return _("Your night action in %(title)s is still missing: %(phase)s is paused.") % values
+    values["moment"] = moment_label(deadline)
+    if what == VOTE:
+        return _("Your vote in %(title)s is still missing: %(phase)s ends %(moment)s.") % values
+    return _("Your night action in %(title)s is still missing: %(phase)s ends %(moment)s.") % values
 
 
 def correct(events: list[GameEvent], phase: Phase | None) -> set[int]:
@@ -56,8 +76,26 @@ def correct(events: list[GameEvent], phase: Phase | None) -> set[int]:
     return told
 
 
+def _retold(
+    game_title: str, phase: Phase, was: str | None, now: str | None
+) -> dict[str, list[tuple[str, str, bool]]]:
+    """Per kind, (the old words, the new words, whole text or its end) in every language
+    the site writes: a notification is in its person's language, whichever that was."""
+    out: dict[str, list[tuple[str, str, bool]]] = {kind: [] for kind in DEADLINE_KINDS}
+    for language, _name in settings.LANGUAGES:
+        with translation.override(language):
+            for kind in DEADLINE_KINDS:
+                if kind == _ENDS:
+                    for what in (VOTE, NIGHT_ACTION):
+                        old = missing_text(what, game_title, phase.label, was)
+                        new = missing_text(what, game_title, phase.label, now)
+                        out[kind].append((old, new, True))
+                else:
+                    out[kind].append((stated(kind, was), stated(kind, now), False))
+    return out
+
+
 def _retell(game_id: int, phase: Phase, was: str | None, now: str | None) -> set[int]:
-    old = {kind: stated(kind, was) for kind in DEADLINE_KINDS}
     # Locked in the digest builder's order (``mail.build_digest``): a digest being built
     # meanwhile is waited for, and then seen (its notifications ``queued``).
     rows = list(
@@ -65,12 +103,21 @@ def _retell(game_id: int, phase: Phase, was: str | None, now: str | None) -> set
         .filter(game_id=game_id, kind__in=DEADLINE_KINDS, created_at__gte=phase.started_at)
         .order_by("created_at", "pk")
     )
+    if not rows:
+        return set()
+    retold = _retold(phase.game.title, phase, was, now)
     told: set[int] = set()
     digests: set[int] = set()
     for row in rows:
-        if not row.text.endswith(old[row.kind]):
+        for old, new, whole in retold[row.kind]:
+            if whole and row.text == old[:500]:
+                row.text = new[:500]
+                break
+            if not whole and row.text.endswith(old):
+                row.text = (row.text.removesuffix(old) + new)[:500]
+                break
+        else:
             continue  # another deadline: an earlier turn's, or cut short at 500 characters
-        row.text = (row.text.removesuffix(old[row.kind]) + stated(row.kind, now))[:500]
         Notification.objects.filter(pk=row.pk).update(text=row.text)
         told.add(row.user_id)
         if row.mail == MailState.QUEUED and row.digest_id is not None:

@@ -10,17 +10,21 @@ commit (``push``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db.models import F
 
+from games.i18n import in_language_of
 from games.models import Game, GameEvent, Phase, Slot
 
 from .deadlines import correct
 from .kinds import NOTIFICATION_KINDS, OFF, channel_parts
 from .models import MailState, Notification, NotificationPrefs
-from .notes import Context, Note, Rule
+from .notes import Context, Note, Rule, Text
 from .push import queue_on_commit as push_on_commit
 from .rules import RULES
 
@@ -46,10 +50,30 @@ def notes_for(events: list[GameEvent], ctx: Context, rules: dict[str, list[Rule]
     return notes
 
 
+def recipients(user_ids: set[int]) -> dict[int, Any]:
+    """The people ``user_ids`` with their language choice (``games.i18n.language_of``)."""
+    return {
+        u.pk: u
+        for u in get_user_model().objects.filter(pk__in=user_ids).select_related("account_settings")
+    }
+
+
 def write(notes: list[Note], game: Game | None, now: datetime) -> set[int]:
-    """Store ``notes`` as each person's settings say; the ids of the people told."""
+    """Store ``notes`` as each person's settings say, each written in its person's language
+    (``games.i18n.in_language_of``); the ids of the people told."""
     if not notes:
         return set()
+    people = recipients({n.user_id for n in notes})
+
+    def words(note: Note) -> str:
+        with in_language_of(people.get(note.user_id)):
+            return note.words()[:500]
+
+    def many(note: Note, count: int) -> str:
+        assert note.text_many is not None
+        with in_language_of(people.get(note.user_id)):
+            return note.text_many(count)[:500]
+
     prefs = {
         p.user_id: p
         for p in NotificationPrefs.objects.filter(user_id__in={n.user_id for n in notes})
@@ -65,7 +89,7 @@ def write(notes: list[Note], game: Game | None, now: datetime) -> set[int]:
                 row = fresh_by_key[note.user_id, note.key]
                 row.count += 1
                 if note.text_many:
-                    row.text = note.text_many.format(count=row.count)[:500]
+                    row.text = many(note, row.count)
             continue
         person = prefs.get(note.user_id)
         channel = person.channel(note.kind) if person else NOTIFICATION_KINDS[note.kind].default
@@ -79,7 +103,7 @@ def write(notes: list[Note], game: Game | None, now: datetime) -> set[int]:
                 user_id=note.user_id, key=note.key, read_at__isnull=True
             ).update(count=F("count") + 1, updated_at=now, mail=mail)
             if added:
-                _retext(note)
+                _retext(note, partial(many, note))
                 told.add(note.user_id)
                 continue
         elif note.key and Notification.objects.filter(user_id=note.user_id, key=note.key).exists():
@@ -88,7 +112,7 @@ def write(notes: list[Note], game: Game | None, now: datetime) -> set[int]:
             user_id=note.user_id,
             game=game,
             kind=note.kind,
-            text=note.text[:500],
+            text=words(note),
             link=note.link,
             key=note.key,
             created_at=now,
@@ -105,16 +129,15 @@ def write(notes: list[Note], game: Game | None, now: datetime) -> set[int]:
     return told
 
 
-def _retext(note: Note) -> None:
-    """A batched notification that grew: its text says how many now."""
+def _retext(note: Note, many: Callable[[int], str]) -> None:
+    """A batched notification that grew: its text says how many now (``many``: in its
+    person's language)."""
     if not note.text_many:
         return
     for row in Notification.objects.filter(
         user_id=note.user_id, key=note.key, read_at__isnull=True
     ).only("pk", "count"):
-        Notification.objects.filter(pk=row.pk).update(
-            text=note.text_many.format(count=row.count)[:500]
-        )
+        Notification.objects.filter(pk=row.pk).update(text=many(row.count))
 
 
 def fan_out(
@@ -134,6 +157,7 @@ def fan_out_tx(tx: Any) -> set[int]:
     return fan_out(tx.game, tx.slots, tx.phase, tx.events, tx.now)
 
 
-def tell(user_id: int, kind: str, text: str, link: str, now: datetime) -> set[int]:
-    """One note to one person outside any game (``games.hooks.tell``: a sanction)."""
+def tell(user_id: int, kind: str, text: Text, link: str, now: datetime) -> set[int]:
+    """One note to one person outside any game (``games.hooks.tell``: a sanction). A
+    function as ``text`` is written in the person's language (``notes.Text``)."""
     return write([Note(user_id, kind, text, link)], None, now)

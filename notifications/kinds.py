@@ -22,17 +22,24 @@ derive from ``NOTIFICATION_KINDS``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 # Where a notification goes: the inbox (with the bell), e-mail, both, or nowhere.
 INBOX = "inbox"
 EMAIL = "email"
 BOTH = "both"
 OFF = "off"
-CHANNELS: dict[str, str] = {
-    INBOX: "Inbox",
-    EMAIL: "E-mail",
-    BOTH: "Inbox and e-mail",
-    OFF: "Off",
+# Labels translate where they are shown (lazy): str() them before JSON.
+CHANNELS: dict[str, StrOrPromise] = {
+    INBOX: _("Inbox"),
+    EMAIL: _("E-mail"),
+    BOTH: _("Inbox and e-mail"),
+    OFF: _("Off"),
 }
 
 CHANNEL_CHOICES = list(CHANNELS.items())
@@ -41,7 +48,7 @@ CHANNEL_CHOICES = list(CHANNELS.items())
 @dataclass(frozen=True)
 class NotificationKind:
     name: str
-    label: str
+    label: StrOrPromise  # lazy: shown in the reader's language
     default: str = INBOX
     desktop: bool = False
     batched: bool = False
@@ -56,29 +63,31 @@ NOTIFICATION_KINDS: dict[str, NotificationKind] = {
     k.name: k
     for k in (
         # -- a game you play -----------------------------------------------------------------
-        NotificationKind("game_started", "A game you joined starts", BOTH, desktop=True),
-        NotificationKind("phase_started", "A day or night starts", BOTH, desktop=True),
-        NotificationKind("game_finished", "A game you play ends", BOTH),
-        NotificationKind("your_turn", "It is your turn at a table", BOTH, desktop=True),
-        NotificationKind("vote_opened", "The table's vote opens", BOTH, desktop=True),
-        NotificationKind("near_elimination", "You are at L-1 or L-0", BOTH, desktop=True),
-        NotificationKind("action_missing", "Your vote or night action is still missing", BOTH),
-        NotificationKind("prodded", "You were prodded", BOTH),
-        NotificationKind("replaced", "You were replaced", BOTH),
-        NotificationKind("modkilled", "You were modkilled", BOTH),
-        NotificationKind("partner_posted", "A partner posted in a private thread", batched=True),
-        NotificationKind("mentioned", "You are quoted or mentioned (@name)"),
-        NotificationKind("whispered", "A player whispered to you", desktop=True),
-        NotificationKind("replacement_wanted", "A replacement is wanted in a game you queued for"),
-        # -- a game you host -----------------------------------------------------------------
-        NotificationKind("signups_full", "Sign-ups are full", BOTH, for_host=True),
-        NotificationKind("night_actions_in", "All night actions are in", for_host=True),
-        NotificationKind("absence_asked", "A player asked for V/LA", for_host=True),
+        NotificationKind("game_started", _("A game you joined starts"), BOTH, desktop=True),
+        NotificationKind("phase_started", _("A day or night starts"), BOTH, desktop=True),
+        NotificationKind("game_finished", _("A game you play ends"), BOTH),
+        NotificationKind("your_turn", _("It is your turn at a table"), BOTH, desktop=True),
+        NotificationKind("vote_opened", _("The table's vote opens"), BOTH, desktop=True),
+        NotificationKind("near_elimination", _("You are at L-1 or L-0"), BOTH, desktop=True),
+        NotificationKind("action_missing", _("Your vote or night action is still missing"), BOTH),
+        NotificationKind("prodded", _("You were prodded"), BOTH),
+        NotificationKind("replaced", _("You were replaced"), BOTH),
+        NotificationKind("modkilled", _("You were modkilled"), BOTH),
+        NotificationKind("partner_posted", _("A partner posted in a private thread"), batched=True),
+        NotificationKind("mentioned", _("You are quoted or mentioned (@name)")),
+        NotificationKind("whispered", _("A player whispered to you"), desktop=True),
         NotificationKind(
-            "made_host", "You are made a co-host or backup host, or handed a game", BOTH
+            "replacement_wanted", _("A replacement is wanted in a game you queued for")
+        ),
+        # -- a game you host -----------------------------------------------------------------
+        NotificationKind("signups_full", _("Sign-ups are full"), BOTH, for_host=True),
+        NotificationKind("night_actions_in", _("All night actions are in"), for_host=True),
+        NotificationKind("absence_asked", _("A player asked for V/LA"), for_host=True),
+        NotificationKind(
+            "made_host", _("You are made a co-host or backup host, or handed a game"), BOTH
         ),
         # -- the site ------------------------------------------------------------------------
-        NotificationKind("moderation", "A moderator acted on your account", BOTH, fixed=True),
+        NotificationKind("moderation", _("A moderator acted on your account"), BOTH, fixed=True),
     )
 }
 

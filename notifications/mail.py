@@ -44,9 +44,12 @@ from django.db.models import Min, Q
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games import presence
 from games.accounts import verified_email
+from games.i18n import in_language_of
 
 from .kinds import BOTH, EMAIL, INBOX, NOTIFICATION_KINDS, OFF, SETTABLE_KINDS
 from .models import DigestStatus, EmailDigest, MailState, Notification, NotificationPrefs
@@ -108,7 +111,8 @@ def unsubscribe_url(user_id: int, kind: str) -> str:
 
 
 def kind_label(kind: str) -> str:
-    return "all notifications" if kind == ALL else NOTIFICATION_KINDS[kind].label
+    """What an unsubscribe link stops, in the active language (the page's reader's)."""
+    return _("all notifications") if kind == ALL else str(NOTIFICATION_KINDS[kind].label)
 
 
 def stop_email(user_id: int, kind: str) -> list[str]:
@@ -234,23 +238,37 @@ class Group:
 
 
 def render(user: Any, notes: Iterable[Notification]) -> tuple[str, str, str]:
-    """(subject, text, html) of a digest of ``notes``, grouped by game."""
-    notes = list(notes)
+    """(subject, text, html) of a digest of ``notes``, grouped by game, in the person's
+    language (``games.i18n.in_language_of``: their account's choice). The notifications'
+    own texts were written in it when they were made."""
+    with in_language_of(user):
+        return _render(user, list(notes))
+
+
+def _render(user: Any, notes: list[Notification]) -> tuple[str, str, str]:
     groups: dict[int | None, Group] = {}
     for n in notes:
-        title = n.game.title if n.game is not None else "On the site"
+        title = n.game.title if n.game is not None else _("On the site")
         group = groups.setdefault(n.game_id, Group(title, []))
         group.items.append({"text": n.text, "url": settings.SITE_URL + n.link})
     kinds = sorted({n.kind for n in notes}, key=list(NOTIFICATION_KINDS).index)
     titles = [g.title for key, g in groups.items() if key is not None]
-    shown = ", ".join(titles[:3]) + (f" and {len(titles) - 3} more" if len(titles) > 3 else "")
+    shown = ", ".join(titles[:3])
+    if len(titles) > 3:
+        shown = _("%(games)s and %(more)s more") % {"games": shown, "more": len(titles) - 3}
     count = len(notes)
-    subject = f"{count} update{'s' if count != 1 else ''}" + (f": {shown}" if shown else "")
+    if shown:
+        subject = ngettext("%(count)s update: %(games)s", "%(count)s updates: %(games)s", count) % {
+            "count": count,
+            "games": shown,
+        }
+    else:
+        subject = ngettext("%(count)s update", "%(count)s updates", count) % {"count": count}
     context = {
         "name": user.get_username(),
         "groups": list(groups.values()),
         "stop": [
-            {"label": NOTIFICATION_KINDS[k].label, "url": unsubscribe_url(user.pk, k)}
+            {"label": str(NOTIFICATION_KINDS[k].label), "url": unsubscribe_url(user.pk, k)}
             for k in kinds
             if k in SETTABLE_KINDS
         ],

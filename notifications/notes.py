@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
 from typing import Any
 
+from django.conf import settings
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext
 
 from games.models import Game, GameEvent, Phase, Slot
 from games.reads.access import audiences
+
+# A note's words: a text, or (what the rules give) a function writing it in the language
+# active when it is called. ``fanout.write`` calls it in its recipient's language
+# (``games.i18n.in_language_of``): every person reads their notifications in their own.
+Text = str | Callable[[], str]
+# A batched kind's text for a count ("3 new posts in ..."), likewise in the active language.
+CountText = Callable[[int], str]
 
 
 @dataclass(frozen=True)
@@ -20,13 +31,45 @@ class Note:
 
     user_id: int
     kind: str
-    text: str
+    text: Text
     link: str
     # Batched kinds fold into the unread note of the same key; once-only kinds (a reminder)
     # are written once per key.
     key: str = ""
-    # A batched kind's text once it counts more than one ("{count} new posts in ...").
-    text_many: str = ""
+    # A batched kind's text once it counts more than one ("3 new posts in ...").
+    text_many: CountText | None = None
+
+    def words(self) -> str:
+        """The text in the active language (call it inside ``in_language_of``)."""
+        return self.text() if callable(self.text) else self.text
+
+
+_NUMBERED = re.compile(r".*\D(\d+)", re.DOTALL)
+
+
+def _day(number: int) -> str:
+    return gettext("Day %(number)s") % {"number": number}
+
+
+def _night(number: int) -> str:
+    return gettext("Night %(number)s") % {"number": number}
+
+
+def phase_name(label: str) -> str:
+    """A phase's label as an event stored it ("Day 3", "Night 0": ``Phase.label`` in the
+    language of the moment it was written, "День 3" for a game in Russian) in the active
+    language; any other label as it is."""
+    found = _NUMBERED.fullmatch(label or "")
+    if found is None:
+        return label
+    number = int(found.group(1))
+    for say in (_day, _night):
+        for language, _name in settings.LANGUAGES:
+            with translation.override(language):
+                written = say(number)
+            if label == written:
+                return say(number)  # in the active language
+    return label
 
 
 class Context:

@@ -35,6 +35,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from django.conf import settings
 from django.db import connections, transaction
+from django.utils.translation import gettext as _
 
 from games.errors import ErrorCode, InvalidInput, NotFound
 from mafia_site.celery import app as celery_app
@@ -127,7 +128,7 @@ def vapid_keys() -> VapidKeys | None:
 # -- opting in and out ---------------------------------------------------------------------
 def _user_id(user: Any) -> int:
     if not getattr(user, "is_authenticated", False):
-        raise NotFound("There is no such device.", ErrorCode.NOT_FOUND)
+        raise NotFound(_("There is no such device."), ErrorCode.NOT_FOUND)
     return int(user.pk)
 
 
@@ -139,7 +140,7 @@ def _key(keys: Mapping[str, Any], name: str, size: int) -> str:
         raw = b""
     if len(raw) != size or (name == "p256dh" and raw[0] != 4):
         raise InvalidInput(
-            f"The subscription's keys.{name} is not a browser's push key.",
+            _("The subscription's keys.%(name)s is not a browser's push key.") % {"name": name},
             ErrorCode.INVALID,
             name,
         )
@@ -163,14 +164,19 @@ def _endpoint(value: Any) -> str:
     )
     if parts is None or not secure_enough or not host:
         raise InvalidInput(
-            "The subscription's endpoint is not a push service's https address.",
+            _("The subscription's endpoint is not a push service's https address."),
             ErrorCode.INVALID,
             "endpoint",
         )
     # The site posts to it: never to its own network (the webhooks' rule).
     why = private_address(host)
     if why:
-        raise InvalidInput(f"The subscription's endpoint: {why}", ErrorCode.INVALID, "endpoint")
+        raise InvalidInput(
+            # i18n: marked at its source
+            _("The subscription's endpoint: %(why)s") % {"why": _(why)},
+            ErrorCode.INVALID,
+            "endpoint",
+        )
     return str(value)
 
 
@@ -180,17 +186,17 @@ def subscribe(user: Any, subscription: Any, agent: str = "") -> PushDevice:
     a browser another person subscribed before becomes this person's."""
     user_id = _user_id(user)
     if vapid_keys() is None:
-        raise InvalidInput("Push notifications are not set up on this site.", ErrorCode.INVALID)
+        raise InvalidInput(_("Push notifications are not set up on this site."), ErrorCode.INVALID)
     if not isinstance(subscription, dict) or not isinstance(subscription.get("keys"), dict):
         raise InvalidInput(
-            "Send the browser's push subscription: endpoint and keys (p256dh, auth).",
+            _("Send the browser's push subscription: endpoint and keys (p256dh, auth)."),
             ErrorCode.INVALID,
         )
     endpoint = _endpoint(subscription.get("endpoint"))
     p256dh = _key(subscription["keys"], "p256dh", 65)
     auth = _key(subscription["keys"], "auth", 16)
     with transaction.atomic():
-        device, _ = PushDevice.objects.update_or_create(
+        device, _created = PushDevice.objects.update_or_create(
             endpoint=endpoint,
             defaults={
                 "user_id": user_id,
@@ -209,11 +215,11 @@ def subscribe(user: Any, subscription: Any, agent: str = "") -> PushDevice:
 def unsubscribe(user: Any, endpoint: Any) -> None:
     """Forget the person's device at ``endpoint``; someone else's, or none: NotFound."""
     user_id = _user_id(user)
-    gone, _ = PushDevice.objects.filter(
+    gone, _counts = PushDevice.objects.filter(
         user_id=user_id, endpoint=endpoint if _plain(endpoint) else ""
     ).delete()
     if not gone:
-        raise NotFound("This browser has no push subscription of yours.", ErrorCode.NOT_FOUND)
+        raise NotFound(_("This browser has no push subscription of yours."), ErrorCode.NOT_FOUND)
 
 
 def devices_of(user_id: int) -> list[PushDevice]:

@@ -22,7 +22,9 @@ from django.utils import timezone
 from games.models import GameStatus, Phase, Slot
 from games.reads.needs import NIGHT_ACTION, VOTE, needs_of
 
-from .deadlines import stated
+from .deadlines import NIGHT_ACTION as NIGHT_ACTION_WORD
+from .deadlines import VOTE as VOTE_WORD
+from .deadlines import missing_text
 from .fanout import write
 from .models import NotificationPrefs
 from .notes import Note
@@ -106,10 +108,12 @@ def remind_game(game_id: int, now: datetime) -> int:
 
 
 def _note(title: str, phase: Phase, slot: Slot, codes: list[str], game_id: int) -> Note:
-    what = "vote" if VOTE in codes else "night action"
-    # ``stated``: the words a moved deadline is corrected by (``deadlines.correct``).
-    text = f"Your {what} in {title} is still missing: {phase.label}" + stated(
-        "action_missing", phase.deadline
-    )
-    link = reverse("games:role" if what == "night action" else "games:thread", args=[game_id])
+    what = VOTE_WORD if VOTE in codes else NIGHT_ACTION_WORD
+    deadline = phase.deadline
+
+    def text() -> str:  # in the person's language (``fanout.write``): the label too
+        # ``missing_text``: the words a moved deadline is corrected by (``deadlines.correct``).
+        return missing_text(what, title, phase.label, deadline)
+
+    link = reverse("games:role" if what == NIGHT_ACTION_WORD else "games:thread", args=[game_id])
     return Note(slot.user_id, "action_missing", text, link, key=f"missing:{phase.pk}:{slot.pk}")

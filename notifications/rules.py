@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
 
 from games.display import alignment_title, day_label, prod_line
 from games.models import TEAM_THREADS, GameEvent, ReplacementSignup, Thread, VoteRule
@@ -20,9 +22,12 @@ from games.reads.reliability import cooldown_sentence
 
 from .deadlines import stated
 from .mentions import spoken_to
-from .notes import Context, Note, Rule
+from .notes import Context, Note, Rule, phase_name
 
 RULES: dict[str, list[Rule]] = {}
+
+# Every text is a function (``notes.Text``): ``fanout.write`` calls it in its recipient's
+# language, so the same event tells each person in their own.
 
 
 def on(*kinds: str, audience_checked: bool = True) -> Callable[[Rule], Rule]:
@@ -46,7 +51,11 @@ def _deadline(deadline: str | None, kind: str) -> str:
 # -- a game you play ---------------------------------------------------------------------
 @on("game_started")
 def game_started(event: GameEvent, ctx: Context) -> Iterator[Note]:
-    text = f"{ctx.game.title} has started: read your role PM."
+    title = ctx.game.title
+
+    def text() -> str:
+        return _("%(title)s has started: read your role PM.") % {"title": title}
+
     for slot in ctx.players():
         yield Note(slot.user_id, "game_started", text, ctx.role_pm())
 
@@ -54,8 +63,15 @@ def game_started(event: GameEvent, ctx: Context) -> Iterator[Note]:
 @on("phase_started")
 def phase_started(event: GameEvent, ctx: Context) -> Iterator[Note]:
     p = event.payload
-    deadline = _deadline(p["deadline"], "phase_started")
-    text = f"{p['label']} has started in {ctx.game.title}.{deadline}"
+    title = ctx.game.title
+
+    def text() -> str:
+        said = _("%(phase)s has started in %(title)s.") % {
+            "phase": phase_name(p["label"]),
+            "title": title,
+        }
+        return said + _deadline(p["deadline"], "phase_started")
+
     for slot in ctx.players(alive_only=True):
         yield Note(slot.user_id, "phase_started", text, ctx.thread())
 
@@ -63,8 +79,17 @@ def phase_started(event: GameEvent, ctx: Context) -> Iterator[Note]:
 @on("game_finished")
 def game_finished(event: GameEvent, ctx: Context) -> Iterator[Note]:
     winner = event.payload["winner"]
-    side = alignment_title(ctx.game.ruleset, winner) if winner else ""
-    text = f"{ctx.game.title} is over: " + (f"the {side} side wins." if side else "a draw.")
+    game = ctx.game
+
+    def text() -> str:
+        side = alignment_title(game.ruleset, winner) if winner else ""
+        if side:
+            return _("%(title)s is over: the %(side)s side wins.") % {
+                "title": game.title,
+                "side": side,
+            }
+        return _("%(title)s is over: a draw.") % {"title": game.title}
+
     people = {s.user_id for s in ctx.players()} | host_ids(ctx.game)
     for user_id in sorted(people):
         yield Note(user_id, "game_finished", text, ctx.thread())
@@ -76,13 +101,17 @@ def your_turn(event: GameEvent, ctx: Context) -> Iterator[Note]:
     if slot is None or not slot.user_id:
         return
     p = event.payload
-    if p["step"] == "vote":
-        text = f"The vote has opened at the table in {ctx.game.title}: cast your vote."
-        kind = "vote_opened"
-    else:
-        text = f"It is your turn at the table in {ctx.game.title}."
-        kind = "your_turn"
-    yield Note(slot.user_id, kind, text + _deadline(p["deadline"], kind), ctx.thread())
+    title = ctx.game.title
+    kind = "vote_opened" if p["step"] == "vote" else "your_turn"
+
+    def text() -> str:
+        if kind == "vote_opened":
+            said = _("The vote has opened at the table in %(title)s: cast your vote.")
+        else:
+            said = _("It is your turn at the table in %(title)s.")
+        return said % {"title": title} + _deadline(p["deadline"], kind)
+
+    yield Note(slot.user_id, kind, text, ctx.thread())
 
 
 @on("prod")
@@ -91,7 +120,11 @@ def prodded(event: GameEvent, ctx: Context) -> Iterator[Note]:
     if slot is None or event.audience != f"slot:{slot.pk}":
         return  # the host's copy of the prod tells the host's dashboard, not the player
     p = event.payload
-    text = prod_line(p["posts"], p["required"], ctx.game.title)  # the site's, not the host's
+    title = ctx.game.title
+
+    def text() -> str:
+        return prod_line(p["posts"], p["required"], title)  # the site's, not the host's
+
     yield Note(slot.user_id, "prodded", text, ctx.thread())
 
 
@@ -99,12 +132,20 @@ def prodded(event: GameEvent, ctx: Context) -> Iterator[Note]:
 def replaced(event: GameEvent, ctx: Context) -> Iterator[Note]:
     p = event.payload
     title = ctx.game.title
-    yield Note(p["old_user_id"], "replaced", f"{p['new_name']} replaced you in {title}.",
-               ctx.thread())  # fmt: skip
+
+    def gone() -> str:
+        return _("%(name)s replaced you in %(title)s.") % {"name": p["new_name"], "title": title}
+
+    def came() -> str:
+        return _("You replaced %(name)s in %(title)s: read your role PM.") % {
+            "name": p["old_name"],
+            "title": title,
+        }
+
+    yield Note(p["old_user_id"], "replaced", gone, ctx.thread())
     slot = ctx.by_id.get(p["slot_id"])
     if slot is not None and slot.user_id:
-        text = f"You replaced {p['old_name']} in {title}: read your role PM."
-        yield Note(slot.user_id, "replaced", text, ctx.role_pm())
+        yield Note(slot.user_id, "replaced", came, ctx.role_pm())
 
 
 @on("modkill")
@@ -112,10 +153,21 @@ def modkilled(event: GameEvent, ctx: Context) -> Iterator[Note]:
     slot = ctx.slot(event.payload)
     if slot is not None and slot.user_id:
         reason = event.payload["reason"]
-        text = f"The host modkilled you in {ctx.game.title}" + (f" ({reason})." if reason else ".")
-        if event.payload.get("inactivity"):  # the site's rule, and its league cooldown
-            text = f"You were modkilled for inactivity in {ctx.game.title}."
-            text += cooldown_sentence(event.created_at)
+        title = ctx.game.title
+        inactivity = bool(event.payload.get("inactivity"))  # the site's rule, and its cooldown
+        at = event.created_at
+
+        def text() -> str:
+            if inactivity:
+                said = _("You were modkilled for inactivity in %(title)s.") % {"title": title}
+                return said + cooldown_sentence(at)
+            if reason:
+                return _("The host modkilled you in %(title)s (%(reason)s).") % {
+                    "title": title,
+                    "reason": reason,
+                }
+            return _("The host modkilled you in %(title)s.") % {"title": title}
+
         yield Note(slot.user_id, "modkilled", text, ctx.thread())
 
 
@@ -123,7 +175,11 @@ def modkilled(event: GameEvent, ctx: Context) -> Iterator[Note]:
 def replacement_wanted(event: GameEvent, ctx: Context) -> Iterator[Note]:
     # Unchecked: the event is the host's, but this text names no one and no reason, only
     # that the game wants a player, which the queue exists to hear.
-    text = f"{ctx.game.title} needs a replacement player: you are in its queue."
+    title = ctx.game.title
+
+    def text() -> str:
+        return _("%(title)s needs a replacement player: you are in its queue.") % {"title": title}
+
     for user_id in ReplacementSignup.objects.filter(game=ctx.game).values_list(
         "user_id", flat=True
     ):
@@ -155,24 +211,49 @@ def near_elimination(event: GameEvent, ctx: Context) -> Iterator[Note]:
         if slot is None or not slot.alive or not slot.user_id or wagon["l_minus"] > 1:
             continue
         level = wagon["l_minus"]
-        if level == 1:
-            text = (
-                f"You are at L-1 in {ctx.game.title}: {wagon['count']} of the "
-                f"{wagon['needed']} votes that eliminate are on you."
-            )
-        else:
-            text = (
-                f"You are at L-0 in {ctx.game.title}: the wagon on you has reached "
-                f"{wagon['needed']} votes."
-            )
+        text = _wagon_text(level, ctx.game.title, wagon["count"], wagon["needed"])
         key = f"L{level}:{phase.pk}:{slot.pk}"
         yield Note(slot.user_id, "near_elimination", text, ctx.thread(), key=key)
 
 
+def _wagon_text(level: int, title: str, count: int, needed: int) -> Callable[[], str]:
+    def text() -> str:
+        values = {"title": title, "count": count, "needed": needed}
+        if level == 1:
+            # English says "votes" whatever the number; other languages need the plural.
+            return (
+                ngettext(
+                    "You are at L-1 in %(title)s: %(count)s of the %(needed)s votes that "
+                    "eliminate are on you.",
+                    "You are at L-1 in %(title)s: %(count)s of the %(needed)s votes that "
+                    "eliminate are on you.",
+                    needed,
+                )
+                % values
+            )
+        return (
+            ngettext(
+                "You are at L-0 in %(title)s: the wagon on you has reached %(needed)s votes.",
+                "You are at L-0 in %(title)s: the wagon on you has reached %(needed)s votes.",
+                needed,
+            )
+            % values
+        )
+
+    return text
+
+
 def _where(thread: str) -> str:
-    """ "the game thread", "the mafia chat", "the masons' thread"..."""
-    label = THREAD_LABELS.get(thread, thread)
-    return f"the {label[0].lower()}{label[1:]}"
+    """ "the game thread", "the mafia chat", "the masons' thread"... in the active language,
+    as the place in "mentioned you in … of <game>"."""
+    places = {
+        "public": pgettext("in … of a game", "the game thread"),
+        "mafia": pgettext("in … of a game", "the mafia chat"),
+        "dead": pgettext("in … of a game", "the dead thread"),
+        "masons": pgettext("in … of a game", "the masons' thread"),
+        "neighbors": pgettext("in … of a game", "the neighbors' thread"),
+    }
+    return places.get(thread) or str(THREAD_LABELS.get(thread, thread))
 
 
 def _author_id(p: dict, ctx: Context) -> int | None:
@@ -189,10 +270,21 @@ def mentioned(event: GameEvent, ctx: Context) -> Iterator[Note]:
     play (or host) under now; the audience check keeps it to people who can read the
     thread (a mention in the mafia chat of a town player tells nobody)."""
     p = event.payload
-    where = f"{_where(p['thread'])} of {ctx.game.title}"
+    title = ctx.game.title
     for user_id, how in _spoken_to(p, ctx):
-        text = f"{p['author']} {how} you in {where}."
-        yield Note(user_id, "mentioned", text, ctx.post(p["number"], p["thread"]))
+        yield Note(
+            user_id, "mentioned", _spoken_text(how, p, title), ctx.post(p["number"], p["thread"])
+        )
+
+
+def _spoken_text(how: str, p: dict, title: str) -> Callable[[], str]:
+    def text() -> str:
+        values = {"author": p["author"], "where": _where(p["thread"]), "title": title}
+        if how == "quoted":
+            return _("%(author)s quoted you in %(where)s of %(title)s.") % values
+        return _("%(author)s mentioned you in %(where)s of %(title)s.") % values
+
+    return text
 
 
 def _spoken_to(p: dict, ctx: Context) -> list[tuple[int, str]]:
@@ -221,8 +313,23 @@ def partner_posted(event: GameEvent, ctx: Context) -> Iterator[Note]:
     if p["is_auto"] or thread not in (Thread.MAFIA, *TEAM_THREADS):
         return
     author = _author_id(p, ctx)
-    mentioned_ids = {user_id for user_id, _ in _spoken_to(p, ctx)}
-    where = f"{_where(thread)} of {ctx.game.title}"
+    mentioned_ids = {user_id for user_id, _how in _spoken_to(p, ctx)}
+    title = ctx.game.title
+
+    def text() -> str:
+        return _("%(author)s posted in %(where)s of %(title)s.") % {
+            "author": p["author"],
+            "where": _where(thread),
+            "title": title,
+        }
+
+    def text_many(count: int) -> str:
+        return ngettext(
+            "%(count)s new post in %(where)s of %(title)s.",
+            "%(count)s new posts in %(where)s of %(title)s.",
+            count,
+        ) % {"count": count, "where": _where(thread), "title": title}
+
     link = ctx.post(p["number"], thread)
     for slot in ctx.players(alive_only=True):
         if slot.user_id in mentioned_ids or slot.user_id == author:
@@ -232,10 +339,10 @@ def partner_posted(event: GameEvent, ctx: Context) -> Iterator[Note]:
         yield Note(
             slot.user_id,
             "partner_posted",
-            f"{p['author']} posted in {where}.",
+            text,
             link,
             key=f"thread:{ctx.game.pk}:{thread}",
-            text_many=f"{{count}} new posts in {where}.",
+            text_many=text_many,
         )
 
 
@@ -246,7 +353,11 @@ def whispered(event: GameEvent, ctx: Context) -> Iterator[Note]:
     slot = ctx.slot(event.payload["recipient"])
     if slot is None or not slot.user_id or event.audience != f"slot:{slot.pk}":
         return
-    text = f"{event.payload['sender']['name']} whispered to you in {ctx.game.title}."
+    sender, title = event.payload["sender"]["name"], ctx.game.title
+
+    def text() -> str:
+        return _("%(sender)s whispered to you in %(title)s.") % {"sender": sender, "title": title}
+
     link = reverse("games:whispers", args=[ctx.game.pk])
     yield Note(slot.user_id, "whispered", text, link)
 
@@ -255,7 +366,11 @@ def whispered(event: GameEvent, ctx: Context) -> Iterator[Note]:
 @on("signup_joined")
 def signups_full(event: GameEvent, ctx: Context) -> Iterator[Note]:
     if event.payload["count"] >= ctx.game.player_cap:
-        text = f"Sign-ups for {ctx.game.title} are full: you can start the game."
+        title = ctx.game.title
+
+        def text() -> str:
+            return _("Sign-ups for %(title)s are full: you can start the game.") % {"title": title}
+
         for user_id in sorted(host_ids(ctx.game)):  # the host and its co-hosts
             yield Note(user_id, "signups_full", text, ctx.host_page())
 
@@ -263,8 +378,16 @@ def signups_full(event: GameEvent, ctx: Context) -> Iterator[Note]:
 @on("absence")
 def absence_asked(event: GameEvent, ctx: Context) -> Iterator[Note]:
     p = event.payload
-    days = f"{day_label(p['starts'])} to {day_label(p['ends'])}"
-    text = f"{p['name']} asked for V/LA in {ctx.game.title}: {days}."
+    title = ctx.game.title
+
+    def text() -> str:
+        return _("%(name)s asked for V/LA in %(title)s: %(starts)s to %(ends)s.") % {
+            "name": p["name"],
+            "title": title,
+            "starts": day_label(p["starts"]),
+            "ends": day_label(p["ends"]),
+        }
+
     for user_id in sorted(host_ids(ctx.game)):
         yield Note(user_id, "absence_asked", text, ctx.host_page())
 
@@ -277,11 +400,24 @@ def made_host(event: GameEvent, ctx: Context) -> Iterator[Note]:
     if p["change"] not in ("added", "handed_over") or not p.get("user_ids"):
         return
     title = ctx.game.title
-    if p["change"] == "handed_over":
-        text = f"You host {title} now: its host handed it over to you."
-    else:
-        what = "a backup host" if p["kind"] == "backup" else "a co-host"
-        text = f"{p['host']} made you {what} of {title}: you see and do what the host does."
+
+    def text() -> str:
+        values = {"title": title, "host": p["host"]}
+        if p["change"] == "handed_over":
+            return _("You host %(title)s now: its host handed it over to you.") % values
+        if p["kind"] == "backup":
+            return (
+                _(
+                    "%(host)s made you a backup host of %(title)s: you see and do what the "
+                    "host does."
+                )
+                % values
+            )
+        return (
+            _("%(host)s made you a co-host of %(title)s: you see and do what the host does.")
+            % values
+        )
+
     yield Note(p["user_ids"][0], "made_host", text, ctx.host_page())
 
 
@@ -295,6 +431,13 @@ def night_actions_in(event: GameEvent, ctx: Context) -> Iterator[Note]:
     needs = needs_of(ctx.game, [s for s in ctx.slots if s.user_id], phase)
     if any(NIGHT_ACTION in codes for codes in needs.values()):
         return
-    text = f"All night actions are in for {phase.label} of {ctx.game.title}."
+    title = ctx.game.title
+
+    def text() -> str:  # (the phase's label is in the active language)
+        return _("All night actions are in for %(phase)s of %(title)s.") % {
+            "phase": phase.label,
+            "title": title,
+        }
+
     for user_id in sorted(host_ids(ctx.game)):
         yield Note(user_id, "night_actions_in", text, ctx.host_page(), key=f"actions_in:{phase.pk}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from games.api.serializers import InputSerializer
@@ -43,7 +44,7 @@ class MarkReadSerializer(InputSerializer):
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if ("ids" in attrs) == ("all" in attrs):
             raise serializers.ValidationError(
-                'Send either {"ids": [...]} or {"all": true}.', ErrorCode.NOTIFICATION_IDS
+                _('Send either {"ids": [...]} or {"all": true}.'), ErrorCode.NOTIFICATION_IDS
             )
         return attrs
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from games.errors import ErrorCode, InvalidInput, NotFound
 from games.live.inbox import publish_inbox_on_commit
@@ -26,7 +27,7 @@ MAX_IDS = 1000  # one request marks at most this many by id
 
 def _user_id(user: Any) -> int:
     if not getattr(user, "is_authenticated", False):
-        raise NotFound("There is no such notification.", ErrorCode.NO_NOTIFICATION)
+        raise NotFound(_("There is no such notification."), ErrorCode.NO_NOTIFICATION)
     return int(user.pk)
 
 
@@ -40,7 +41,8 @@ def mark_read(user: Any, ids: Iterable[int] | None = None) -> int:
             wanted = list(ids)
             if len(wanted) > MAX_IDS:
                 raise InvalidInput(
-                    f"Mark at most {MAX_IDS} notifications at a time (or all of them).",
+                    _("Mark at most %(n)s notifications at a time (or all of them).")
+                    % {"n": MAX_IDS},
                     ErrorCode.NOTIFICATION_IDS,
                     "ids",
                 )
@@ -60,7 +62,7 @@ def open_notification(user: Any, notification_id: int) -> str:
             .first()
         )
         if found is None:
-            raise NotFound("There is no such notification.", ErrorCode.NO_NOTIFICATION)
+            raise NotFound(_("There is no such notification."), ErrorCode.NO_NOTIFICATION)
         if found.read_at is None:
             found.read_at = timezone.now()
             found.save(update_fields=["read_at"])
@@ -70,7 +72,7 @@ def open_notification(user: Any, notification_id: int) -> str:
     return link if link.startswith("/") and not link.startswith("//") else "/notifications/"
 
 
-def _whole(value: Any, bounds: tuple[int, int], what: str, code: ErrorCode) -> int:
+def _whole(value: Any, bounds: tuple[int, int], what: Any, code: ErrorCode) -> int:
     low, high = bounds
     if isinstance(value, bool) or not isinstance(value, int | str):
         value = None
@@ -79,7 +81,12 @@ def _whole(value: Any, bounds: tuple[int, int], what: str, code: ErrorCode) -> i
     except ValueError:
         number = None
     if number is None or not low <= number <= high:
-        raise InvalidInput(f"{what} is a whole number from {low} to {high}.", code, code.value)
+        raise InvalidInput(
+            _("%(what)s is a whole number from %(low)s to %(high)s.")
+            % {"what": what, "low": low, "high": high},
+            code,
+            code.value,
+        )
     return number
 
 
@@ -98,29 +105,38 @@ def save_prefs(
     checked: dict[str, str] = {}
     for kind, channel in (channels or {}).items():
         if kind not in SETTABLE_KINDS:
-            raise InvalidInput(f"There is no notification kind {kind!r}.", ErrorCode.CHANNEL, kind)
+            raise InvalidInput(
+                _("There is no notification kind %(kind)s.") % {"kind": repr(kind)},
+                ErrorCode.CHANNEL,
+                kind,
+            )
         if channel not in CHANNELS:
             label = NOTIFICATION_KINDS[kind].label
             raise InvalidInput(
-                f"{label}: choose one of {', '.join(CHANNELS)}.", ErrorCode.CHANNEL, kind
+                _("%(kind)s: choose one of %(channels)s.")
+                % {"kind": label, "channels": ", ".join(CHANNELS)},
+                ErrorCode.CHANNEL,
+                kind,
             )
         checked[kind] = channel
     hours = (
         None
         if reminder_hours is None
         else _whole(
-            reminder_hours, REMINDER_HOURS, "The reminder's hours", ErrorCode.REMINDER_HOURS
+            reminder_hours, REMINDER_HOURS, _("The reminder's hours"), ErrorCode.REMINDER_HOURS
         )
     )
     minutes = (
         None
         if digest_minutes is None
         else _whole(
-            digest_minutes, DIGEST_MINUTES, "The digest's minutes", ErrorCode.DIGEST_MINUTES
+            digest_minutes, DIGEST_MINUTES, _("The digest's minutes"), ErrorCode.DIGEST_MINUTES
         )
     )
     with transaction.atomic():
-        prefs, _ = NotificationPrefs.objects.select_for_update().get_or_create(user_id=user_id)
+        prefs, _created = NotificationPrefs.objects.select_for_update().get_or_create(
+            user_id=user_id
+        )
         prefs.channels = {**prefs.channels, **checked}
         if hours is not None:
             prefs.reminder_hours = hours

@@ -10,6 +10,8 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from games.errors import ErrorCode, GameRuleError, NotFound
@@ -45,7 +47,7 @@ def open_notification(request: HttpRequest, notification_id: int) -> HttpRespons
 @login_required
 def mark_all_read(request: HttpRequest) -> HttpResponse:
     inbox_services.mark_read(request.user, None)
-    messages.success(request, "Every notification is marked read.")
+    messages.success(request, _("Every notification is marked read."))
     return redirect("notifications:inbox")
 
 
@@ -53,17 +55,19 @@ class PrefsForm(forms.Form):
     """One channel per kind, then the reminder, the digest and desktop notifications."""
 
     reminder_hours = forms.IntegerField(
-        label="Remind me this many hours before a deadline (0: never)",
+        label=gettext_lazy("Remind me this many hours before a deadline (0: never)"),
         min_value=inbox_services.REMINDER_HOURS[0],
         max_value=inbox_services.REMINDER_HOURS[1],
     )
     digest_minutes = forms.IntegerField(
-        label="Gather e-mail into one digest every this many minutes",
+        label=gettext_lazy("Gather e-mail into one digest every this many minutes"),
         min_value=inbox_services.DIGEST_MINUTES[0],
         max_value=inbox_services.DIGEST_MINUTES[1],
     )
     desktop = forms.BooleanField(
-        label="Desktop notifications in this site's open tabs (your turn, a day starts, L-1)",
+        label=gettext_lazy(
+            "Desktop notifications in this site's open tabs (your turn, a day starts, L-1)"
+        ),
         required=False,
     )
 
@@ -74,10 +78,10 @@ class PrefsForm(forms.Form):
                 label=kind.label, choices=list(CHANNELS.items())
             )
 
-    def groups(self) -> list[tuple[str, list[forms.BoundField]]]:
+    def groups(self) -> list[tuple[Any, list[forms.BoundField]]]:
         play = [self[f"channel_{k.name}"] for k in SETTABLE_KINDS.values() if not k.for_host]
         host = [self[f"channel_{k.name}"] for k in SETTABLE_KINDS.values() if k.for_host]
-        return [("Games you play", play), ("Games you host", host)]
+        return [(_("Games you play"), play), (_("Games you host"), host)]
 
 
 @login_required
@@ -103,7 +107,7 @@ def notification_settings(request: SignedInRequest) -> HttpResponse:
         except GameRuleError as exc:
             apply_service_error(exc, form)
         else:
-            messages.success(request, "Your notification settings are saved.")
+            messages.success(request, _("Your notification settings are saved."))
             return redirect("notifications:settings")
     keys = push.vapid_keys()
     return render(
@@ -122,9 +126,9 @@ def _push_answer(request: SignedInRequest, change: str) -> HttpResponse:
     try:
         body = json.loads(request.body or b"")
     except (ValueError, UnicodeDecodeError):
-        return json_error(400, "The body is not JSON.", ErrorCode.INVALID)
+        return json_error(400, _("The body is not JSON."), ErrorCode.INVALID)
     if not isinstance(body, dict):
-        return json_error(400, "Send a JSON object.", ErrorCode.INVALID)
+        return json_error(400, _("Send a JSON object."), ErrorCode.INVALID)
     try:
         if change == "subscribe":
             push.subscribe(

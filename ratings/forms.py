@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from games.forms import SiteForm
 
@@ -14,13 +15,13 @@ class LeaderboardFilterForm(SiteForm):
     """The leaderboard's filter (GET): who is ranked, on which side."""
 
     who = forms.ChoiceField(
-        label="Players",
+        label=_("Players"),
         choices=[(w, WHO_LABELS[w]) for w in WHO],
         required=False,
         initial="both",
     )
     side = forms.ChoiceField(
-        label="Side", choices=RatingSide.choices, required=False, initial="overall"
+        label=_("Side"), choices=RatingSide.choices, required=False, initial="overall"
     )
 
     def choice(self, name: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from games.models import Game, Ruleset, Slot
 
@@ -16,9 +17,9 @@ from games.models import Game, Ruleset, Slot
 class RatingSide(models.TextChoices):
     """Which figure a rating is: every game, or only the games played on one side."""
 
-    OVERALL = "overall", "Overall"
-    TOWN = "town", "Town side"
-    MAFIA = "mafia", "Mafia side"
+    OVERALL = "overall", _("Overall")
+    TOWN = "town", _("Town side")
+    MAFIA = "mafia", _("Mafia side")
 
 
 class Rating(models.Model):

@@ -12,9 +12,11 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from django.contrib.auth import get_user_model
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from games.errors import ErrorCode, NotFound
 from games.models import Agent, GameStatus, Ruleset
@@ -26,8 +28,16 @@ from . import compute
 from .models import Rating, RatingChange, RatingSide
 from .shapes import RatingFigure
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
 WHO = ("both", "people", "agents")
-WHO_LABELS = {"both": "People and agents", "people": "People", "agents": "Agents"}
+# Lazy: said in the reader's language where shown.
+WHO_LABELS: dict[str, Any] = {
+    "both": gettext_lazy("People and agents"),
+    "people": gettext_lazy("People"),
+    "agents": gettext_lazy("Agents"),
+}
 SIDES = tuple(RatingSide.values)
 PER_PAGE = 50
 FORM_GAMES = 5  # "recent form": this many latest results
@@ -76,7 +86,7 @@ class BoardRow:
 @dataclass
 class Board:
     ruleset: str
-    ruleset_label: str
+    ruleset_label: StrOrPromise
     who: str
     side: str
     rows: list[BoardRow]
@@ -204,7 +214,7 @@ class HistoryPoint:
 @dataclass
 class RulesetRatings:
     ruleset: str
-    label: str
+    label: StrOrPromise
     sides: dict[str, Figure | None]
     history: list[HistoryPoint]
     chart: Chart | None
@@ -224,7 +234,7 @@ class PlayedGame:
     change: float  # of the overall rating's ordinal
 
     @property
-    def ruleset_label(self) -> str:
+    def ruleset_label(self) -> StrOrPromise:
         return Ruleset(self.ruleset).label
 
 
@@ -248,7 +258,11 @@ def player(name: str, *, with_record: bool = False) -> Player:
     the core's, and the panel no second copy)."""
     user = get_user_model().objects.filter(username=name).select_related("agent").first()
     if user is None:
-        raise NotFound(f"There is no player called {name!r}.", ErrorCode.NO_USER, "name")
+        raise NotFound(
+            _("There is no player called %(name)s.") % {"name": repr(name)},
+            ErrorCode.NO_USER,
+            "name",
+        )
     rows = {(r.ruleset, r.side): r for r in Rating.objects.filter(user=user)}
     changes = list(
         RatingChange.objects.filter(

@@ -26,6 +26,7 @@ from .model import (
 )
 from .rulesets import get_ruleset
 from .rulesets.base import Ruleset
+from .text import _
 
 PLAYER_FIELDS = {"name", "role", "alignment", "modifiers", "sanity", "immune", "target", "alive"}
 
@@ -43,8 +44,8 @@ def new_game(
         method = rules.methods[0]
     elif method not in rules.methods:
         raise InvalidScenario(
-            f"The {rules.name} rule set resolves nights with {', '.join(rules.methods)}, "
-            f"not {method!r}.",
+            _("The %(rules)s rule set resolves nights with %(methods)s, not %(method)s.")
+            % {"rules": rules.name, "methods": ", ".join(rules.methods), "method": repr(method)},
             "$.method",
         )
     checked_flags = rules.check_flags(flags, "$.flags")
@@ -59,7 +60,8 @@ def new_game(
     for i, player in enumerate(seats):
         if player.target is not None and not state.has_player(player.target):
             raise InvalidScenario(
-                f"{player.name}'s target {player.target!r} is not a player in this game.",
+                _("%(player)s's target %(target)s is not a player in this game.")
+                % {"player": player.name, "target": repr(player.target)},
                 f"$.players[{i}].target",
             )
         rules.check_player(player, f"$.players[{i}]")
@@ -69,56 +71,62 @@ def new_game(
 
 def _parse_players(rules: Ruleset, raw: Any) -> tuple[Player, ...]:
     if not isinstance(raw, list) or not raw:
-        raise InvalidScenario("The scenario needs a non-empty list of players.", "$.players")
+        raise InvalidScenario(_("The scenario needs a non-empty list of players."), "$.players")
     seats: list[Player] = []
     seen: set[str] = set()
     for i, item in enumerate(raw):
         where = f"$.players[{i}]"
         if not isinstance(item, dict):
-            raise InvalidScenario("Each player must be an object with a name and a role.", where)
+            raise InvalidScenario(_("Each player must be an object with a name and a role."), where)
         name = item.get("name")
         if not isinstance(name, str) or not name.strip():
-            raise InvalidScenario("Each player needs a non-empty name.", f"{where}.name")
+            raise InvalidScenario(_("Each player needs a non-empty name."), f"{where}.name")
         if name in seen:
-            raise InvalidScenario(f"Two players are called {name}.", f"{where}.name")
+            raise InvalidScenario(
+                _("Two players are called %(name)s.") % {"name": name}, f"{where}.name"
+            )
         if name == "skip":
-            raise InvalidScenario('"skip" is reserved for votes; rename the player.', where)
+            raise InvalidScenario(_('"skip" is reserved for votes; rename the player.'), where)
         seen.add(name)
         role = item.get("role")
         if not isinstance(role, str) or role not in rules.roles:
             raise InvalidScenario(
-                f"Unknown role {role!r} for the {rules.name} rule set "
-                f"(roles: {', '.join(rules.roles)}).",
+                _("Unknown role %(role)s for the %(rules)s rule set (roles: %(roles)s).")
+                % {"role": repr(role), "rules": rules.name, "roles": ", ".join(rules.roles)},
                 f"{where}.role",
             )
         spec = rules.roles[role]
         alignment = item.get("alignment", spec.alignment)
         if alignment not in rules.alignments:
             raise InvalidScenario(
-                f"Unknown alignment {alignment!r}; use one of {', '.join(rules.alignments)}.",
+                _("Unknown alignment %(alignment)s; use one of %(alignments)s.")
+                % {"alignment": repr(alignment), "alignments": ", ".join(rules.alignments)},
                 f"{where}.alignment",
             )
         modifiers = item.get("modifiers", [])
         if not isinstance(modifiers, list):
-            raise InvalidScenario("modifiers must be a list.", f"{where}.modifiers")
+            raise InvalidScenario(_("modifiers must be a list."), f"{where}.modifiers")
         for j, mod in enumerate(modifiers):
             rules.check_modifier(mod, f"{where}.modifiers[{j}]")
         sanity = item.get("sanity", "sane")
         if sanity not in rules.sanities:
             raise InvalidScenario(
-                f"Unknown sanity {sanity!r}; use one of {', '.join(rules.sanities)}.",
+                _("Unknown sanity %(sanity)s; use one of %(sanities)s.")
+                % {"sanity": repr(sanity), "sanities": ", ".join(rules.sanities)},
                 f"{where}.sanity",
             )
         if sanity != "sane" and not spec.cop_like:
             raise InvalidScenario(
-                f"{name} is a {role}; only investigative roles have a sanity.", f"{where}.sanity"
+                _("%(name)s is a %(role)s; only investigative roles have a sanity.")
+                % {"name": name, "role": role},
+                f"{where}.sanity",
             )
         immune = item.get("immune", False)
         if not isinstance(immune, bool) or (immune and not rules.uses_immunity_card):
             raise InvalidScenario(
-                f"The {rules.name} rule set has no immunity card."
+                _("The %(rules)s rule set has no immunity card.") % {"rules": rules.name}
                 if isinstance(immune, bool)
-                else "immune must be true or false.",
+                else _("immune must be true or false."),
                 f"{where}.immune",
             )
         target = item.get("target")
@@ -126,11 +134,11 @@ def _parse_players(rules: Ruleset, raw: Any) -> tuple[Player, ...]:
             not rules.uses_executioner_target or not isinstance(target, str)
         ):
             raise InvalidScenario(
-                "Only an executioner has a target, and it is a player name.", f"{where}.target"
+                _("Only an executioner has a target, and it is a player name."), f"{where}.target"
             )
         alive = item.get("alive", True)
         if not isinstance(alive, bool):
-            raise InvalidScenario("alive must be true or false.", f"{where}.alive")
+            raise InvalidScenario(_("alive must be true or false."), f"{where}.alive")
         seats.append(Player(name, role, alignment, tuple(modifiers), sanity, immune, target, alive))
     return tuple(seats)
 
@@ -206,7 +214,7 @@ def scenario_seed(data: Mapping[str, Any]) -> int:
 def run_scenario(data: Any) -> dict[str, Any]:
     """Play a CLI scenario and build the report; raises InvalidScenario on bad input."""
     if not isinstance(data, dict):
-        raise InvalidScenario("The scenario must be a JSON object.", "$")
+        raise InvalidScenario(_("The scenario must be a JSON object."), "$")
     state = new_game(
         data.get("ruleset"),
         data.get("players"),
@@ -216,7 +224,7 @@ def run_scenario(data: Any) -> dict[str, Any]:
     )
     phases = data.get("phases", [])
     if not isinstance(phases, list):
-        raise InvalidScenario("phases must be a list.", "$.phases")
+        raise InvalidScenario(_("phases must be a list."), "$.phases")
     reports: list[dict[str, Any]] = []
     verdict = check_winner(state)
     for i, phase in enumerate(phases):
@@ -224,7 +232,9 @@ def run_scenario(data: Any) -> dict[str, Any]:
         if verdict.winner is not None:
             break
         if not isinstance(phase, dict) or len(phase) != 1 or not ({"night", "day"} & set(phase)):
-            raise InvalidScenario('Each phase must be {"night": [...]} or {"day": {...}}.', where)
+            raise InvalidScenario(
+                _('Each phase must be {"night": [...]} or {"day": {...}}.'), where
+            )
         if "night" in phase:
             outcome: NightOutcome | DayOutcome = play_night(state, phase["night"], f"{where}.night")
         else:

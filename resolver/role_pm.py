@@ -13,6 +13,7 @@ from typing import Any
 from .model import GameState, Player
 from .rulesets import get_ruleset
 from .rulesets.base import Ruleset, split_modifier
+from .text import _
 
 
 def role_pm(
@@ -36,11 +37,14 @@ def role_pm(
     spec = rules.roles[role]
     alignment = alignment or spec.alignment
     mods = list(modifiers)
-    abilities = [a.description or spec.description for a in spec.abilities]
+    # i18n: marked at its source
+    abilities = [_(a.description or spec.description) for a in spec.abilities]
     player = Player("", role, alignment, tuple(mods))
     probe = GameState(rules.name, rules.methods[0], {}, (player,))
     if rules.factional_kill is not None and rules.may_use_factional_kill(probe, player):
-        abilities.append(rules.factional_kill.description or "You share your faction's kill.")
+        shared = rules.factional_kill.description
+        # i18n: marked at its source
+        abilities.append(_(shared) if shared else _("You share your faction's kill."))
     listed = []
     for text in mods:
         title, description = rules.describe_modifier(text)
@@ -50,24 +54,28 @@ def role_pm(
             shots_left = int(arg)
     if not any(split_modifier(m)[0] == "shots" for m in mods):
         shots_left = None
-    alignment_title = rules.alignment_titles.get(alignment, alignment.replace("_", " ").title())
-    role_title = spec.title or spec.slug.replace("_", " ").title()
-    shown = [alignment_title, *(m["title"] for m in listed), role_title]
+    english_alignment = rules.alignment_titles.get(alignment, "")
+    english_alignment = english_alignment or alignment.replace("_", " ").title()
+    english_role = spec.title or spec.slug.replace("_", " ").title()
+    # i18n: marked at its source
+    alignment_title, role_title = _(english_alignment), _(english_role)
+    shown = " ".join([*(m["title"] for m in listed), role_title])
+    title = _("%(alignment)s %(role)s") % {"alignment": alignment_title, "role": shown}
     # A role whose name already says its faction is not named twice: a third party's
     # title is its role ("Serial Killer", not "Serial Killer Serial Killer") and the mafia's
     # roleblocker is a "Mafia Roleblocker", not a "Mafia Mafia Roleblocker" (issue 33).
-    if role_title == alignment_title or role_title.startswith(alignment_title + " "):
-        shown = shown[1:]
+    if english_role == english_alignment or english_role.startswith(english_alignment + " "):
+        title = shown
     return {
         "role": role,
         "role_title": role_title,
-        "title": " ".join(shown),
+        "title": title,
         "alignment": alignment,
         "alignment_title": alignment_title,
-        "description": spec.description,
+        "description": _(spec.description),  # i18n: marked at its source
         "abilities": abilities,
         "modifiers": listed,
-        "win_condition": rules.win_conditions.get(alignment, ""),
+        "win_condition": _(rules.win_conditions.get(alignment, "")),  # i18n: marked at its source
         "private_thread": spec.private_thread,
         "shots_left": shots_left,
     }

@@ -1,12 +1,15 @@
 """The translation catalogues (locale/<lang>/LC_MESSAGES/django.po and .mo).
 
-    python scripts/i18n.py build      # extract every marked string, merge, compile
+    python scripts/i18n.py build      # extract every marked string, compile
+    python scripts/i18n.py compile    # after translating in the .po file
     python scripts/i18n.py missing [--under PATH]   # what still has no translation
 
 ``build`` runs Django's makemessages (GNU gettext's xgettext and msgmerge) over the site's
-code and templates, fills new entries from any ``locale/parts/*.po`` file (translations made
-apart from the catalogue), and compiles the .mo files with polib (no msgfmt needed). The .mo
-files are committed, so a fresh machine serves every language without gettext installed.
+code and templates: new strings arrive untranslated, changed ones fuzzy (never served), and
+the translations already made are kept. Translate in the .po file, then ``compile`` (or
+``build`` again) writes the .mo files with polib (no msgfmt needed). The .mo files are
+committed, so a fresh machine serves every language without gettext installed;
+tests/site/test_i18n.py fails while a string has no translation or a .mo is stale.
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ import polib
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "locale"
-PARTS = LOCALE / "parts"
 LANGUAGES = ["ru"]
 # What is not the site: tests, benchmarks, the manual, the client library, build output.
 IGNORE = [
@@ -59,10 +61,6 @@ def extract() -> None:
     subprocess.run(args, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
 
 
-def key(entry: polib.POEntry) -> tuple[str, str, str]:
-    return (entry.msgctxt or "", entry.msgid, entry.msgid_plural or "")
-
-
 def translated(entry: polib.POEntry) -> bool:
     if "fuzzy" in entry.flags or entry.obsolete:
         return False
@@ -71,7 +69,9 @@ def translated(entry: polib.POEntry) -> bool:
     return bool(entry.msgstr)
 
 
-def merge(language: str) -> None:
+def set_header(language: str) -> None:
+    """The catalogue's header: its language and plural rule (makemessages leaves them blank
+    on a new catalogue)."""
     path = catalogue(language)
     if not path.exists():  # nothing marked yet: makemessages writes no file
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -80,22 +80,18 @@ def merge(language: str) -> None:
     po.metadata["Language"] = language
     po.metadata["Plural-Forms"] = PLURAL_FORMS[language]
     po.metadata["Content-Type"] = "text/plain; charset=UTF-8"
-    known: dict[tuple[str, str, str], polib.POEntry] = {}
-    for part in sorted(PARTS.glob(f"{language}*.po")) if PARTS.exists() else []:
-        for entry in polib.pofile(str(part)):
-            if translated(entry):
-                known.setdefault(key(entry), entry)
-    for entry in po:
-        found = known.get(key(entry))
-        if found is None or translated(entry):
-            continue
-        if entry.msgid_plural:
-            entry.msgstr_plural = dict(found.msgstr_plural)
-        else:
-            entry.msgstr = found.msgstr
-        if "fuzzy" in entry.flags:
-            entry.flags.remove("fuzzy")
-    po.save(str(catalogue(language)))
+    _save(po, path)
+
+
+def _save(po: polib.POFile, path: Path, *, mo: bool = False) -> None:
+    """Write ``path`` whole or not at all: a reader (the tests, ``missing``, the site)
+    never sees half a catalogue."""
+    part = path.with_name(path.name + ".part")
+    if mo:
+        po.save_as_mofile(str(part))
+    else:
+        po.save(str(part))
+    os.replace(part, path)
 
 
 def compile_mo(language: str) -> None:
@@ -105,7 +101,7 @@ def compile_mo(language: str) -> None:
         if "fuzzy" in entry.flags:
             entry.msgstr = ""
             entry.msgstr_plural = {k: "" for k in entry.msgstr_plural}
-    po.save_as_mofile(str(catalogue(language).with_suffix(".mo")))
+    _save(po, catalogue(language).with_suffix(".mo"), mo=True)
 
 
 def missing(language: str, under: str | None) -> list[polib.POEntry]:
@@ -130,18 +126,18 @@ def main() -> int:
     gaps.add_argument("--language", default="ru")
     args = parser.parse_args()
     LOCALE.mkdir(exist_ok=True)
-    # One build at a time: two would write the same catalogue.
+    # One build at a time: two would write the same catalogue (``missing`` waits for one).
     with open(LOCALE / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        fcntl.flock(lock, fcntl.LOCK_EX if args.command != "missing" else fcntl.LOCK_SH)
         if args.command == "build":
             extract()
         if args.command in ("build", "compile"):
             for language in LANGUAGES:
                 if args.command == "build":
-                    merge(language)
+                    set_header(language)
                 compile_mo(language)
             return 0
-    entries = missing(args.language, args.under)
+        entries = missing(args.language, args.under)
     for entry in entries:
         where = ", ".join(sorted({path for path, _line in entry.occurrences}))
         plural = f"  |  plural: {entry.msgid_plural!r}" if entry.msgid_plural else ""

@@ -95,13 +95,17 @@ def test_the_rules_reference_has_a_page_per_rule_set() -> None:
 
 
 def test_every_help_link_in_the_templates_names_a_page_of_the_manual() -> None:
-    links = {
-        (template.relative_to(ROOT), page, anchor)
-        for template in (ROOT / "templates").rglob("*.html")
-        for page, anchor in re.findall(
-            r"\{% url 'help_page' '([^']*)' %\}(?:#([\w-]+))?", template.read_text()
-        )
-    }
+    links = set()
+    for template in (ROOT / "templates").rglob("*.html"):
+        text = template.read_text()
+        for page, name, anchor in re.findall(
+            r"\{% url 'help_page' '([^']*)'(?: as (\w+))? %\}(?:#([\w-]+))?", text
+        ):
+            # ``{% url ... as guide_url %}`` beside a translated sentence: the anchors are
+            # where the sentence uses it (``{{ guide_url }}#the-dashboard``).
+            anchors = re.findall(r"\{\{ " + name + r" \}\}#([\w-]+)", text) if name else []
+            for each in anchors or [anchor]:
+                links.add((template.relative_to(ROOT), page, each))
     named = {str(template) for template, _, _ in links}
     for form in ("games/create.html", "games/host.html", "notifications/settings.html"):
         assert f"templates/{form}" in named, form

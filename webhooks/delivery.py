@@ -48,6 +48,8 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from games.models import Game, Post
 from mafia_site.celery import app as celery_app
@@ -80,21 +82,23 @@ def check_url(url: str) -> str:
     a host must not make the server call into its own network."""
     url = (url or "").strip()
     if len(url) > MAX_WEBHOOK_URL_LENGTH:
-        raise BadWebhook(f"The webhook URL is too long (at most {MAX_WEBHOOK_URL_LENGTH}).")
+        raise BadWebhook(
+            _("The webhook URL is too long (at most %(n)s).") % {"n": MAX_WEBHOOK_URL_LENGTH}
+        )
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 (a malformed port raises here)
     except ValueError:
-        raise BadWebhook("That is not a valid webhook URL.") from None
+        raise BadWebhook(_("That is not a valid webhook URL.")) from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise BadWebhook("The webhook URL must start with https:// (or http://).")
+        raise BadWebhook(_("The webhook URL must start with https:// (or http://)."))
     if any(c.isspace() for c in url):
-        raise BadWebhook("The webhook URL must not contain spaces.")
+        raise BadWebhook(_("The webhook URL must not contain spaces."))
     if parts.username or parts.password:
-        raise BadWebhook("The webhook URL must not carry a user name or password.")
+        raise BadWebhook(_("The webhook URL must not carry a user name or password."))
     private = private_address(parts.hostname)
     if private:
-        raise BadWebhook(private)
+        raise BadWebhook(_(private))  # i18n: marked at its source
     return url
 
 
@@ -114,8 +118,10 @@ _EMBEDDING = tuple(
         "192.88.99.0/24",
     )
 )
-PRIVATE = "The webhook URL points to a private or local address."
-NO_ADDRESS = "The webhook's host name does not resolve."
+# Kept (``GameWebhook.failure``) and compared in English; said in the reader's language
+# where shown (``status``, ``check_url``).
+PRIVATE = gettext_noop("The webhook URL points to a private or local address.")
+NO_ADDRESS = gettext_noop("The webhook's host name does not resolve.")
 
 
 def _refused(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
@@ -148,7 +154,8 @@ def resolve(host: str) -> tuple[str, str]:
 
 
 def private_address(host: str) -> str:
-    """Why the site may not post to ``host`` ("" if it may): see ``resolve``."""
+    """Why the site may not post to ``host`` ("" if it may): see ``resolve``. In English
+    (one of the constants above): ``gettext`` it to show it."""
     return resolve(host)[1]
 
 
@@ -381,7 +388,7 @@ class _PinnedHTTPS(urllib.request.HTTPSHandler):
 # What the host is told of a failed post. One reason for every failure of the connection
 # or the answer: "connection refused" against "HTTP 404" (or a timeout) told apart which
 # ports of any address were open, a port scanner run by the site.
-NOT_TAKEN = "the chat server did not take the post (check the webhook URL)"
+NOT_TAKEN = gettext_noop("the chat server did not take the post (check the webhook URL)")
 
 
 def post_json(url: str, body: dict[str, Any]) -> str | None:
@@ -445,7 +452,8 @@ def status(game: Game) -> WebhookStatus | None:
     failed = WebhookDelivery.objects.filter(game=game, status=DeliveryStatus.FAILED).count()
     return {
         "url_masked": masked(hook.url),
-        "failure": hook.failure or None,
+        # kept in English, said in the reader's  # i18n: marked at its source
+        "failure": _(hook.failure) if hook.failure else None,
         "failed_at": hook.failed_at,
         "failed_posts": failed,
         "pending_posts": WebhookDelivery.objects.filter(

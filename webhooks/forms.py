@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from games.forms import SiteForm
 
@@ -38,8 +39,8 @@ class WebhookURLField(forms.CharField):
 def creation_field() -> forms.Field:
     """The creation form's field (``games.hooks.register_create_field``)."""
     return WebhookURLField(
-        label="Chat webhook (Discord or Slack)",
-        help_text="Optional: the announcements (phases, deaths, the end) are posted there too.",
+        label=_("Chat webhook (Discord or Slack)"),
+        help_text=_("Optional: the announcements (phases, deaths, the end) are posted there too."),
     )
 
 
@@ -47,6 +48,6 @@ class WebhookForm(SiteForm):
     """The host's chat webhook URL (empty: no webhook)."""
 
     url = WebhookURLField(
-        label="Webhook URL (Discord or Slack)",
-        help_text="Leave empty to stop posting to the chat.",
+        label=_("Webhook URL (Discord or Slack)"),
+        help_text=_("Leave empty to stop posting to the chat."),
     )

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from games.errors import ErrorCode, InvalidInput
 from games.models import Game
@@ -37,7 +38,7 @@ def set_webhook(user: Any, game_id: int, url: str) -> GameWebhook | None:
         url = delivery.check_url(url)
     except delivery.BadWebhook as exc:
         raise InvalidInput(str(exc), ErrorCode.BAD_WEBHOOK, "url") from None
-    hook, _ = GameWebhook.objects.update_or_create(
+    hook, _created = GameWebhook.objects.update_or_create(
         game=game, defaults={"url": url, "failure": "", "failed_at": None}
     )
     return hook
@@ -48,7 +49,7 @@ def retry_webhook(user: Any, game_id: int) -> int:
     game: Game = get_game(game_id)
     require_host(user, game)
     if not GameWebhook.objects.filter(game=game).exists():
-        raise InvalidInput("This game has no webhook.", ErrorCode.NO_WEBHOOK, "url")
+        raise InvalidInput(_("This game has no webhook."), ErrorCode.NO_WEBHOOK, "url")
     with transaction.atomic():
         count = WebhookDelivery.objects.filter(game=game, status=DeliveryStatus.FAILED).update(
             status=DeliveryStatus.PENDING, attempts=0, next_attempt_at=timezone.now()

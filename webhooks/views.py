@@ -6,6 +6,8 @@ from typing import Any
 
 from django.http import HttpRequest
 from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games.errors import ErrorCode, InvalidInput
 from games.forms import form_message
@@ -33,10 +35,14 @@ def set_from_dashboard(request: HttpRequest, game_id: int) -> str:
     if not form.is_valid():
         raise InvalidInput(form_message(form), ErrorCode.BAD_WEBHOOK, "url")
     if services.set_webhook(request.user, game_id, form.cleaned_data["url"]) is None:
-        return "The webhook is removed: nothing more is posted to the chat."
-    return "The webhook is set: the announcements will be posted to the chat."
+        return _("The webhook is removed: nothing more is posted to the chat.")
+    return _("The webhook is set: the announcements will be posted to the chat.")
 
 
 def retry_from_dashboard(request: HttpRequest, game_id: int) -> str:
     resent = services.retry_webhook(request.user, game_id)
-    return f"Sending {resent} post{'s' if resent != 1 else ''} to the webhook again."
+    return ngettext(
+        "Sending %(n)s post to the webhook again.",
+        "Sending %(n)s posts to the webhook again.",
+        resent,
+    ) % {"n": resent}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from rest_framework import authentication, exceptions
 
 from ..api_tokens import owners_of_key, user_for_key
@@ -28,4 +29,4 @@ class TokenAuthentication(authentication.TokenAuthentication):
             if removal is not None:
                 code = ErrorCode.BANNED if removal.kind == SanctionKind.BAN else ErrorCode.SUSPENDED
                 raise exceptions.PermissionDenied(standing_sentence(removal), code=code)
-        raise exceptions.AuthenticationFailed("Invalid or revoked token.")
+        raise exceptions.AuthenticationFailed(_("Invalid or revoked token."))

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.urls import Resolver404, resolve
+from django.utils.translation import gettext as _
 from django.views import defaults
 from django.views.csrf import csrf_failure as django_csrf_failure
 from django.views.decorators.csrf import csrf_exempt
@@ -36,34 +37,36 @@ def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
     if not request.path.endswith("/") and _is_endpoint(request.path + "/"):
         if request.method in ("GET", "HEAD"):
             return HttpResponsePermanentRedirect(request.get_full_path(force_append_slash=True))
-        message = f"Not found; the endpoint is {request.path}/ (with the slash)."
+        message = _("Not found; the endpoint is %(path)s/ (with the slash).") % {
+            "path": request.path
+        }
         return json_error(404, message, ErrorCode.NOT_FOUND)
-    return json_error(404, "Not found.", ErrorCode.NOT_FOUND)
+    return json_error(404, _("Not found."), ErrorCode.NOT_FOUND)
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if is_api(request):
-        return json_error(404, "Not found.", ErrorCode.NOT_FOUND)
+        return json_error(404, _("Not found."), ErrorCode.NOT_FOUND)
     return defaults.page_not_found(request, exception)
 
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     if is_api(request):
-        return json_error(400, "Bad request.", ErrorCode.BAD_REQUEST)
+        return json_error(400, _("Bad request."), ErrorCode.BAD_REQUEST)
     return defaults.bad_request(request, exception)
 
 
 def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
     if is_api(request):
-        return json_error(403, "You may not do that.", ErrorCode.PERMISSION_DENIED)
+        return json_error(403, _("You may not do that."), ErrorCode.PERMISSION_DENIED)
     return defaults.permission_denied(request, exception)
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     if is_api(request):
-        message = (
-            f"CSRF check failed: {reason} Send the page's CSRF token, or use an API token "
+        message = _(
+            "CSRF check failed: %(reason)s Send the page's CSRF token, or use an API token "
             "(Authorization: Token ...)."
-        )
+        ) % {"reason": reason}
         return json_error(403, message, ErrorCode.CSRF_FAILED)
     return django_csrf_failure(request, reason)

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
+from django.utils.translation import gettext as _
 from rest_framework import exceptions
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.response import Response
@@ -26,12 +27,15 @@ def field_words(field: str) -> str:
     "slot_id" -> "Slot"); ``field`` in the answer keeps the path itself."""
     words = []
     for part in field.split("."):
-        name, _, index = part.partition("[")
+        name, _bracket, index = part.partition("[")
         name = name.removesuffix("_id").replace("_", " ")
         if name:
             words.append(name)
         if index:
-            words.append(f"row {int(index.rstrip(']')) + 1}" if index[:-1].isdigit() else index)
+            if index[:-1].isdigit():
+                words.append(_("row %(number)s") % {"number": int(index.rstrip("]")) + 1})
+            else:
+                words.append(index)
     text = ", ".join(words) or field
     return text[:1].upper() + text[1:]
 
@@ -81,7 +85,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         throttled.wait = exc.retry_after  # type: ignore[attr-defined]
         exc = throttled
     if isinstance(exc, Http404):
-        exc = exceptions.NotFound(str(exc) or "Not found.")
+        exc = exceptions.NotFound(str(exc) or _("Not found."))
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied(str(exc) or None)
     response = drf_exception_handler(exc, context)

@@ -3,6 +3,7 @@ until it has ended, for everyone (its host and players included)."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -23,5 +24,5 @@ class ExportView(GameAPIView):
         where their name is written in a post. 404 until the game has ended."""
         found = game_export(self.game(game_id))
         if found is None:
-            raise NotFound("A game is exported once it has ended.")
+            raise NotFound(_("A game is exported once it has ended."))
         return Response(found)

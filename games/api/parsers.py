@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
 
@@ -42,4 +43,7 @@ def depth(value: Any) -> int:
 
 
 def _too_deep() -> ParseError:
-    return ParseError(f"JSON parse error - the body nests deeper than {MAX_DEPTH} levels.")
+    return ParseError(
+        _("JSON parse error - the body nests deeper than %(levels)s levels.")
+        % {"levels": MAX_DEPTH}
+    )

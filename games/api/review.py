@@ -3,6 +3,7 @@ the game has ended, for everyone (its host and players included)."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -27,7 +28,7 @@ class ReviewView(GameAPIView):
         try:
             review = reads.read_review(game)
         except reads.NotOver:
-            raise NotFound("The review opens when the game ends.") from None
+            raise NotFound(_("The review opens when the game ends.")) from None
         posts = reads.phase_posts(review)
         records = {
             r["number"]: r

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
 from .. import event_kinds, game_settings, naming, shapes
@@ -331,7 +333,7 @@ class GameCreateSerializer(InputSerializer):
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if not any(all(name in attrs for name in group) for group in self.needs_one_of):
             raise serializers.ValidationError(
-                {"ruleset": "Give a ready-made setup, or a rule set and a role list."}
+                {"ruleset": _("Give a ready-made setup, or a rule set and a role list.")}
             )
         return attrs
 
@@ -562,7 +564,7 @@ class TokenRequestSerializer(InputSerializer):
 
 # What a write answers when it committed but its usual answer could not be read back (the
 # database dropped out just after): it happened; read the fresh state again in a moment.
-COMMITTED_DETAIL = (
+COMMITTED_DETAIL = gettext_lazy(
     "Done: the change was saved, but the fresh state could not be read back just now. "
     "Read it again in a few seconds."
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import authenticate, get_user_model
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 from rest_framework.parsers import FormParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -76,7 +77,7 @@ class TokenView(GameAPIView):
         if user is None:
             ratelimit.login_failed(request, username)
             raise BadCredentials(
-                "Wrong username or password.", ErrorCode.BAD_CREDENTIALS, "password"
+                _("Wrong username or password."), ErrorCode.BAD_CREDENTIALS, "password"
             )
         new = person_tokens.create_token(user)
         return Response(token_data(new.token, new.key))

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from django.conf import settings
 from django.db.models import F
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
@@ -54,7 +55,7 @@ from .errors import api_exception_handler
 
 def committed(game_id: int) -> shapes.Committed:
     """The answer to a write that committed when its usual answer could not be read."""
-    return {"ok": True, "committed": True, "game_id": game_id, "detail": s.COMMITTED_DETAIL}
+    return {"ok": True, "committed": True, "game_id": game_id, "detail": str(s.COMMITTED_DETAIL)}
 
 
 class GameAPIView(APIView):
@@ -180,7 +181,7 @@ class GameListView(GameAPIView):
         wanted = request.query_params.get("status")
         if wanted is not None:
             if wanted not in GameStatus.values:
-                message = f"Use one of {', '.join(GameStatus.values)}."
+                message = _("Use one of %(choices)s.") % {"choices": ", ".join(GameStatus.values)}
                 raise serializers.ValidationError({"status": [message]}, "invalid")
             query = query.filter(status=wanted)
         games = list(query[:100])
@@ -311,7 +312,7 @@ class PostsView(GameAPIView):
         thread = request.query_params.get("thread", Thread.PUBLIC)
         slots = snapshot.slots(game)
         if not Viewer.of(game, request.user, slots).can_read(thread):
-            raise NotFound("There is no such thread.")
+            raise NotFound(_("There is no such thread."))
         asked = request.query_params.getlist("iso")
         iso = parse_iso(asked, slots)
         # Not the whole thread as if nothing was asked: say whom the game does not have.
@@ -363,7 +364,7 @@ class PostsView(GameAPIView):
         data = _valid(s.PostCreateSerializer, request)
         game = self.game(game_id)
         if not self.viewer(game).can_read(data["thread"]):
-            raise NotFound("There is no such thread.")
+            raise NotFound(_("There is no such thread."))
         result = services.submit_post(
             request.user,
             game_id,
@@ -403,7 +404,7 @@ class VoteCountView(GameAPIView):
         game = self.game(game_id)
         vc = _vote_count(game, request.user)
         if vc is None:
-            raise NotFound("No day has started yet.")
+            raise NotFound(_("No day has started yet."))
         return Response(vc)
 
 
@@ -551,11 +552,16 @@ def _player_slot(game: Game, user: Any) -> Slot:
     if not viewer.has_role or viewer.slot is None:  # (has_role: a slot; the test narrows)
         replaced = replaced_out(game, user)
         if replaced is not None:
-            when = f" on {replaced['when']}" if replaced["when"] else ""
-            raise NotFound(
-                f"{replaced['by']} replaced you{when}: you have no role in this game now."
-            )
-        raise NotFound("You have no role in this game.")
+            if replaced["when"]:
+                message = _(
+                    "%(by)s replaced you on %(when)s: you have no role in this game now."
+                ) % {"by": replaced["by"], "when": replaced["when"]}
+            else:
+                message = _("%(by)s replaced you: you have no role in this game now.") % {
+                    "by": replaced["by"]
+                }
+            raise NotFound(message)
+        raise NotFound(_("You have no role in this game."))
     return viewer.slot
 
 
@@ -806,7 +812,9 @@ class ReplaceView(HostOpView):
         new_user = user_called(data["username"])
         if new_user is None:
             raise InvalidInput(
-                f"There is no user called {data['username']!r}.", ErrorCode.NO_USER, "username"
+                _("There is no user called %(name)s.") % {"name": repr(data["username"])},
+                ErrorCode.NO_USER,
+                "username",
             )
         return services.replace_player(request.user, game_id, data["slot_id"], new_user)
 
@@ -898,7 +906,7 @@ class ArchiveView(GameAPIView):
         """After the game ends: every role, action, result and explanation."""
         game = self.game(game_id)
         if not game.is_finished:
-            raise NotFound("The archive opens when the game ends.")
+            raise NotFound(_("The archive opens when the game ends."))
         slots, agents = _slots(game), agents_shown(game)
         co = set(game.co_winners or [])
         data: shapes.Archive = {

@@ -9,6 +9,9 @@ the API or the services):
   what an access-changing event means for open sockets (``access_meta``);
 - ``render``: one event rendered once for its audience (``Renderer``: posts, the vote
   count, the spectators' phase banner, players list and table);
+- ``language``: a socket's language, read at connect (the account's, else the browser's);
+- ``localize``: an item rendered again in a socket's language, once per process and
+  language in use (the publisher renders each item once, in the site's default);
 - ``numbering``: items numbered per audience (``event_counts``, ``build_messages``,
   ``page_positions``, ``heads``): clients never see the game-wide seq;
 - ``replay``: what a (re)connecting socket missed;

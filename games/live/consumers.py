@@ -25,6 +25,13 @@ control messages: ``hello``, ``replay``, ``access``, ``resync``, ``reload``, ``p
 positions that are not whole numbers of 0 or more; on connect the socket then closes with
 code 4400). A socket signed in with an agent's token is closed with 4401 once that token
 is revoked (``tokens``).
+
+Every frame is in the socket's language (``language.socket_language``, read at connect:
+the account's, else the browser's): its items (``localize``), its viewer's own parts
+(``own``) and its texts. A page keeps that language until it is reloaded, even if its
+person changes their account language meanwhile (acceptable: a reload shows the new one;
+only the parts of a signed-in page rendered through the site's middleware, ``page_render``,
+may follow the new choice before that).
 """
 
 from __future__ import annotations
@@ -33,10 +40,13 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qs
 
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
 
 from .. import presence
 from ..errors import ErrorCode
@@ -44,6 +54,7 @@ from ..socket_db import socket_db
 from .audiences import viewer_access
 from .hub import Hub, get_hub
 from .inbox import InboxFollower
+from .language import BASE, socket_language
 from .numbering import heads
 from .outbox import Outbox
 from .own import OwnPage, attach, parts_frame
@@ -67,13 +78,17 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
     own_page: OwnPage  # the page's parts this socket pushes its viewer's copy of (``own``)
     hub: Hub | None = None
     outbox: Outbox
+    # The socket's language, read once at connect (``language.socket_language``). A person
+    # who changes their account language while the page is open keeps this socket's frames
+    # in the old one until they reload the page: acceptable (see ``language``).
+    language: str = BASE
 
     async def connect(self) -> None:
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         user = self.scope.get("user")
         signed_in = user is not None and getattr(user, "is_authenticated", False)
         self.user_id = user.pk if user is not None and signed_in else None  # (narrows user)
-        access = await socket_db(viewer_access)(self.game_id, user)
+        access, self.language = await socket_db(_connect_reads)(self.game_id, self.scope)
         if access is None:
             await self.close(code=4404)
             return
@@ -82,7 +97,7 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
             positions = _positions(query.get("positions", [""])[0])
         except BadPositions as exc:
             await self.accept()
-            await self.send(text_data=dumps([exc.control]))
+            await self.send(text_data=dumps([exc.control(self.language)]))
             await self.close(code=4400)
             return
         audiences, seq, self.slot_id = access
@@ -94,8 +109,10 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
         # A page names the parts it shows and where it is (``?own=players,phase&page=...``):
         # its items carry the viewer's own copy of the parts they do not carry (``own``).
         own, page = query.get("own", [""])[0], query.get("page", [""])[0]
-        self.own_page = OwnPage.of(self.game_id, self.scope, own, page)
-        attach = self.own_page.parts or self.own_page.path
+        self.own_page = OwnPage.of(self.game_id, self.scope, own, page, self.language)
+        # Every frame goes through ``own.attach`` when the page has parts of its viewer's
+        # own, or when its items are to be rendered again in the socket's language.
+        attach = self.own_page.parts or self.own_page.path or self.language != BASE
         self.outbox = Outbox(self._send_text, self._attach_own if attach else None)
         self.outbox.hold()  # live frames wait until the replay is out
         self.hub = get_hub()
@@ -161,7 +178,8 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
             try:
                 positions = _positions(message.get("positions"))
             except BadPositions as exc:
-                self.outbox.control(exc.control)  # the socket stays: a good resume may follow
+                # The socket stays: a good resume may follow.
+                self.outbox.control(exc.control(self.language))
                 return
             await self._replay(since if isinstance(since, int) else None, positions)
         elif message.get("type") == "inbox":
@@ -213,7 +231,9 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
         try:
             assert self.hub is not None  # replays are asked for only while attached
             audiences = self.hub.audiences(self)
-            result = await socket_db(replay)(self.game_id, audiences, since, positions)
+            result = await socket_db(replay)(
+                self.game_id, audiences, since, positions, self.language
+            )
         finally:
             self._replaying = False
         if result.reload:
@@ -270,6 +290,15 @@ class GameConsumer(TokenWatch, InboxFollower, AsyncWebsocketConsumer):
             )
 
 
+def _connect_reads(
+    game_id: int, scope: Mapping[str, Any]
+) -> tuple[tuple[frozenset[str], int, int | None] | None, str]:
+    """What a connect reads from the database, in one trip to it: the viewer's access
+    (``viewer_access``) and the socket's language (``socket_language``)."""
+    access = viewer_access(game_id, scope.get("user"))
+    return access, (socket_language(scope) if access is not None else BASE)
+
+
 def _lost_seat(old: frozenset[str], new: frozenset[str]) -> bool:
     return any(audience.startswith("slot:") for audience in old - new)
 
@@ -284,12 +313,17 @@ def _int(value: Any) -> int | None:
 class BadPositions(ValueError):
     """A position that is not a whole number of 0 or more: the client is told so."""
 
-    control = {
-        "type": "error",
-        "code": ErrorCode.BAD_POSITIONS,
-        "error": "Positions are whole numbers of 0 or more, one per audience "
-        '(positions=public.12,mafia.3 or {"public": 12, "mafia": 3}).',
-    }
+    MESSAGE = _(
+        "Positions are whole numbers of 0 or more, one per audience "
+        '(positions=public.12,mafia.3 or {"public": 12, "mafia": 3}).'
+    )
+
+    @classmethod
+    def control(cls, language: str) -> dict[str, Any]:
+        """The error control, its text in the socket's language (its code never changes)."""
+        with translation.override(language):
+            error = str(cls.MESSAGE)
+        return {"type": "error", "code": ErrorCode.BAD_POSITIONS, "error": error}
 
 
 def _position(value: Any) -> int:

@@ -12,11 +12,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import Count
+from django.utils import translation
 
 from ..lru import ProcessLRU
 from ..models import Game, GameEvent, Slot
 from .audiences import access_meta, audiences_of, viewer_audiences
 from .kinds import STATE_KINDS
+from .language import BASE
 from .render import Renderer
 from .wire import dumps, group_name
 
@@ -111,7 +113,10 @@ def build_messages(
         state = event.kind in STATE_KINDS
         if state and newest_state[(audience, event.kind)] != event.seq:
             continue  # counted, not sent
-        item = renderer.item(event, number)
+        # In the base language whatever the committing request's reader speaks: sockets of
+        # another language get this item rendered again in theirs (``localize``).
+        with translation.override(BASE):
+            item = renderer.item(event, number)
         entry = {"seq": event.seq, "kind": event.kind, "state": state, "text": dumps(item)}
         meta = access_meta(event)
         if meta:

@@ -20,12 +20,15 @@ attached is exactly what that viewer's reload would show:
   host's controls at the end) is taken away, and ``"own_status"`` says the viewer may no
   longer load the page (replaced out: 404), which reloads it.
 
-Each is rendered once per viewer and game state, not per socket: the sockets waiting on the
-same item share one render (``_shared``), and every anonymous socket on one page shares the
-anonymous render. The renders run on the sockets' database threads (``socket_db``), inside
-the socket's one sending task (``Outbox``), so a socket's frames keep their order. A render
-that fails costs the item its ``own``, not the item: the page asks for its parts again on
-the socket (``{"type": "parts"}``, ``parts_frame``).
+Each is rendered once per viewer, language and game state, not per socket: the sockets
+waiting on the same item share one render (``_shared``), and every anonymous socket of one
+language on one page shares that language's anonymous render. Each render is made in the
+socket's language (``language.socket_language``), and so are the items themselves
+(``localize``: the frame's items first, then the viewer's own parts). The renders run on
+the sockets' database threads (``socket_db``), inside the socket's one sending task
+(``Outbox``), so a socket's frames keep their order. A render that fails costs the item its
+``own``, not the item: the page asks for its parts again on the socket
+(``{"type": "parts"}``, ``parts_frame``).
 """
 
 from __future__ import annotations
@@ -38,10 +41,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils import translation
+
 from ..event_kinds import KINDS, PARTS
 from ..fragments import OWN_PARTS, own_parts_html
 from ..lru import ProcessLRU
 from ..socket_db import socket_db
+from .language import BASE, scope_in
+from .localize import localized
 from .page_render import Rendered, page_path, part_names, render_page
 from .wire import dumps
 
@@ -78,6 +85,8 @@ class OwnPage:
     scope: Mapping[str, Any] = field(repr=False)
     path: str | None
     elements: dict[str, frozenset[str]]  # element id -> its parts (``data-live-part``)
+    # The socket's language (``language.socket_language``): its items and renders are in it.
+    language: str = BASE
 
     @property
     def signed_in(self) -> bool:
@@ -94,13 +103,21 @@ class OwnPage:
 
     @classmethod
     def of(
-        cls, game_id: int, scope: Mapping[str, Any], own: str | None, page: str | None
+        cls,
+        game_id: int,
+        scope: Mapping[str, Any],
+        own: str | None,
+        page: str | None,
+        language: str = BASE,
     ) -> OwnPage:
         """The socket's page from its query (``own``: ``id:part+part,...``, a bare part
-        name for an element of that id; ``page``: its path and query). A socket signed in
-        with an agent's token has no page (its cookies, if any, may be another person's)."""
+        name for an element of that id; ``page``: its path and query), in ``language``. A
+        socket signed in with an agent's token has no page (its cookies, if any, may be
+        another person's)."""
         path = page_path(game_id, page) if scope.get("token_id") is None else None
-        return cls(game_id, scope.get("user"), scope, path, parse_own(own))
+        return cls(
+            game_id, scope.get("user"), scope_in(scope, language), path, parse_own(own), language
+        )
 
     def user_key(self) -> int | None:
         return self.user.pk if self.signed_in else None
@@ -155,13 +172,14 @@ def with_own(text: str, extra: dict[str, Any]) -> str:
     return text[:-1] + "," + dumps(extra)[1:]
 
 
-# Per event loop: (game, user, page, parts, newest seq) -> the render in flight. The sockets
-# that wait on the same item (two tabs; every anonymous viewer of a page) share it.
+# Per event loop: (game, user, page, parts, language, newest seq) -> the render in flight.
+# The sockets that wait on the same item (two tabs; every anonymous viewer of a page of one
+# language) share it.
 _inflight: weakref.WeakKeyDictionary[
     asyncio.AbstractEventLoop, dict[tuple[Any, ...], asyncio.Task[Rendered]]
 ] = weakref.WeakKeyDictionary()
-# (game, user, page, parts) -> (seq, the newest render started once event ``seq`` was
-# committed). A render made after event N shows at least N: a socket whose frame ends at N
+# (game, user, page, parts, language) -> (seq, the newest render started once event ``seq``
+# was committed). A render made after event N shows at least N: a socket whose frame ends at N
 # or before takes it, so the sockets of one page share a render however a phase change's
 # events fall into their frames.
 _DONE: ProcessLRU[tuple[int, Rendered]] = ProcessLRU(1024)
@@ -170,17 +188,28 @@ _DONE: ProcessLRU[tuple[int, Rendered]] = ProcessLRU(1024)
 def _render(page: OwnPage, parts: frozenset[str], cheap: bool) -> Rendered:
     """``parts`` of ``page`` as its viewer's reload would show them now (sync)."""
     if cheap:
-        return Rendered(200, own_parts_html(page.game_id, page.user, parts), whole=False)
+        with translation.override(page.language):
+            html = own_parts_html(page.game_id, page.user, parts)
+        return Rendered(200, html, whole=False)
     if page.path is None:
         return Rendered(0, {})
-    return render_page(page.scope, page.path, signed_in=page.signed_in)
+    # The page's scope says the socket's language (``scope_in``): the site's middleware
+    # renders in it; the override only keeps this thread's language as it was afterwards.
+    with translation.override(page.language):
+        return render_page(page.scope, page.path, signed_in=page.signed_in)
 
 
 async def _shared(page: OwnPage, parts: frozenset[str], seq: int | None) -> Rendered:
     """``_render`` as of at least event ``seq`` (it is committed: the hub or the replay has
     its item), one render for every socket asking for it; None: a render of its own now."""
     cheap = page.cheap(parts)
-    page_key = (page.game_id, page.user_key(), page.path, parts if cheap else "page")
+    page_key = (
+        page.game_id,
+        page.user_key(),
+        page.path,
+        parts if cheap else "page",
+        page.language,
+    )
     done = _DONE.get(page_key) if seq is not None else None
     if done is not None and done[0] >= seq:  # type: ignore[operator]
         rendered = done[1]
@@ -223,7 +252,8 @@ async def attach(page: OwnPage, batch: Iterable[tuple[int | None, str]]) -> list
     """The texts of ``batch`` (a socket's next frame, in order), each item that redraws one
     of the page's pushed parts with the viewer's own rendering of them."""
     batch = list(batch)
-    texts = [text for _, text in batch]
+    # The items in the socket's language (the channel layer's are in ``BASE``).
+    texts = await localized(page.game_id, page.language, batch, socket_db)
     needs = [(i, wanted(text, page)) for i, (seq, text) in enumerate(batch) if seq is not None]
     needs = [(i, want) for i, want in needs if want]
     if not needs:

@@ -48,9 +48,17 @@ LIVE_PAGES = frozenset(
 )
 
 # The socket's headers a page render takes: the person (cookie, only for a signed-in
-# viewer), the host (ALLOWED_HOSTS, links) and the proxy's (the scheme behind TLS, the
-# address). Nothing else of a websocket handshake means anything to a page.
-_HEADERS = ("host", "x-forwarded-proto", "x-forwarded-for", "x-forwarded-host")
+# viewer), the host (ALLOWED_HOSTS, links), the proxy's (the scheme behind TLS, the
+# address) and the language (``Accept-Language``: the game socket's scope says its own
+# language there, ``language.scope_in``). Nothing else of a websocket handshake means
+# anything to a page.
+_HEADERS = (
+    "host",
+    "x-forwarded-proto",
+    "x-forwarded-for",
+    "x-forwarded-host",
+    "accept-language",
+)
 
 
 def page_path(game_id: int, value: str | None) -> str | None:

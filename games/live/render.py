@@ -1,5 +1,9 @@
 """Rendering: an event is rendered ONCE for its audience into a client item.
 
+Once per language in use: the publisher renders in ``language.BASE``; a socket of another
+language gets the same item rendered in its own (``localize``). Everything here renders in
+the active language (``translation.override`` by the caller), and each cache keeps it.
+
 ``Renderer`` renders the HTML of a post via ``_post.html``, the vote count via
 ``_vote_count.html``, and for kinds that redraw them (``games.event_kinds``) the phase
 banner, the table and the players list as a spectator sees them: the same templates the
@@ -14,6 +18,7 @@ from typing import Any
 
 from django.db.models import Q
 from django.template.loader import render_to_string
+from django.utils import translation
 from django.utils.functional import SimpleLazyObject
 from django.utils.html import format_html
 
@@ -23,7 +28,7 @@ from ..lru import ProcessLRU
 from ..models import Game, GameEvent, Post, Thread
 from ..reads import snapshot
 from ..reads.thread import page_of
-from ..reads.vote_count import public_count
+from ..reads.vote_count import public_count, with_texts
 from .kinds import BANNER_KINDS, CARRIED
 
 # (the game's state and the date, what) -> what the spectators see now: a pushed part's
@@ -31,7 +36,9 @@ from .kinds import BANNER_KINDS, CARRIED
 # event but a post sets ``Game.state_seq``: ``reads.snapshot``), so the sockets catching
 # up on one game (``replay``: a quarter of the web processes' time at 250 games) and each
 # publish in a busy thread share one render per change. The state is read before what is
-# rendered from it, so an entry is never older than its key says.
+# rendered from it, so an entry is never older than its key says. The language the render
+# is made in is in the key too (the publisher's ``language.BASE``; a socket's own language,
+# ``localize``): a Russian render never goes out as the English one, nor the other way.
 _AS_OF_NOW: ProcessLRU[Any] = ProcessLRU(4096)
 
 
@@ -96,7 +103,7 @@ class Renderer:
 
     def _now(self, what: Hashable, make: Callable[[], Any]) -> Any:
         """``make()``, once per state of the game in this process (``_AS_OF_NOW``)."""
-        key = (*snapshot.today_key(self.game), what)
+        key = (*snapshot.today_key(self.game), translation.get_language(), what)
         value = _AS_OF_NOW.get(key)
         if value is None:
             value = make()
@@ -138,7 +145,12 @@ class Renderer:
             lambda: game.phases.filter(number=count.get("phase")).first()  # type: ignore[misc]
         )
         # (stored as everyone but the host sees it, ``services.ballots.emit_vote_count``;
-        # counted again here so no older item can show more)
+        # counted again here so no older item can show more). Its sentences (the majority,
+        # the skip's name...) are said again from its numbers in the active language: the
+        # stored ones are in whatever language the vote's request was made in.
+        found = phase if count.get("phase") is not None else None
+        if found:
+            count = with_texts(found, count)  # type: ignore[arg-type]
         count = public_count(game, count)
         return render_to_string(
             "games/_vote_count.html", {"count": count, "game": game, "phase": phase}

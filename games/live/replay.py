@@ -6,9 +6,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from django.db.models import Q
+from django.utils import translation
 
 from ..models import Game, GameEvent
+from . import localize
 from .kinds import STATE_KINDS
+from .language import BASE
 from .numbering import db_count, positions_at
 from .render import Renderer
 from .wire import MAX_POSITION, dumps, setting
@@ -42,6 +45,7 @@ def replay(
     audiences: Iterable[str],
     since: int | None = None,
     positions: dict[str, int] | None = None,
+    language: str = BASE,
 ) -> Replay:
     """The visible events a client misses, rendered, or ``reload`` when too far behind.
 
@@ -52,6 +56,9 @@ def replay(
     replays that place each public event in the game-wide sequence and so count the
     private events between them). So is an audience the client has no position for: it
     gets nothing older than now.
+
+    The items are rendered in ``language`` (the socket's: ``language.socket_language``) and
+    kept for the socket's frames (``localize.remember``).
     """
     floor = Game.objects.filter(pk=game_id).values_list("event_seq", flat=True).first() or 0
     audiences = sorted(audiences)
@@ -104,5 +111,7 @@ def replay(
                 numbered.append((latest, number))
     renderer = Renderer(game_id)
     renderer.prefetch_posts(e for e, _ in numbered)
-    items = [(event.seq, dumps(renderer.item(event, number))) for event, number in numbered]
+    with translation.override(language):
+        items = [(event.seq, dumps(renderer.item(event, number))) for event, number in numbered]
+    localize.remember(game_id, language, items)
     return Replay(floor, positions_at(game_id, audiences, floor), items)

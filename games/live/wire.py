@@ -14,7 +14,9 @@ MAX_POSITION = 2**31
 
 
 def group_name(game_id: int, audience: str) -> str:
-    """The channel-layer group of one audience of one game (group names allow no colon)."""
+    """The channel-layer group of one audience of one game (group names allow no colon).
+    No language in it: a group carries the one item of each event, and each socket has it
+    rendered in its own language (``localize``); routing never depends on the language."""
     return f"game-{game_id}.{audience.replace(':', '-')}"
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.http import Http404
+from django.utils.translation import gettext as _
 
 from ..lru import ProcessLRU
 from ..models import ROLE_THREADS, TEAM_THREADS, CoHost, Game, Slot, Thread
@@ -41,7 +42,7 @@ class CoHostRef:
 
     @property
     def kind_label(self) -> str:
-        return "backup host" if self.kind == "backup" else "co-host"
+        return _("backup host") if self.kind == "backup" else _("co-host")
 
 
 # (game, its creation, state_seq) -> its co-hosts. Adding or removing one is a change of
@@ -232,12 +233,12 @@ class Viewer:
         return thread in private_threads_of(self.game, self.slot)
 
     def readable_threads(self) -> list[tuple[str, str]]:
-        return [(t, THREAD_LABELS[t]) for t in THREAD_LABELS if self.can_read(t)]
+        return [(t, str(THREAD_LABELS[t])) for t in THREAD_LABELS if self.can_read(t)]
 
     def require_read(self, thread: str) -> None:
         """404, not 403: a non-member must not even learn that the thread has posts."""
         if not self.can_read(thread):
-            raise Http404("No such thread.")
+            raise Http404(_("No such thread."))
 
     # -- roles ---------------------------------------------------------------------------
     def public_role(self, slot: Slot) -> str:
@@ -253,4 +254,4 @@ def get_game(game_id: int) -> Game:
     try:
         return Game.objects.select_related("host").get(pk=game_id)
     except Game.DoesNotExist:
-        raise Http404("No such game.") from None
+        raise Http404(_("No such game.")) from None

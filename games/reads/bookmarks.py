@@ -50,7 +50,7 @@ def item(bookmark: Bookmark) -> BookmarkItem:
         game_id=post.game_id,
         game_title=post.game.title,
         thread=post.thread,
-        thread_label=THREAD_LABELS.get(post.thread, post.thread),
+        thread_label=str(THREAD_LABELS.get(post.thread, post.thread)),
         number=post.number,
         author=post.author_name,
         excerpt=excerpt(post.html),

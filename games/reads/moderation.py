@@ -10,13 +10,15 @@ report of a mafia-chat post can never reach a player of that game.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from django.core import signing
 from django.db.models import QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
+from .. import display
 from ..models import (
     AltAccount,
     AltStatus,
@@ -69,18 +71,24 @@ def longest(sanctions: QuerySet[Sanction]) -> Sanction | None:
 
 
 def until_text(sanction: Sanction) -> str:
+    """ "for good" or "until Mon 3 May 2027, 18:00 UTC" (a sanction's end, in words)."""
     if sanction.ends_at is None:
-        return "for good"
-    return "until " + sanction.ends_at.astimezone(UTC).strftime("%a %-d %b %Y, %H:%M UTC")
+        return _("for good")
+    return _("until %(moment)s") % {"moment": display.dated_moment(sanction.ends_at)}
 
 
 def standing_sentence(sanction: Sanction) -> str:
     """What a person is told when a sanction in force refuses them."""
-    if sanction.kind == SanctionKind.MUTE:
-        return f"You are muted {until_text(sanction)}: you may not post."
     if sanction.kind == SanctionKind.BAN:
-        return "This account is banned from the site."
-    return f"This account is suspended {until_text(sanction)}."
+        return _("This account is banned from the site.")
+    if sanction.ends_at is None:
+        if sanction.kind == SanctionKind.MUTE:
+            return _("You are muted for good: you may not post.")
+        return _("This account is suspended for good.")
+    moment = {"moment": display.dated_moment(sanction.ends_at)}
+    if sanction.kind == SanctionKind.MUTE:
+        return _("You are muted until %(moment)s: you may not post.") % moment
+    return _("This account is suspended until %(moment)s.") % moment
 
 
 # -- one person, several accounts ----------------------------------------------------------

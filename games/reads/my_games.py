@@ -18,6 +18,8 @@ from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Q, Subquery
 from django.utils import timezone
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from ..inactivity import NEEDS_REPLACEMENT
 from ..models import (
@@ -42,7 +44,10 @@ RELATIONS = (PLAYER, HOST, QUEUED)  # how the person is in the game
 # What a host is asked for: a full sign-up list to start, players to replace.
 START, REPLACE = "start", "replace"
 HOST_CODES = (START, REPLACE)
-HOST_LABELS = {START: "The sign-ups are full: start the game", REPLACE: "A player needs replacing"}
+HOST_LABELS = {
+    START: _("The sign-ups are full: start the game"),
+    REPLACE: _("A player needs replacing"),
+}
 
 
 @dataclass(frozen=True)
@@ -69,10 +74,15 @@ class MyGame:
     def status_label(self) -> str:
         game, phase = self.game, self.phase
         if game.is_running and phase is not None:
-            return f"{phase.label} (paused)" if phase.is_paused else phase.label
+            if phase.is_paused:
+                return gettext("%(phase)s (paused)") % {"phase": phase.label}
+            return phase.label
         if game.is_signups:
-            return f"Sign-ups ({self.players}/{game.player_cap})"
-        return game.get_status_display()
+            return gettext("Sign-ups (%(players)s/%(cap)s)") % {
+                "players": self.players,
+                "cap": game.player_cap,
+            }
+        return str(game.get_status_display())
 
     @property
     def deadline(self) -> datetime | None:
@@ -89,8 +99,8 @@ class MyGame:
     @property
     def need_labels(self) -> list[tuple[str, str]]:
         """(code, words) of what the game waits for from them, a host's chores after."""
-        return [(c, NEED_LABELS[c]) for c in self.needs] + [
-            (c, HOST_LABELS[c]) for c in self.host_needs
+        return [(c, str(NEED_LABELS[c])) for c in self.needs] + [
+            (c, str(HOST_LABELS[c])) for c in self.host_needs
         ]
 
     @property
@@ -210,7 +220,7 @@ def _unread(
     for thread in _readable(game, user, slot, hosting):
         last = getattr(game, f"last_{thread}") or 0
         seen = visits.get((game.pk, thread), 0)
-        out.append(ThreadUnread(thread, THREAD_LABELS[thread], max(last - seen, 0)))
+        out.append(ThreadUnread(thread, str(THREAD_LABELS[thread]), max(last - seen, 0)))
     return out
 
 

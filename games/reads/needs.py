@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import Max, Q
+from django.utils.translation import gettext_lazy
 
 from ..gateway import GameState, rules_named
 from ..models import Game, GameEvent, NightAction, Phase, Slot, Vote, VoteKind
@@ -33,10 +34,10 @@ YOUR_TURN, VOTE, NIGHT_ACTION, PRODDED = "your_turn", "vote", "night_action", "p
 NEED_CODES = (YOUR_TURN, VOTE, NIGHT_ACTION, PRODDED)  # the order they are listed in
 # Each code in words, to the player ("you").
 NEED_LABELS = {
-    YOUR_TURN: "It is your turn at the table",
-    VOTE: "You have not voted today",
-    NIGHT_ACTION: "Your night action is missing",
-    PRODDED: "You were prodded for inactivity",
+    YOUR_TURN: gettext_lazy("It is your turn at the table"),
+    VOTE: gettext_lazy("You have not voted today"),
+    NIGHT_ACTION: gettext_lazy("Your night action is missing"),
+    PRODDED: gettext_lazy("You were prodded for inactivity"),
 }
 UNREAD: Any = object()  # "the caller has not read the current phase"
 

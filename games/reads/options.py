@@ -8,6 +8,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from .. import gateway, naming
 from ..errors import ErrorCode, GameRuleError, InvalidInput, NotAllowed
 from ..gateway import GameState, rules_named
@@ -95,7 +97,9 @@ def day_action_options(
         options.append(
             {
                 "ability": ability.slug,
-                "description": ability.description,
+                # (the resolver's data is English: said in the reader's language)
+                # i18n: marked at its source
+                "description": _(ability.description) if ability.description else "",
                 "choices": [] if why else legal,
                 "unavailable": why,
                 "shots_left": rules.shots_left(state, state.player(slot.resolver_name)),
@@ -131,12 +135,12 @@ class VoteOptions:
         if target is None:
             if not self.skip:
                 return InvalidInput(
-                    'This game has no "no elimination" vote.', ErrorCode.NO_SKIP, "target"
+                    _('This game has no "no elimination" vote.'), ErrorCode.NO_SKIP, "target"
                 )
             return None
         if not target.alive:
             return InvalidInput(
-                f"{target.display_name} is dead and cannot be voted for.",
+                _("%(player)s is dead and cannot be voted for.") % {"player": target.display_name},
                 ErrorCode.DEAD_TARGET,
                 "target",
             )
@@ -148,14 +152,18 @@ class VoteOptions:
             if target.pk not in self.revote:
                 tied = ", ".join(self.names.get(i, "?") for i in self.revote)
                 return InvalidInput(
-                    f"Only {tied} and no elimination are on the revote ballot.",
+                    _("Only %(tied)s and no elimination are on the revote ballot.")
+                    % {"tied": tied},
                     ErrorCode.NOT_TIED,
                     "target",
                 )
         elif self.uses_nominations and target.pk not in self.nominated:
             return InvalidInput(
-                f"{target.display_name} has not been nominated today; only nominated "
-                "players can be voted for.",
+                _(
+                    "%(player)s has not been nominated today; only nominated "
+                    "players can be voted for."
+                )
+                % {"player": target.display_name},
                 ErrorCode.NOT_NOMINATED,
                 "target",
             )
@@ -164,9 +172,11 @@ class VoteOptions:
     def refusal(self, target: Slot | None) -> GameRuleError | None:
         """Why this voter's vote for ``target`` would be refused (None: it counts)."""
         if self.voter is None or not self.voter.alive:
-            return NotAllowed("Dead players cannot vote.", ErrorCode.DEAD)
+            return NotAllowed(_("Dead players cannot vote."), ErrorCode.DEAD)
         if self.locked:
-            return NotAllowed("Your vote is locked: it can no longer be changed.", ErrorCode.LOCKED)
+            return NotAllowed(
+                _("Your vote is locked: it can no longer be changed."), ErrorCode.LOCKED
+            )
         return self.target_refusal(target)
 
     def votable(self, target: Slot | None) -> bool:
@@ -177,10 +187,10 @@ class VoteOptions:
     def unvote_refusal(self) -> GameRuleError | None:
         """Why this voter could not withdraw their vote (None: they can)."""
         if self.my_vote is None:
-            return InvalidInput("You are not voting for anyone.", ErrorCode.NO_VOTE)
+            return InvalidInput(_("You are not voting for anyone."), ErrorCode.NO_VOTE)
         if self.locked:
             return NotAllowed(
-                "Your vote is locked: it can no longer be withdrawn.", ErrorCode.LOCKED
+                _("Your vote is locked: it can no longer be withdrawn."), ErrorCode.LOCKED
             )
         return None
 
@@ -195,7 +205,7 @@ def self_vote_refusal(voter_id: int, target_id: int | None) -> GameRuleError | N
     ballot and the table's vote alike: the setting is the game's, whatever the day's form)."""
     if target_id is not None and target_id == voter_id:
         return InvalidInput(
-            "You cannot vote for yourself in this game.", ErrorCode.SELF_VOTE, "target"
+            _("You cannot vote for yourself in this game."), ErrorCode.SELF_VOTE, "target"
         )
     return None
 

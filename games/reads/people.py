@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.utils.translation import gettext as _
 
 from ..errors import ErrorCode, NotFound
 from ..models import Agent
@@ -45,7 +46,11 @@ def player_head(name: str) -> PlayerHead:
     """The person or agent called exactly ``name`` (``NotFound`` if nobody is)."""
     user = get_user_model().objects.filter(username=name).select_related("agent").first()
     if user is None:
-        raise NotFound(f"There is no player called {name!r}.", ErrorCode.NO_USER, "name")
+        raise NotFound(
+            _("There is no player called %(name)s.") % {"name": repr(name)},
+            ErrorCode.NO_USER,
+            "name",
+        )
     try:
         agent = user.agent is not None
     except Agent.DoesNotExist:

@@ -22,10 +22,18 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.utils.translation import gettext_lazy
+
 from ..errors import ErrorCode, NotAllowed, NotFound, Refusal, WrongPhase
 from ..models import TEAM_THREADS, Game, GameStatus, Phase, Slot, Thread, Whispers
 from .access import Viewer, is_host
 from .moderation import mute_of, standing_sentence
+
+
+def _(text: str) -> str:
+    """A refusal's sentence, said in the reader's language when it is read (the constants
+    below are made once, at import)."""
+    return gettext_lazy(text)  # type: ignore[return-value]  # a lazy str: read as a str
 
 
 def require(refusal: Refusal | None) -> None:
@@ -35,62 +43,66 @@ def require(refusal: Refusal | None) -> None:
 
 
 # -- the refusals, once -------------------------------------------------------------------
-LOG_IN = Refusal("Log in to post.", ErrorCode.LOGIN, kind=NotAllowed)
-MUTED = Refusal("You are muted.", ErrorCode.MUTED, kind=NotAllowed)  # says the mute's own sentence
-NO_THREAD = Refusal("There is no such thread.", ErrorCode.NO_THREAD, "thread", kind=NotFound)
+LOG_IN = Refusal(_("Log in to post."), ErrorCode.LOGIN, kind=NotAllowed)
+MUTED = Refusal(
+    _("You are muted."), ErrorCode.MUTED, kind=NotAllowed
+)  # says the mute's own sentence
+NO_THREAD = Refusal(_("There is no such thread."), ErrorCode.NO_THREAD, "thread", kind=NotFound)
 NOT_PLAYER = Refusal(
-    "Only the players and the host post in this game.", ErrorCode.NOT_PLAYER, kind=NotAllowed
+    _("Only the players and the host post in this game."), ErrorCode.NOT_PLAYER, kind=NotAllowed
 )
-CANCELLED = Refusal("The host cancelled this game.", ErrorCode.CANCELLED, kind=WrongPhase)
+CANCELLED = Refusal(_("The host cancelled this game."), ErrorCode.CANCELLED, kind=WrongPhase)
 SIGNUPS = Refusal(
-    "Only the game thread is open during sign-ups.", ErrorCode.SIGNUPS, kind=WrongPhase
+    _("Only the game thread is open during sign-ups."), ErrorCode.SIGNUPS, kind=WrongPhase
 )
 THREADS_CLOSED = Refusal(
-    "The game is over: its private threads are closed.", ErrorCode.GAME_OVER, kind=WrongPhase
+    _("The game is over: its private threads are closed."), ErrorCode.GAME_OVER, kind=WrongPhase
 )
 DEAD = Refusal(
-    "Dead players cannot post in the game thread; use the dead thread.",
+    _("Dead players cannot post in the game thread; use the dead thread."),
     ErrorCode.DEAD,
     kind=NotAllowed,
 )
 NIGHT = Refusal(
-    "Nobody but the host posts in the game thread at night.", ErrorCode.NIGHT, kind=WrongPhase
+    _("Nobody but the host posts in the game thread at night."), ErrorCode.NIGHT, kind=WrongPhase
 )
-NOT_MAFIA = Refusal("You cannot post in the mafia chat.", ErrorCode.NOT_MAFIA, kind=NotAllowed)
+NOT_MAFIA = Refusal(_("You cannot post in the mafia chat."), ErrorCode.NOT_MAFIA, kind=NotAllowed)
 NOT_DEAD = Refusal(
-    "Only dead players post in the dead thread.", ErrorCode.NOT_DEAD, kind=NotAllowed
+    _("Only dead players post in the dead thread."), ErrorCode.NOT_DEAD, kind=NotAllowed
 )
 # Everyone outside a team thread is told so with the team's code.
 OUTSIDERS = {
     Thread.MASONS: Refusal(
-        "You cannot post in the Masons' thread.", ErrorCode.NOT_MASON, kind=NotAllowed
+        _("You cannot post in the Masons' thread."), ErrorCode.NOT_MASON, kind=NotAllowed
     ),
     Thread.NEIGHBORS: Refusal(
-        "You cannot post in the Neighbors' thread.", ErrorCode.NOT_NEIGHBOR, kind=NotAllowed
+        _("You cannot post in the Neighbors' thread."), ErrorCode.NOT_NEIGHBOR, kind=NotAllowed
     ),
 }
 
-NOT_HOST = Refusal("Only the host can do that.", ErrorCode.NOT_HOST, kind=NotAllowed)
+NOT_HOST = Refusal(_("Only the host can do that."), ErrorCode.NOT_HOST, kind=NotAllowed)
 NOT_THE_HOST = Refusal(
-    "Only the game's host chooses its co-hosts and hands it over.",
+    _("Only the game's host chooses its co-hosts and hands it over."),
     ErrorCode.NOT_THE_HOST,
     kind=NotAllowed,
 )
-NOT_STARTED = Refusal("The game has not started yet.", ErrorCode.NOT_STARTED, kind=WrongPhase)
-GAME_OVER = Refusal("The game is over.", ErrorCode.GAME_OVER, kind=WrongPhase)
-NO_PHASE = Refusal("There is no phase in progress.", ErrorCode.NO_PHASE, kind=WrongPhase)
+NOT_STARTED = Refusal(_("The game has not started yet."), ErrorCode.NOT_STARTED, kind=WrongPhase)
+GAME_OVER = Refusal(_("The game is over."), ErrorCode.GAME_OVER, kind=WrongPhase)
+NO_PHASE = Refusal(_("There is no phase in progress."), ErrorCode.NO_PHASE, kind=WrongPhase)
 PAUSED_NO_CUT = Refusal(
-    "Resume the game before ending the phase.", ErrorCode.PAUSED, kind=WrongPhase
+    _("Resume the game before ending the phase."), ErrorCode.PAUSED, kind=WrongPhase
 )
-ALREADY_PAUSED = Refusal("The game is already paused.", ErrorCode.PAUSED, kind=WrongPhase)
-NOT_PAUSED = Refusal("The game is not paused.", ErrorCode.NOT_PAUSED, kind=WrongPhase)
+ALREADY_PAUSED = Refusal(_("The game is already paused."), ErrorCode.PAUSED, kind=WrongPhase)
+NOT_PAUSED = Refusal(_("The game is not paused."), ErrorCode.NOT_PAUSED, kind=WrongPhase)
 NO_TURN = Refusal(
-    "There is no turn to skip: this is not a table day.", ErrorCode.NO_TURN, kind=WrongPhase
+    _("There is no turn to skip: this is not a table day."), ErrorCode.NO_TURN, kind=WrongPhase
 )
-NOT_DAY = Refusal("Vote counts are posted by day.", ErrorCode.NOT_DAY, kind=WrongPhase)
-ALREADY_CANCELLED = Refusal("The game is already cancelled.", ErrorCode.CANCELLED, kind=WrongPhase)
+NOT_DAY = Refusal(_("Vote counts are posted by day."), ErrorCode.NOT_DAY, kind=WrongPhase)
+ALREADY_CANCELLED = Refusal(
+    _("The game is already cancelled."), ErrorCode.CANCELLED, kind=WrongPhase
+)
 STARTED = Refusal(
-    "Only a game in sign-ups can be cancelled; this one has started.",
+    _("Only a game in sign-ups can be cancelled; this one has started."),
     ErrorCode.SIGNUPS_CLOSED,
     kind=WrongPhase,
 )
@@ -154,16 +166,18 @@ def _running_post_refusal(
 
 
 # -- whispers and wills ------------------------------------------------------------------
-NO_WHISPERS = Refusal("This game has no whispers.", ErrorCode.WHISPERS_OFF, kind=NotAllowed)
-WHISPER_LOG_IN = Refusal("Log in to whisper.", ErrorCode.LOGIN, kind=NotAllowed)
-NOT_IN_GAME = Refusal("You are not playing in this game.", ErrorCode.NOT_PLAYER, kind=NotAllowed)
+NO_WHISPERS = Refusal(_("This game has no whispers."), ErrorCode.WHISPERS_OFF, kind=NotAllowed)
+WHISPER_LOG_IN = Refusal(_("Log in to whisper."), ErrorCode.LOGIN, kind=NotAllowed)
+NOT_IN_GAME = Refusal(_("You are not playing in this game."), ErrorCode.NOT_PLAYER, kind=NotAllowed)
 DEAD_PLAYER = Refusal(
-    "You are dead: dead players take no further part.", ErrorCode.DEAD, kind=NotAllowed
+    _("You are dead: dead players take no further part."), ErrorCode.DEAD, kind=NotAllowed
 )
 WHISPER_AT_NIGHT = Refusal(
-    "Whispers are for the day; nobody whispers at night.", ErrorCode.NIGHT, kind=WrongPhase
+    _("Whispers are for the day; nobody whispers at night."), ErrorCode.NIGHT, kind=WrongPhase
 )
-NO_WILLS = Refusal("This game is played without last wills.", ErrorCode.NO_WILLS, kind=NotAllowed)
+NO_WILLS = Refusal(
+    _("This game is played without last wills."), ErrorCode.NO_WILLS, kind=NotAllowed
+)
 
 
 def whisper_refusal(

@@ -27,9 +27,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from ..bold_votes import SECRET_VOTE_TEXT
-from ..display import moment_label, plural, time_span
+from ..display import moment_label, time_span
 from ..markup import escape_markdown
 from ..models import Game, Phase, Post, Slot, Thread
 from .access import Viewer
@@ -67,20 +69,56 @@ class Allowance:
 
     def refusal(self) -> str:
         """The refused post's sentence."""
-        return f"You have used your {plural(self.limit, 'post')} today."
+        return ngettext(
+            "You have used your %(limit)s post today.",
+            "You have used your %(limit)s posts today.",
+            self.limit,
+        ) % {"limit": self.limit}
 
     def sentence(self) -> str:
         """What the reply box says."""
         if self.lifted:
-            return "The post limit is lifted until the deadline."
+            return _("The post limit is lifted until the deadline.")
+        values: dict[str, Any] = {"left": self.left, "limit": self.limit}
         if not self.reached:
-            return f"{self.left} of {plural(self.limit, 'post')} left today."
-        used = f"You have used your {plural(self.limit, 'post')} today"
+            return (
+                ngettext(
+                    "%(left)s of %(limit)s post left today.",
+                    "%(left)s of %(limit)s posts left today.",
+                    self.limit,
+                )
+                % values
+            )
         if self.lifts_at is not None:
-            return f"{used}; the limit lifts at {moment_label(self.lifts_at)}."
+            values["at"] = moment_label(self.lifts_at)
+            return (
+                ngettext(
+                    "You have used your %(limit)s post today; the limit lifts at %(at)s.",
+                    "You have used your %(limit)s posts today; the limit lifts at %(at)s.",
+                    self.limit,
+                )
+                % values
+            )
         if self.lifted_before is not None:  # paused: the lift moves with the deadline
-            return f"{used}; the limit lifts {time_span(self.lifted_before)} before the deadline."
-        return f"{used}; the limit holds until tomorrow."
+            values["span"] = time_span(self.lifted_before)
+            return (
+                ngettext(
+                    "You have used your %(limit)s post today; the limit lifts %(span)s before "
+                    "the deadline.",
+                    "You have used your %(limit)s posts today; the limit lifts %(span)s before "
+                    "the deadline.",
+                    self.limit,
+                )
+                % values
+            )
+        return (
+            ngettext(
+                "You have used your %(limit)s post today; the limit holds until tomorrow.",
+                "You have used your %(limit)s posts today; the limit holds until tomorrow.",
+                self.limit,
+            )
+            % values
+        )
 
 
 def applies(game: Game, phase: Phase | None) -> bool:

@@ -21,13 +21,16 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.conf import settings
 from django.db.models import Case, Q, When
 from django.utils import timezone
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
+from .. import display
 from ..inactivity import INACTIVITY_MODKILL, holder_at
 from ..models import GameEvent, Replacement, Slot
 from ..naming import masks_hide
@@ -40,9 +43,9 @@ INACTIVITY = "inactivity_modkill"
 MODKILL = "modkill"  # any other modkill: on the record only as a league game left
 REPLACED = "replaced"
 LABELS = {
-    INACTIVITY: "Modkilled for inactivity",
-    MODKILL: "Modkilled",
-    REPLACED: "Replaced out",
+    INACTIVITY: _("Modkilled for inactivity"),
+    MODKILL: _("Modkilled"),
+    REPLACED: _("Replaced out"),
 }
 MAX_MARKS = 50  # marks listed (newest first); the counts are of them all
 DEFAULT_COOLDOWN_HOURS = 72.0
@@ -61,7 +64,7 @@ def cooldown_sentence(modkilled_at: datetime) -> str:
     if not hours:
         return ""
     until = when_text(modkilled_at + timedelta(hours=hours))
-    return f" You may not join a league queue until {until}."
+    return " " + gettext("You may not join a league queue until %(until)s.") % {"until": until}
 
 
 def when_text(at: datetime) -> str:
@@ -70,7 +73,7 @@ def when_text(at: datetime) -> str:
     whole = at.replace(second=0, microsecond=0)
     if whole < at:
         whole += timedelta(minutes=1)
-    return whole.astimezone(UTC).strftime("%a %-d %b %Y, %H:%M UTC")
+    return display.dated_moment(whole)
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,7 @@ class Mark:
 
     @property
     def label(self) -> str:
-        return LABELS[self.what]
+        return str(LABELS[self.what])
 
     def data(self) -> ReliabilityMark:
         return {
@@ -112,10 +115,10 @@ class Cooldown:
     @property
     def message(self) -> str:
         """What the league page and a refused join say."""
-        return (
-            f"You were modkilled for inactivity in {self.title}: you may join a league queue "
-            f"again from {self.until_text}."
-        )
+        return gettext(
+            "You were modkilled for inactivity in %(title)s: you may join a league queue "
+            "again from %(until)s."
+        ) % {"title": self.title, "until": self.until_text}
 
 
 @dataclass(frozen=True)

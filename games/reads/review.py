@@ -27,6 +27,8 @@ from datetime import datetime
 from typing import Any
 
 from django.db.models import Q
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from ..gateway import SKIP, majority_needed
 from ..models import DayAction, DeathCause, Game, Phase, Post, Slot, Thread, Vote, VoteKind
@@ -41,7 +43,7 @@ from ..shapes import (
 )
 from .phase_history import phase_records
 from .seats import seat_history
-from .vote_count import SKIP_LABEL, counted
+from .vote_count import counted, skip_label
 
 
 class NotOver(Exception):
@@ -321,7 +323,7 @@ def _tallied(
         wagons.append(
             {
                 "seat": target.seat if target is not None else None,
-                "name": name(target) if target is not None else SKIP_LABEL,
+                "name": name(target) if target is not None else skip_label(),
                 "count": wagon.weight,
                 "l_minus": max(count.needed(wagon.target) - wagon.weight, 0),
                 "voters": voters,
@@ -370,7 +372,7 @@ def wagon_chart(review: Review, day: Phase) -> WagonChart:
     series: list[WagonSeries] = [
         {
             "seat": seat,
-            "name": SKIP_LABEL
+            "name": skip_label()
             if seat is None
             else review.history.holder(seat_slot[seat].pk, at=end)
             if end is not None
@@ -393,7 +395,7 @@ def wagon_chart(review: Review, day: Phase) -> WagonChart:
                 "target": (
                     vote.row["target"]
                     if vote.row["target"] is not None
-                    else SKIP_LABEL
+                    else skip_label()
                     if vote.row["skip"]
                     else None
                 ),
@@ -464,12 +466,20 @@ def chart_drawing(chart: WagonChart, selected: int | None = None) -> dict[str, A
 def chart_summary(chart: WagonChart) -> str:
     """The chart in words (its SVG ``desc``)."""
     if not chart["steps"]:
-        return f"No votes were cast on {chart['label']}."
+        return _("No votes were cast on %(day)s.") % {"day": chart["label"]}
     peaks = ", ".join(f"{s['name']} {s['peak']}" for s in chart["series"])
-    return (
-        f"{len(chart['steps'])} votes and unvotes on {chart['label']}; it took "
-        f"{chart['majority']} to eliminate. The most votes each had: {peaks}."
-    )
+    return ngettext(
+        "%(steps)s votes and unvotes on %(day)s; it took %(majority)s to eliminate. "
+        "The most votes each had: %(peaks)s.",
+        "%(steps)s votes and unvotes on %(day)s; it took %(majority)s to eliminate. "
+        "The most votes each had: %(peaks)s.",
+        len(chart["steps"]),
+    ) % {
+        "steps": len(chart["steps"]),
+        "day": chart["label"],
+        "majority": chart["majority"],
+        "peaks": peaks,
+    }
 
 
 def step_of_post(chart: WagonChart, post_number: int | None) -> int | None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from .. import gateway
+from .. import display, gateway
 from ..gateway import GameState, Rules, rules_named
 from ..models import Game, NightAction, Phase, PrivateResult, Slot
 from ..naming import SeatHistory, seat_ref, slot_ref
@@ -126,7 +126,7 @@ class RolePM:
             slots=slots,
             state=state,
             pm=role_pm(slot, slots, state),
-            description=spec.description if spec else "",
+            description=display.tr(spec.description) if spec else "",
             night=night,
             night_options=night_options(game, slot) if night is not None else [],
             day_options=day_action_options(game, slot, state),

@@ -3,6 +3,8 @@ answer gives (the leaderboards, the statistics)."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
 from ..errors import ErrorCode, NotFound
 from ..models import Ruleset
 
@@ -10,7 +12,8 @@ from ..models import Ruleset
 def ruleset_or_404(ruleset: str) -> str:
     if ruleset not in Ruleset.values:
         raise NotFound(
-            f"There is no rule set called {ruleset!r}; use one of {', '.join(Ruleset.values)}.",
+            _("There is no rule set called %(name)s; use one of %(names)s.")
+            % {"name": repr(ruleset), "names": ", ".join(Ruleset.values)},
             ErrorCode.RULESET,
             "ruleset",
         )

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from django.utils.translation import ngettext
+
 from .. import naming
 from ..models import Game, Slot
 from ..naming import fold
@@ -58,9 +60,19 @@ def unknown_iso_line(seats: list[int], names: list[str]) -> str:
     and "No player called zzz." (one sentence each; "" when every one was found)."""
     lines = []
     if seats:
-        lines.append(f"No player with number {', '.join(map(str, seats))}.")
+        lines.append(
+            ngettext(
+                "No player with number %(numbers)s.",
+                "No player with number %(numbers)s.",
+                len(seats),
+            )
+            % {"numbers": ", ".join(map(str, seats))}
+        )
     if names:
-        lines.append(f"No player called {', '.join(names)}.")
+        lines.append(
+            ngettext("No player called %(names)s.", "No player called %(names)s.", len(names))
+            % {"names": ", ".join(names)}
+        )
     return " ".join(lines)
 
 

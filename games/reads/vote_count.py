@@ -10,6 +10,8 @@ from typing import Any
 
 from django.db.models import Max
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from .. import display, naming
 from ..gateway import SKIP, GameState, VoteCount, majority_needed, rules_named, tally
@@ -26,7 +28,16 @@ from ..models import (
 )
 from ..naming import slot_ref
 
-SKIP_LABEL = "No elimination"
+# The bold vote's own word ("**Vote: No elimination**"): the same in every language (the
+# vote parser reads it); the count shows ``skip_label()``, the reader's words for it.
+SKIP_LABEL = gettext_noop("No elimination")
+
+
+def skip_label() -> str:
+    """ "No elimination" in the reader's language (a wagon's name, a chart's series)."""
+    return _(SKIP_LABEL)  # i18n: marked at its source
+
+
 UNREAD: Any = object()  # "not read yet", as distinct from "no phase" (None)
 
 
@@ -113,7 +124,7 @@ def vote_count(
         needed = count.needed(wagon.target) if public else majority
         item: dict[str, Any] = {
             "target": slot_ref(by_id[key]) if key is not None else None,
-            "name": by_id[key].display_name if key is not None else SKIP_LABEL,
+            "name": by_id[key].display_name if key is not None else skip_label(),
             "count": wagon.weight,
             "voter_count": wagon.size,
             "needed": needed,
@@ -133,7 +144,7 @@ def vote_count(
         "revote_options": [slot_ref(by_id[i]) for i in phase.revote or [] if i in by_id],
         "alive_count": len(alive),
         "majority": majority,
-        "majority_text": f"With {len(alive)} alive it takes {majority} to eliminate",
+        "majority_text": majority_text(game.vote_rule, len(alive), majority),
         "wagons": wagon_list,
         "not_voting": [slot_ref(seat_slot(slots, n)) for n in count.not_voting],
         "alive": [slot_ref(s) for s in alive],
@@ -157,9 +168,7 @@ def vote_count(
         "at_table": phase.is_table_day,
     }
     if game.vote_rule == VoteRule.MAJORITY_LOCK:
-        data["lock_text"] = f"A wagon of {majority + 1} locks"
-    if game.vote_rule == VoteRule.PLURALITY:
-        data["majority_text"] = f"With {len(alive)} alive, the most votes at the deadline eliminate"
+        data["lock_text"] = lock_text(majority)
     if phase.is_day and rules_named(game.ruleset).uses_nominations:
         # Each nominated player (or skip) once, in the order of their first nomination.
         targets = dict.fromkeys(n.target_id for n in phase.nominations.order_by("id"))
@@ -167,11 +176,52 @@ def vote_count(
     return data
 
 
+def majority_text(vote_rule: str, alive: int, majority: int) -> str:
+    """ "With 7 alive it takes 4 to eliminate" (plurality: the most votes at the deadline)."""
+    if vote_rule == VoteRule.PLURALITY:
+        return _("With %(alive)s alive, the most votes at the deadline eliminate") % {
+            "alive": alive
+        }
+    return _("With %(alive)s alive it takes %(majority)s to eliminate") % {
+        "alive": alive,
+        "majority": majority,
+    }
+
+
+def lock_text(majority: int) -> str:
+    """A majority-lock game's rule: "A wagon of 5 locks"."""
+    return _("A wagon of %(size)s locks") % {"size": majority + 1}
+
+
+def with_texts(phase: Phase, count: dict[str, Any]) -> dict[str, Any]:
+    """A stored count (a day's final count, written once) with its words in the reader's
+    language: the numbers are the count's, the sentences are said again from them."""
+    game = phase.game
+    out = {**count, "label": phase.label}
+    if "alive_count" in count and "majority" in count:
+        out["majority_text"] = majority_text(
+            count.get("vote_rule") or game.vote_rule, count["alive_count"], count["majority"]
+        )
+    if "lock_text" in count:
+        out["lock_text"] = lock_text(count["majority"])
+    out["wagons"] = [
+        {**w, "name": skip_label()} if w.get("target") is None else w
+        for w in count.get("wagons", [])
+    ]
+    out["dead"] = [
+        {**d, "role_title": display.role_title(game.ruleset, d["role"]) or None}
+        if d.get("role")
+        else d
+        for d in count.get("dead", [])
+    ]
+    return out
+
+
 def day_count(phase: Phase, *, slots: list[Slot] | None = None) -> dict[str, Any]:
     """The count shown for a day: once it ended, its final count as it stood then (the
     hammer vote counted, the eliminated player still among the living); else the live one."""
     if phase.resolved and phase.final_count:
-        return phase.final_count
+        return with_texts(phase, phase.final_count)
     return vote_count(phase, slots=slots)
 
 
@@ -201,13 +251,26 @@ def target_modifiers(count: VoteCount, target: str) -> list[str]:
     return words
 
 
+# What the modifiers' words (data: the API's ``modifiers``) read as on the page.
+MODIFIER_WORDS = {
+    "loved": gettext_noop("loved"),
+    "hated": gettext_noop("hated"),
+    "lynch-proof": gettext_noop("lynch-proof"),
+}
+
+
 def seat_slot(slots: list[Slot], name: str) -> Slot:
     seat = naming.seat_of(name)
     return next(s for s in slots if s.seat == seat)
 
 
 # -- secret votes (``Game.secret_votes``) -------------------------------------------------
-SECRET_NOTE = "Votes are secret until the day ends"
+SECRET_NOTE = gettext_noop("Votes are secret until the day ends")
+
+
+def secret_note() -> str:
+    """``SECRET_NOTE`` in the active language (the thread's: the game's)."""
+    return _(SECRET_NOTE)  # i18n: marked at its source
 
 
 def count_secrecy(game: Game, count: dict[str, Any] | None) -> str:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from ..errors import ErrorCode, InvalidInput, NotFound
 from ..models import Absence
 from ..naming import slot_ref
@@ -30,15 +32,15 @@ def mark_away(
         slot = require_player(tx, user)
         if not isinstance(starts, date) or not isinstance(ends, date):
             raise InvalidInput(
-                "Give the first and last day away as dates.", ErrorCode.DATES, "starts"
+                _("Give the first and last day away as dates."), ErrorCode.DATES, "starts"
             )
         if ends < starts:
-            raise InvalidInput("The last day away is before the first.", ErrorCode.DATES, "ends")
+            raise InvalidInput(_("The last day away is before the first."), ErrorCode.DATES, "ends")
         if ends < tx.now.date():
-            raise InvalidInput("Those days are already over.", ErrorCode.DATES, "ends")
+            raise InvalidInput(_("Those days are already over."), ErrorCode.DATES, "ends")
         if ends - starts > MAX_ABSENCE:
             raise InvalidInput(
-                "V/LA is for at most 30 days; ask the host for a replacement.",
+                _("V/LA is for at most 30 days; ask the host for a replacement."),
                 ErrorCode.DATES,
                 "ends",
             )
@@ -59,8 +61,8 @@ def cancel_absence(
 ) -> None:
     with game_tx(game_id, now) as tx:
         slot = require_player(tx, user, alive=False)
-        deleted, _ = Absence.objects.filter(pk=absence_id, slot=slot).delete()
+        deleted, _rows = Absence.objects.filter(pk=absence_id, slot=slot).delete()
         if not deleted:
-            raise NotFound("You have no such V/LA.", ErrorCode.NO_ABSENCE, "absence")
+            raise NotFound(_("You have no such V/LA."), ErrorCode.NO_ABSENCE, "absence")
         emit(tx, "absence_cancelled", {**slot_ref(slot), "absence_id": absence_id})
         emit_vote_count(tx)

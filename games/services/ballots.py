@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..gateway import SKIP
+from ..i18n import in_game_language
 from ..models import (
     Vote,
     VoteKind,
@@ -65,5 +66,6 @@ def emit_vote_count(tx: Tx) -> None:
     """The live count, as everyone but the host sees it (secret votes: totals or nothing
     while the day runs; the host's page pushes its own whole copy, ``whole-count``)."""
     if tx.phase is not None and tx.phase.is_day:
-        count = vote_count(tx.phase, slots=tx.slots, votes=standing_votes(tx))
-        emit(tx, "vote_count", public_count(tx.game, count))
+        with in_game_language(tx.game):  # one count for every open page of the game
+            count = vote_count(tx.phase, slots=tx.slots, votes=standing_votes(tx))
+            emit(tx, "vote_count", public_count(tx.game, count))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 
 from ..errors import ErrorCode, InvalidInput, NotAllowed, NotFound
 from ..models import Bookmark, Game, Post, Thread
@@ -22,7 +23,7 @@ MAX_NOTE_LENGTH = 1000
 
 def _signed_in(user: Any) -> None:
     if not getattr(user, "is_authenticated", False):
-        raise NotAllowed("Log in to bookmark posts.", ErrorCode.LOGIN)
+        raise NotAllowed(_("Log in to bookmark posts."), ErrorCode.LOGIN)
 
 
 def _checked_note(note: Any) -> str:
@@ -30,7 +31,9 @@ def _checked_note(note: Any) -> str:
         return ""
     if not is_plain_text(note, MAX_NOTE_LENGTH):
         raise InvalidInput(
-            f"A note is text of at most {MAX_NOTE_LENGTH} characters.", ErrorCode.TOO_LONG, "note"
+            _("A note is text of at most %(limit)s characters.") % {"limit": MAX_NOTE_LENGTH},
+            ErrorCode.TOO_LONG,
+            "note",
         )
     return str(note).strip()
 
@@ -40,16 +43,16 @@ def readable_post(user: Any, game_id: int, thread: str, number: int) -> Post:
     they may not read is not there for them (404, as every hidden thread answers)."""
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
-        raise NotFound("There is no such game.", ErrorCode.NO_GAME, "game_id")
+        raise NotFound(_("There is no such game."), ErrorCode.NO_GAME, "game_id")
     if not isinstance(thread, str) or not Viewer.of(game, user).can_read(thread):
-        raise NotFound("There is no such thread.", ErrorCode.NO_THREAD, "thread")
+        raise NotFound(_("There is no such thread."), ErrorCode.NO_THREAD, "thread")
     post = (
         Post.objects.select_related("game", "author", "slot")
         .filter(game=game, thread=thread, number=number)
         .first()
     )
     if post is None:
-        raise NotFound("There is no such post.", ErrorCode.NOT_FOUND, "number")
+        raise NotFound(_("There is no such post."), ErrorCode.NOT_FOUND, "number")
     return post
 
 
@@ -89,7 +92,7 @@ def _own(user: Any, bookmark_id: Any) -> Bookmark:
         else None
     )
     if bookmark is None:  # someone else's is not there for them either
-        raise NotFound("You have no such bookmark.", ErrorCode.NO_BOOKMARK, "id")
+        raise NotFound(_("You have no such bookmark."), ErrorCode.NO_BOOKMARK, "id")
     return bookmark
 
 
@@ -101,7 +104,7 @@ def edit_bookmark(user: Any, bookmark_id: int, *, note: Any) -> Bookmark:
     bookmark = _own(user, bookmark_id)
     post = bookmark.post
     if not Viewer.of(post.game, user).can_read(post.thread):
-        raise NotFound("You have no such bookmark.", ErrorCode.NO_BOOKMARK, "id")
+        raise NotFound(_("You have no such bookmark."), ErrorCode.NO_BOOKMARK, "id")
     if text is not None:
         bookmark.note = text
         bookmark.save(update_fields=["note", "updated_at"])

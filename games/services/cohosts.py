@@ -22,6 +22,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from ..errors import ErrorCode, InvalidInput, NotFound
 from ..models import Agent, CoHost, CoHostKind, Game
 from ..reads.access import CoHostRef, set_cohosts
@@ -43,14 +45,14 @@ def add_cohost(
 ) -> CoHost:
     """The host makes ``username`` a co-host (``kind`` "cohost") or backup host ("backup")."""
     if kind not in KINDS:
-        raise InvalidInput("Choose a co-host or a backup host.", ErrorCode.COHOST_KIND, "kind")
+        raise InvalidInput(_("Choose a co-host or a backup host."), ErrorCode.COHOST_KIND, "kind")
     with game_tx(game_id, now) as tx:
         game = tx.game
         require_host_control(game, user, "cohosts", tx.phase)
         new = _person(tx, username)
         if CoHost.objects.filter(game=game, user=new).exists():
             raise InvalidInput(
-                f"{new.get_username()} is already a host of this game.",
+                _("%(name)s is already a host of this game.") % {"name": new.get_username()},
                 ErrorCode.ALREADY_COHOST,
                 "username",
             )
@@ -73,7 +75,7 @@ def remove_cohost(
         found = cohost.first()
         if found is None:
             raise NotFound(
-                "That person is not a co-host of this game.", ErrorCode.NOT_COHOST, "user_id"
+                _("That person is not a co-host of this game."), ErrorCode.NOT_COHOST, "user_id"
             )
         found.delete()
         _changed(tx, "removed", found.user, found.kind, [found.user_id])
@@ -100,23 +102,32 @@ def _person(tx: Tx, username: str, *, handing_over: bool = False) -> Any:
     """The user called ``username``, if they may host this game."""
     new = user_called(username or "")
     if new is None or not new.is_active:
-        raise InvalidInput(f"There is no user called {username!r}.", ErrorCode.NO_USER, "username")
+        raise InvalidInput(
+            _("There is no user called %(name)s.") % {"name": repr(username)},
+            ErrorCode.NO_USER,
+            "username",
+        )
     name = new.get_username()
     if new.pk == tx.game.host_id:
-        what = "already hosts it" if handing_over else "is the host already"
-        raise InvalidInput(f"{name} {what}.", ErrorCode.HOST, "username")
+        if handing_over:
+            message = _("%(name)s already hosts it.") % {"name": name}
+        else:
+            message = _("%(name)s is the host already.") % {"name": name}
+        raise InvalidInput(message, ErrorCode.HOST, "username")
     if Agent.objects.filter(user_id=new.pk).exists():
         raise InvalidInput(
-            f"{name} is an agent: an agent may not host a game (it would see every role).",
+            _("%(name)s is an agent: an agent may not host a game (it would see every role).")
+            % {"name": name},
             ErrorCode.AGENT_HOST,
             "username",
         )
     theirs = same_person(new.pk)
     if any(s.user_id in theirs for s in tx.slots):
-        who = name if tx.locked.slot_of_user(new.pk) is not None else f"Another account of {name}"
-        raise InvalidInput(
-            f"{who} plays in this game: a player cannot host it.", ErrorCode.IN_GAME, "username"
-        )
+        if tx.locked.slot_of_user(new.pk) is not None:
+            message = _("%(name)s plays in this game: a player cannot host it.")
+        else:
+            message = _("Another account of %(name)s plays in this game: a player cannot host it.")
+        raise InvalidInput(message % {"name": name}, ErrorCode.IN_GAME, "username")
     return new
 
 

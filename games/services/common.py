@@ -20,6 +20,8 @@ from typing import Any
 
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from .. import gateway, hooks, naming
 from ..errors import ErrorCode, InvalidInput, NotAllowed, WrongPhase
@@ -195,7 +197,8 @@ def rules_of(game: Game) -> Rules:
         return gateway.rules_named(game.ruleset)
     except ImportError:  # a rule set module still being written
         raise InvalidInput(
-            f"The {game.ruleset} rule set is not available on this server yet.",
+            _("The %(ruleset)s rule set is not available on this server yet.")
+            % {"ruleset": game.ruleset},
             ErrorCode.NO_RULESET,
         ) from None
 
@@ -226,14 +229,21 @@ def require_admitted(game: Game, user: Any, *, you: bool = True, field: str | No
     if game.admits == Admits.BOTH:
         return
     agent = Agent.objects.filter(user_id=user.pk).exists()
+    who = {"name": user.get_username()}
     if game.admits == Admits.PEOPLE and agent:
-        who = "Agents" if you else f"{user.get_username()} is an agent:"
-        raise NotAllowed(
-            f"{who} may not play in this game: it admits people only.", ErrorCode.ADMITS, field
-        )
+        if you:
+            message = _("Agents may not play in this game: it admits people only.")
+        else:
+            message = (
+                _("%(name)s is an agent: may not play in this game: it admits people only.") % who
+            )
+        raise NotAllowed(message, ErrorCode.ADMITS, field)
     if game.admits == Admits.AGENTS and not agent:
-        who = "Only agents" if you else f"{user.get_username()} is not an agent: only agents"
-        raise NotAllowed(f"{who} may play in this game.", ErrorCode.ADMITS, field)
+        if you:
+            message = _("Only agents may play in this game.")
+        else:
+            message = _("%(name)s is not an agent: only agents may play in this game.") % who
+        raise NotAllowed(message, ErrorCode.ADMITS, field)
 
 
 def require_one_seat_per_person(
@@ -245,32 +255,37 @@ def require_one_seat_per_person(
     if not others:
         return
     if host_ids(tx.game) & others or any(s.user_id in others for s in tx.slots):
-        who = "Another account of yours" if you else f"Another account of {user.get_username()}"
-        raise NotAllowed(f"{who} is in this game already.", ErrorCode.SAME_PERSON, field)
+        if you:
+            message = _("Another account of yours is in this game already.")
+        else:
+            message = _("Another account of %(name)s is in this game already.") % {
+                "name": user.get_username()
+            }
+        raise NotAllowed(message, ErrorCode.SAME_PERSON, field)
 
 
 def require_running(game: Game) -> None:
     if game.status == GameStatus.SIGNUPS:
-        raise WrongPhase("The game has not started yet.", ErrorCode.NOT_STARTED)
+        raise WrongPhase(_("The game has not started yet."), ErrorCode.NOT_STARTED)
     if game.status == GameStatus.FINISHED:
-        raise WrongPhase("The game is over.", ErrorCode.GAME_OVER)
+        raise WrongPhase(_("The game is over."), ErrorCode.GAME_OVER)
     if game.status == GameStatus.CANCELLED:
-        raise WrongPhase("The host cancelled this game.", ErrorCode.CANCELLED)
+        raise WrongPhase(_("The host cancelled this game."), ErrorCode.CANCELLED)
 
 
 def require_player(tx: Tx, user: Any, *, alive: bool = True) -> Slot:
     slot = tx.locked.slot_of_user(getattr(user, "pk", None))
     if slot is None:
-        raise NotAllowed("You are not playing in this game.", ErrorCode.NOT_PLAYER)
+        raise NotAllowed(_("You are not playing in this game."), ErrorCode.NOT_PLAYER)
     if alive and not slot.alive:
-        raise NotAllowed("You are dead: dead players take no further part.", ErrorCode.DEAD)
+        raise NotAllowed(_("You are dead: dead players take no further part."), ErrorCode.DEAD)
     return slot
 
 
 # What an act of each kind of phase is told in another.
 ONLY_IN = {
-    PhaseKind.DAY: ("during the day", ErrorCode.NOT_DAY),
-    PhaseKind.NIGHT: ("at night", ErrorCode.NOT_NIGHT),
+    PhaseKind.DAY: (gettext_lazy("That can only be done during the day."), ErrorCode.NOT_DAY),
+    PhaseKind.NIGHT: (gettext_lazy("That can only be done at night."), ErrorCode.NOT_NIGHT),
 }
 
 
@@ -279,24 +294,31 @@ def require_open_phase(tx: Tx, kind: str) -> Phase:
     and not past its deadline (every player's act goes through here)."""
     phase = tx.phase
     if phase is None or phase.resolved:
-        raise WrongPhase("There is no phase in progress.", ErrorCode.NO_PHASE)
+        raise WrongPhase(_("There is no phase in progress."), ErrorCode.NO_PHASE)
     if phase.kind != kind:
-        what, code = ONLY_IN[PhaseKind(kind)]
-        raise WrongPhase(f"That can only be done {what}.", code)
+        only, code = ONLY_IN[PhaseKind(kind)]
+        raise WrongPhase(str(only), code)
     if phase.is_paused:
-        raise WrongPhase("The game is paused.", ErrorCode.PAUSED)
+        raise WrongPhase(_("The game is paused."), ErrorCode.PAUSED)
     if phase.deadline is not None and tx.now >= phase.deadline:
         # The deadline is the rule, whatever the timer's lag: an act after it is refused,
         # and the timer task ends the phase (or applies a table's default) as usual.
-        what = "night" if not phase.is_day else "turn" if tx.game.turn_based else "day"
-        raise WrongPhase(f"The {what} ended: its deadline has passed.", ErrorCode.TURN_ENDED)
+        if not phase.is_day:
+            message = _("The night ended: its deadline has passed.")
+        elif tx.game.turn_based:
+            message = _("The turn ended: its deadline has passed.")
+        else:
+            message = _("The day ended: its deadline has passed.")
+        raise WrongPhase(message, ErrorCode.TURN_ENDED)
     return phase
 
 
 def target_slot(tx: Tx, slot_id: Any) -> Slot:
     slot = tx.locked.slot(slot_id) if isinstance(slot_id, int) else None
     if slot is None:
-        raise InvalidInput("There is no such player in this game.", ErrorCode.NO_PLAYER, "target")
+        raise InvalidInput(
+            _("There is no such player in this game."), ErrorCode.NO_PLAYER, "target"
+        )
     return slot
 
 

@@ -8,6 +8,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.utils.translation import gettext as _
+
+from games.i18n import in_game_language
+
 from .. import gateway
 from ..errors import ErrorCode, InvalidInput, WrongPhase
 from ..models import DayAction, DeathCause, Game, PhaseKind, Slot, ThoughtAct
@@ -47,10 +51,10 @@ def use_day_action(
         slot = require_player(tx, user)
         phase = tx.phase
         if phase is None or phase.resolved or not phase.is_day:
-            raise WrongPhase("Day actions are used by day, and it is night.", ErrorCode.NOT_DAY)
+            raise WrongPhase(_("Day actions are used by day, and it is night."), ErrorCode.NOT_DAY)
         require_open_phase(tx, PhaseKind.DAY)
         if ability is not None and not isinstance(ability, str):
-            raise InvalidInput("Say which day action to use.", ErrorCode.NO_ABILITY, "ability")
+            raise InvalidInput(_("Say which day action to use."), ErrorCode.NO_ABILITY, "ability")
         aim = target_slot(tx, target)
         try:
             outcome = gateway.use_day_action(tx.game, tx.slots, slot, aim, ability)
@@ -79,7 +83,8 @@ def _apply(tx: Tx, actor: Slot, aim: Slot, ability: str, outcome: gateway.DaySho
             dead.append(death.slot)
     deliver_results(tx, phase, outcome.results)
     if outcome.announced:
-        record.post = announce(tx, announcements.day_shot(aim, dead))
+        with in_game_language(game):
+            record.post = announce(tx, announcements.day_shot(aim, dead))
         record.save(update_fields=["post"])
     post_wills(tx, dead)
     link_from_banner(tx, tx.phase, replace=False)  # (nothing announced: nothing to link)

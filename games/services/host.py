@@ -6,7 +6,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from ..errors import ErrorCode, InvalidInput
+from ..i18n import in_game_language
 from ..models import (
     Phase,
     Slot,
@@ -35,7 +38,7 @@ def extend_deadline(
         phase = _hosts_phase(tx, user, "extend")
         if not timedelta(0) < by <= MAX_PHASE_LENGTH:
             raise InvalidInput(
-                "Extend by a positive time of at most fourteen days.", ErrorCode.BY, "by"
+                _("Extend by a positive time of at most fourteen days."), ErrorCode.BY, "by"
             )
         was = phase.deadline
         if phase.paused_remaining is not None:  # phase.is_paused, said so mypy narrows it
@@ -45,7 +48,8 @@ def extend_deadline(
             phase.deadline += by
         phase.save(update_fields=["deadline", "paused_remaining"])
         _emit_deadline(tx, "deadline_changed", was)
-        announcements.announce(tx, announcements.deadline_extended(phase, by))
+        with in_game_language(tx.game):
+            announcements.announce(tx, announcements.deadline_extended(phase, by))
         return phase
 
 
@@ -66,7 +70,8 @@ def pause_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phase
         phase.deadline = None
         phase.save(update_fields=["deadline", "paused_remaining"])
         _emit_deadline(tx, "paused", was)
-        announcements.announce(tx, announcements.paused(phase))
+        with in_game_language(tx.game):
+            announcements.announce(tx, announcements.paused(phase))
         return phase
 
 
@@ -79,7 +84,8 @@ def resume_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phas
         phase.paused_remaining = None
         phase.save(update_fields=["deadline", "paused_remaining"])
         _emit_deadline(tx, "resumed", None)
-        announcements.announce(tx, announcements.resumed(phase))
+        with in_game_language(tx.game):
+            announcements.announce(tx, announcements.resumed(phase))
         return phase
 
 
@@ -121,7 +127,10 @@ def modkill(
         require_host_control(tx.game, user, "modkill", tx.phase)
         slot = target_slot(tx, slot_id)
         if not slot.alive:
-            raise InvalidInput(f"{slot.display_name} is already dead.", ErrorCode.DEAD_TARGET)
+            raise InvalidInput(
+                _("%(name)s is already dead.") % {"name": slot.display_name},
+                ErrorCode.DEAD_TARGET,
+            )
         do_modkill(tx, slot, reason)
         return slot
 
@@ -135,14 +144,15 @@ def replace_player(
         require_host_control(game, user, "replace", tx.phase)
         slot = target_slot(tx, slot_id)
         if new_user is None or not getattr(new_user, "pk", None):
-            raise InvalidInput("Choose the replacement player.", ErrorCode.NO_USER, "new_user")
+            raise InvalidInput(_("Choose the replacement player."), ErrorCode.NO_USER, "new_user")
         if new_user.pk in host_ids(game):
             raise InvalidInput(
-                "The host cannot play in their own game.", ErrorCode.HOST, "new_user"
+                _("The host cannot play in their own game."), ErrorCode.HOST, "new_user"
             )
         if tx.locked.slot_of_user(new_user.pk) is not None:
             raise InvalidInput(
-                f"{new_user.get_username()} already has a slot in this game.", ErrorCode.IN_GAME
+                _("%(name)s already has a slot in this game.") % {"name": new_user.get_username()},
+                ErrorCode.IN_GAME,
             )
         require_admitted(game, new_user, you=False, field="new_user")
         require_one_seat_per_person(tx, new_user, you=False, field="new_user")

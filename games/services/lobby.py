@@ -15,6 +15,9 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.db.models.functions import Lower
 from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games.i18n import in_game_language
 
 from .. import gateway, naming
 from ..display import joined_line
@@ -76,15 +79,16 @@ def create_game(
     defaults); each is checked by its spec entry, the table's together here.
     """
     if not getattr(user, "is_authenticated", False):
-        raise NotAllowed("Log in to host a game.", ErrorCode.LOGIN)
+        raise NotAllowed(_("Log in to host a game."), ErrorCode.LOGIN)
     title = (title or "").strip()
     if not title or len(title) > 200:
         raise InvalidInput(
-            "Give the game a title (at most 200 characters).", ErrorCode.TITLE, "title"
+            _("Give the game a title (at most 200 characters)."), ErrorCode.TITLE, "title"
         )
     if ruleset not in Ruleset.values:
         raise InvalidInput(
-            f"Unknown rule set {ruleset!r}; use one of {', '.join(Ruleset.values)}.",
+            _("Unknown rule set %(ruleset)s; use one of %(choices)s.")
+            % {"ruleset": repr(ruleset), "choices": ", ".join(Ruleset.values)},
             ErrorCode.RULESET,
             "ruleset",
         )
@@ -94,7 +98,8 @@ def create_game(
     count = sum(e["count"] for e in entries)
     if not MIN_PLAYERS <= count <= MAX_PLAYERS:
         raise InvalidInput(
-            f"A game needs between {MIN_PLAYERS} and {MAX_PLAYERS} roles.",
+            _("A game needs between %(min)s and %(max)s roles.")
+            % {"min": MIN_PLAYERS, "max": MAX_PLAYERS},
             ErrorCode.ROLE_COUNT,
             "role_list",
         )
@@ -102,7 +107,8 @@ def create_game(
         values["player_cap"] = count
     if values["player_cap"] != count:
         raise InvalidInput(
-            f"The role list has {count} roles, so the game takes exactly {count} players.",
+            _("The role list has %(count)s roles, so the game takes exactly %(count)s players.")
+            % {"count": count},
             ErrorCode.PLAYER_CAP,
             "player_cap",
         )
@@ -171,7 +177,7 @@ def _check_table(ruleset: str, values: Mapping[str, Any]) -> dict[str, Any]:
     script = gateway.day_script(ruleset)
     if script is None:
         raise InvalidInput(
-            "Forum games play their day as a free thread: they have no turns.",
+            _("Forum games play their day as a free thread: they have no turns."),
             ErrorCode.TURN_BASED,
             "turn_based",
         )
@@ -179,7 +185,7 @@ def _check_table(ruleset: str, values: Mapping[str, Any]) -> dict[str, Any]:
         length, spec = values[name], BY_NAME[name]
         if not isinstance(length, timedelta) or not spec.least <= length <= spec.most:
             raise InvalidInput(
-                "A turn or a table vote lasts between ten seconds and a day.",
+                _("A turn or a table vote lasts between ten seconds and a day."),
                 ErrorCode.TURN_LENGTH,
                 name,
             )
@@ -197,10 +203,10 @@ def save_setup(user: Any, name: str, game_kwargs: Mapping[str, Any]) -> SavedSet
     """Keep a host's setup (``create_game``'s keyword arguments, title aside) for reuse;
     it is checked like a game's, so a saved setup always deals."""
     if not getattr(user, "is_authenticated", False):
-        raise NotAllowed("Log in to save a setup.", ErrorCode.LOGIN)
+        raise NotAllowed(_("Log in to save a setup."), ErrorCode.LOGIN)
     name = (name or "").strip()
     if not name or len(name) > 100:
-        raise InvalidInput("Name the setup (at most 100 characters).", ErrorCode.NAME, "save_as")
+        raise InvalidInput(_("Name the setup (at most 100 characters)."), ErrorCode.NAME, "save_as")
     kwargs = {k: v for k, v in game_kwargs.items() if k not in {"title", "seed"}}
     # Proves the setup legal without saving a game.
     probe = dict(kwargs)
@@ -232,37 +238,48 @@ def normalize_role_list(role_list: Any) -> list[dict[str, Any]]:
     """Check the shape of a role list and fill in defaults (count 1, no modifiers)."""
     if not isinstance(role_list, list) or not role_list:
         raise InvalidInput(
-            "The role list must name at least one role.", ErrorCode.ROLE_LIST, "role_list"
+            _("The role list must name at least one role."), ErrorCode.ROLE_LIST, "role_list"
         )
     entries = []
     for i, raw in enumerate(role_list):
         where = f"role_list[{i}]"
         if not isinstance(raw, dict) or not isinstance(raw.get("role"), str):
-            raise InvalidInput("Each role list entry needs a role.", ErrorCode.ROLE_LIST, where)
+            raise InvalidInput(_("Each role list entry needs a role."), ErrorCode.ROLE_LIST, where)
         count = raw.get("count", 1)
         if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_PLAYERS:
             raise InvalidInput(
-                f"{raw['role']}: count must be a whole number from 1.", ErrorCode.COUNT, where
+                _("%(role)s: count must be a whole number from 1.") % {"role": raw["role"]},
+                ErrorCode.COUNT,
+                where,
             )
         entry: dict[str, Any] = {"role": raw["role"], "count": count}
         modifiers = raw.get("modifiers", [])
         if not isinstance(modifiers, list) or not all(isinstance(m, str) for m in modifiers):
             raise InvalidInput(
-                f"{raw['role']}: modifiers must be a list.", ErrorCode.MODIFIERS, where
+                _("%(role)s: modifiers must be a list.") % {"role": raw["role"]},
+                ErrorCode.MODIFIERS,
+                where,
             )
         if modifiers:
             entry["modifiers"] = list(modifiers)
         for key in ("alignment", "sanity"):
             if raw.get(key) is not None:
                 if not isinstance(raw[key], str):
-                    raise InvalidInput(f"{raw['role']}: {key} must be text.", ErrorCode(key), where)
+                    raise InvalidInput(
+                        _("%(role)s: %(field)s must be text.")
+                        % {"role": raw["role"], "field": key},
+                        ErrorCode(key),
+                        where,
+                    )
                 entry[key] = raw[key]
         if raw.get("immune"):
             entry["immune"] = True
         unknown = set(raw) - {"role", "count", "modifiers", "alignment", "sanity", "immune"}
         if unknown:
             raise InvalidInput(
-                f"Unknown role list field {sorted(unknown)[0]!r}.", ErrorCode.ROLE_LIST, where
+                _("Unknown role list field %(field)s.") % {"field": repr(sorted(unknown)[0])},
+                ErrorCode.ROLE_LIST,
+                where,
             )
         entries.append(entry)
     return entries
@@ -292,7 +309,7 @@ def _deal(game: Game, seats: list[int]) -> list[dict[str, Any]]:
     cards: list[dict[str, Any]] = []
     for entry in game.role_list:
         card = {k: v for k, v in entry.items() if k != "count"}
-        cards.extend(dict(card) for _ in range(entry["count"]))
+        cards.extend(dict(card) for _copy in range(entry["count"]))
     rng = random.Random(game.seed)
     rng.shuffle(cards)
     players = []
@@ -322,28 +339,30 @@ def _build_state(game: Game, players: list[dict[str, Any]]) -> GameState:
         # The message names seats ("P3"): say it about the setup instead.
         message = naming.RESOLVER_NAME.sub("a player", exc.message)
         raise InvalidInput(
-            f"This setup is not legal: {message}", ErrorCode.SETUP, "role_list"
+            _("This setup is not legal: %(reason)s") % {"reason": message},
+            ErrorCode.SETUP,
+            "role_list",
         ) from None
 
 
 def join_game(user: Any, game_id: int) -> Slot:
     """Sign ``user`` up for the game."""
     if not getattr(user, "is_authenticated", False):
-        raise NotAllowed("Log in to join a game.", ErrorCode.LOGIN)
+        raise NotAllowed(_("Log in to join a game."), ErrorCode.LOGIN)
     with game_tx(game_id) as tx:
         game = tx.game
         if game.is_cancelled:
-            raise WrongPhase("The host cancelled this game.", ErrorCode.CANCELLED)
+            raise WrongPhase(_("The host cancelled this game."), ErrorCode.CANCELLED)
         if not game.is_signups:
-            raise WrongPhase("Sign-ups are closed.", ErrorCode.SIGNUPS_CLOSED)
+            raise WrongPhase(_("Sign-ups are closed."), ErrorCode.SIGNUPS_CLOSED)
         if is_host(game, user):
-            raise NotAllowed("The host cannot play in their own game.", ErrorCode.HOST)
+            raise NotAllowed(_("The host cannot play in their own game."), ErrorCode.HOST)
         if tx.locked.slot_of_user(user.pk) is not None:
-            raise InvalidInput("You have already joined this game.", ErrorCode.ALREADY_JOINED)
+            raise InvalidInput(_("You have already joined this game."), ErrorCode.ALREADY_JOINED)
         require_admitted(game, user)
         require_one_seat_per_person(tx, user)
         if len(tx.slots) >= game.player_cap:
-            raise WrongPhase("The game is full.", ErrorCode.FULL)
+            raise WrongPhase(_("The game is full."), ErrorCode.FULL)
         seat = max((s.seat for s in tx.slots), default=0) + 1
         slot = Slot.objects.create(game=game, seat=seat, user=user)
         tx.slots.append(slot)
@@ -356,7 +375,7 @@ def leave_game(user: Any, game_id: int) -> None:
     with game_tx(game_id) as tx:
         if not tx.game.is_signups:
             raise WrongPhase(
-                "The game has started: ask the host for a replacement.", ErrorCode.SIGNUPS_CLOSED
+                _("The game has started: ask the host for a replacement."), ErrorCode.SIGNUPS_CLOSED
             )
         slot = require_player(tx, user, alive=False)
         _remove_signup(tx, slot)
@@ -368,7 +387,7 @@ def remove_signup(user: Any, game_id: int, slot_id: int) -> None:
         require_host(user, tx.game)
         if not tx.game.is_signups:
             raise WrongPhase(
-                "The game has started: use replace or modkill.", ErrorCode.SIGNUPS_CLOSED
+                _("The game has started: use replace or modkill."), ErrorCode.SIGNUPS_CLOSED
             )
         _remove_signup(tx, target_slot(tx, slot_id))
 
@@ -382,7 +401,8 @@ def cancel_game(user: Any, game_id: int, *, reason: str = "") -> Game:
         game.status = GameStatus.CANCELLED
         game.finished_at = tx.now
         game.save(update_fields=["status", "finished_at"])
-        announcements.announce(tx, announcements.cancelled(tx.slots, reason))
+        with in_game_language(game):
+            announcements.announce(tx, announcements.cancelled(tx.slots, reason))
         emit(
             tx,
             "game_cancelled",
@@ -405,10 +425,11 @@ def start_game(user: Any, game_id: int, *, now: datetime | None = None) -> Phase
         game = tx.game
         require_host(user, game)
         if not game.is_signups:
-            raise WrongPhase("The game has already started.", ErrorCode.STARTED)
+            raise WrongPhase(_("The game has already started."), ErrorCode.STARTED)
         if len(tx.slots) != game.role_count:
             raise WrongPhase(
-                f"The setup needs {game.role_count} players; {joined_line(len(tx.slots))}.",
+                _("The setup needs %(count)s players; %(joined)s.")
+                % {"count": game.role_count, "joined": joined_line(len(tx.slots))},
                 ErrorCode.NOT_ENOUGH_PLAYERS,
             )
         joined = list(tx.slots)  # in sign-up order

@@ -26,6 +26,10 @@ from django.db import transaction
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
+from games.i18n import in_language_of
 
 from .. import hooks
 from ..errors import ErrorCode, InvalidInput, NotAllowed, NotFound, WrongPhase
@@ -79,8 +83,9 @@ _LOGGED = {
     SanctionKind.BAN: ModerationAction.BANNED,
 }
 # The seat's reason in the thread when a league game modkills a removed player.
-REMOVED = "removed from the site by its moderators"
-ANOTHER_ACCOUNT = "another account of a player in this game"
+# (Marked for translation: the announcement says a known reason in the game's language.)
+REMOVED = gettext_noop("removed from the site by its moderators")
+ANOTHER_ACCOUNT = gettext_noop("another account of a player in this game")
 
 
 # -- reports -------------------------------------------------------------------------------
@@ -99,41 +104,49 @@ def file_report(
     or one player (``player``: a name; ``game_id`` optional, the game it is about). A
     second report of the same thing by the same person while the first is open is that one."""
     if not getattr(user, "is_authenticated", False):
-        raise NotAllowed("Log in to report.", ErrorCode.LOGIN)
+        raise NotAllowed(_("Log in to report."), ErrorCode.LOGIN)
     if reason not in ReportReason.values:
-        raise InvalidInput("Choose a reason from the list.", ErrorCode.REASON, "reason")
+        raise InvalidInput(_("Choose a reason from the list."), ErrorCode.REASON, "reason")
     text = (text or "").strip()
     if len(text) > MAX_TEXT:
-        raise InvalidInput(f"Say it in at most {MAX_TEXT} characters.", ErrorCode.TOO_LONG, "text")
+        raise InvalidInput(
+            _("Say it in at most %(limit)s characters.") % {"limit": MAX_TEXT},
+            ErrorCode.TOO_LONG,
+            "text",
+        )
     if reason == ReportReason.OTHER and not text:
-        raise InvalidInput("Say what is wrong.", ErrorCode.EMPTY, "text")
+        raise InvalidInput(_("Say what is wrong."), ErrorCode.EMPTY, "text")
     if (number is None) == (not player):
-        raise InvalidInput("Report one post or one player.", ErrorCode.REPORT_TARGET, "player")
+        raise InvalidInput(_("Report one post or one player."), ErrorCode.REPORT_TARGET, "player")
     post = game = None
     reported: User | None
     if game_id is not None:
         game = _game(game_id)
     if number is not None:
         if game is None:
-            raise InvalidInput("Say which game the post is in.", ErrorCode.NO_GAME, "game")
+            raise InvalidInput(_("Say which game the post is in."), ErrorCode.NO_GAME, "game")
         viewer = Viewer.of(game, user)
         # A thread the reporter may not read does not exist for them (no hint it does).
         if not viewer.thread_exists(thread) or not viewer.can_read(thread):
-            raise NotFound("There is no such thread.", ErrorCode.NO_THREAD, "thread")
+            raise NotFound(_("There is no such thread."), ErrorCode.NO_THREAD, "thread")
         post = (
             Post.objects.select_related("author")
             .filter(game=game, thread=thread, number=number)
             .first()
         )
         if post is None:
-            raise NotFound("There is no such post.", ErrorCode.NOT_FOUND, "number")
+            raise NotFound(_("There is no such post."), ErrorCode.NOT_FOUND, "number")
         reported = post.author
     else:
         reported = user_called(str(player))
         if reported is None:
-            raise NotFound(f"There is nobody called {player!r}.", ErrorCode.NO_USER, "player")
+            raise NotFound(
+                _("There is nobody called %(name)s.") % {"name": repr(player)},
+                ErrorCode.NO_USER,
+                "player",
+            )
     if reported.pk == user.pk:
-        raise InvalidInput("You cannot report yourself.", ErrorCode.REPORT_TARGET, "player")
+        raise InvalidInput(_("You cannot report yourself."), ErrorCode.REPORT_TARGET, "player")
     with transaction.atomic():
         _lock_people([user.pk])
         same = Report.objects.filter(
@@ -155,7 +168,7 @@ def file_report(
 def _game(game_id: int) -> Game:
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
-        raise NotFound("There is no such game.", ErrorCode.NO_GAME, "game")
+        raise NotFound(_("There is no such game."), ErrorCode.NO_GAME, "game")
     return game
 
 
@@ -173,7 +186,7 @@ def handle_report(
     _require_moderator(moderator)
     if action not in ACTIONS:
         raise InvalidInput(
-            "Choose dismiss, warn, mute, suspend or ban.", ErrorCode.MODERATION_ACTION, "action"
+            _("Choose dismiss, warn, mute, suspend or ban."), ErrorCode.MODERATION_ACTION, "action"
         )
     now = now or timezone.now()
     with transaction.atomic():
@@ -181,9 +194,9 @@ def handle_report(
             # Or one of a game they play in: not admitted either way.
             reads.visible_reports(moderator),
             report_id,
-            missing=NotFound("There is no such report.", ErrorCode.NO_REPORT),
+            missing=NotFound(_("There is no such report."), ErrorCode.NO_REPORT),
             decided=lambda row: row.status != ReportStatus.OPEN,
-            taken="Another moderator has handled this report.",
+            taken=_("Another moderator has handled this report."),
         )
         if action == DISMISS:
             report.status = ReportStatus.DISMISSED
@@ -228,14 +241,14 @@ def sanction(
     _require_moderator(moderator)
     if kind not in SanctionKind.values:
         raise InvalidInput(
-            "Choose warn, mute, suspend or ban.", ErrorCode.MODERATION_ACTION, "action"
+            _("Choose warn, mute, suspend or ban."), ErrorCode.MODERATION_ACTION, "action"
         )
     if reason not in ReportReason.values:
-        raise InvalidInput("Choose a reason from the list.", ErrorCode.REASON, "reason")
+        raise InvalidInput(_("Choose a reason from the list."), ErrorCode.REASON, "reason")
     if user is None or not getattr(user, "pk", None):
-        raise NotFound("There is no such person.", ErrorCode.NO_USER, "player")
+        raise NotFound(_("There is no such person."), ErrorCode.NO_USER, "player")
     if user.pk == moderator.pk:
-        raise InvalidInput("You cannot act on your own account.", ErrorCode.SAME_PERSON)
+        raise InvalidInput(_("You cannot act on your own account."), ErrorCode.SAME_PERSON)
     ends_at = None
     now = now or timezone.now()
     if kind in (SanctionKind.MUTE, SanctionKind.SUSPEND):
@@ -262,7 +275,7 @@ def sanction(
             reason=reason,
             note=row.note,
         )
-        _tell(user.pk, _sanction_text(row), row, now)
+        _tell(user.pk, lambda: _sanction_text(row), row, now)
         if kind in REMOVALS:
             _take_off_the_site(user.pk, now)
         return row
@@ -279,11 +292,11 @@ def lift(
     with transaction.atomic():
         row = Sanction.objects.filter(pk=sanction_id).first()
         if row is None:
-            raise NotFound("There is no such sanction.", ErrorCode.NO_SANCTION)
+            raise NotFound(_("There is no such sanction."), ErrorCode.NO_SANCTION)
         _lock_people([row.user_id])
         row = Sanction.objects.select_for_update().get(pk=sanction_id)
         if row.lifted_at is not None or row.kind == SanctionKind.WARN:
-            raise WrongPhase("This sanction is not in force.", ErrorCode.NO_SANCTION)
+            raise WrongPhase(_("This sanction is not in force."), ErrorCode.NO_SANCTION)
         row.lifted_at = now
         row.lifted_by = moderator
         row.save(update_fields=["lifted_at", "lifted_by"])
@@ -296,8 +309,14 @@ def lift(
             sanction=row,
             note=_text(note),
         )
-        label = row.get_kind_display().lower()
-        _tell(row.user_id, f"Your {label} has {'ended' if expired else 'been lifted'}.", row, now)
+
+        def lifted_text() -> str:
+            label = {"kind": row.get_kind_display().lower()}
+            if expired:
+                return _("Your %(kind)s has ended.") % label
+            return _("Your %(kind)s has been lifted.") % label
+
+        _tell(row.user_id, lifted_text, row, now)
         if row.kind in REMOVALS and reads.removal_of(row.user_id, now) is None:
             _bring_back(row.user_id)
         return row
@@ -328,19 +347,21 @@ def appeal(user: Any, sanction_id: int, *, text: str, now: datetime | None = Non
     signed link in their mail: the link is the proof)."""
     text = (text or "").strip()
     if not text:
-        raise InvalidInput("Say why the sanction should go.", ErrorCode.EMPTY, "text")
+        raise InvalidInput(_("Say why the sanction should go."), ErrorCode.EMPTY, "text")
     if len(text) > MAX_APPEAL:
         raise InvalidInput(
-            f"Say it in at most {MAX_APPEAL} characters.", ErrorCode.TOO_LONG, "text"
+            _("Say it in at most %(limit)s characters.") % {"limit": MAX_APPEAL},
+            ErrorCode.TOO_LONG,
+            "text",
         )
     with transaction.atomic():
         row = Sanction.objects.select_for_update().filter(pk=sanction_id).first()
         if row is None or (user is not None and row.user_id != user.pk):
-            raise NotFound("There is no such sanction.", ErrorCode.NO_SANCTION)
+            raise NotFound(_("There is no such sanction."), ErrorCode.NO_SANCTION)
         if Appeal.objects.filter(sanction=row).exists():
-            raise WrongPhase("You have appealed this already.", ErrorCode.ALREADY_APPEALED)
+            raise WrongPhase(_("You have appealed this already."), ErrorCode.ALREADY_APPEALED)
         if row.lifted_at is not None:
-            raise WrongPhase("This sanction is no longer in force.", ErrorCode.NO_SANCTION)
+            raise WrongPhase(_("This sanction is no longer in force."), ErrorCode.NO_SANCTION)
         return Appeal.objects.create(sanction=row, text=text, created_at=now or timezone.now())
 
 
@@ -359,13 +380,14 @@ def answer_appeal(
         row = _undecided(
             Appeal.objects.select_related("sanction"),
             appeal_id,
-            missing=NotFound("There is no such appeal.", ErrorCode.NO_APPEAL),
+            missing=NotFound(_("There is no such appeal."), ErrorCode.NO_APPEAL),
             decided=lambda row: row.answered_at is not None,
-            taken="Another moderator has answered this appeal.",
+            taken=_("Another moderator has answered this appeal."),
         )
         if row.sanction.moderator_id == moderator.pk:
             raise NotAllowed(
-                "Another moderator answers the appeal of your own action.", ErrorCode.OWN_SANCTION
+                _("Another moderator answers the appeal of your own action."),
+                ErrorCode.OWN_SANCTION,
             )
         _decide(row, "answered", moderator, now, granted=bool(grant), answer=_text(answer))
         action = ModerationAction.APPEAL_GRANTED if grant else ModerationAction.APPEAL_REFUSED
@@ -373,14 +395,16 @@ def answer_appeal(
         sanction_row = row.sanction
         if grant and sanction_row.lifted_at is None and sanction_row.kind != SanctionKind.WARN:
             lift(moderator, sanction_row.pk, note="Appeal granted.", now=now)
-        verdict = "granted" if grant else "refused"
-        said = f" {row.answer}" if row.answer else ""
-        _tell(
-            sanction_row.user_id,
-            f"Your appeal of your {sanction_row.get_kind_display().lower()} was {verdict}.{said}",
-            sanction_row,
-            now,
-        )
+
+        def appeal_text() -> str:
+            kind = {"kind": sanction_row.get_kind_display().lower()}
+            if grant:
+                text = _("Your appeal of your %(kind)s was granted.") % kind
+            else:
+                text = _("Your appeal of your %(kind)s was refused.") % kind
+            return f"{text} {row.answer}" if row.answer else text
+
+        _tell(sanction_row.user_id, appeal_text, sanction_row, now)
         return row
 
 
@@ -389,23 +413,27 @@ def declare_alt(user: Any, main: str, *, note: str = "", now: datetime | None = 
     """``user`` declares itself an alternate account of ``main`` (a name); a moderator
     approves it. Declaring puts nobody out of a game; approval keeps the two apart."""
     if not getattr(user, "is_authenticated", False):
-        raise NotAllowed("Log in to declare an account.", ErrorCode.LOGIN)
+        raise NotAllowed(_("Log in to declare an account."), ErrorCode.LOGIN)
     if Agent.objects.filter(user_id=user.pk).exists():
         raise NotAllowed(
-            "An agent is declared by its owner, not as an alt.", ErrorCode.AGENT_ACCOUNT
+            _("An agent is declared by its owner, not as an alt."), ErrorCode.AGENT_ACCOUNT
         )
     main_user = user_called(str(main or ""))
     if main_user is None:
-        raise NotFound(f"There is nobody called {main!r}.", ErrorCode.NO_USER, "main")
+        raise NotFound(
+            _("There is nobody called %(name)s.") % {"name": repr(main)}, ErrorCode.NO_USER, "main"
+        )
     if main_user.pk == user.pk:
-        raise InvalidInput("Name your main account, not this one.", ErrorCode.SAME_PERSON, "main")
+        raise InvalidInput(
+            _("Name your main account, not this one."), ErrorCode.SAME_PERSON, "main"
+        )
     with transaction.atomic():
         _lock_people([user.pk])
         if AltAccount.objects.filter(alt_id=user.pk).exclude(status=AltStatus.REFUSED).exists():
-            raise WrongPhase("This account is declared already.", ErrorCode.ALT_DECLARED)
+            raise WrongPhase(_("This account is declared already."), ErrorCode.ALT_DECLARED)
         if AltAccount.objects.filter(main_id=user.pk, status=AltStatus.APPROVED).exists():
             raise WrongPhase(
-                "This account is a main account with alternates: declare them from there.",
+                _("This account is a main account with alternates: declare them from there."),
                 ErrorCode.ALT_DECLARED,
                 "main",
             )
@@ -429,9 +457,9 @@ def decide_alt(
         row = _undecided(
             AltAccount.objects.all(),
             alt_id,
-            missing=NotFound("There is no such declaration.", ErrorCode.NO_ALT),
+            missing=NotFound(_("There is no such declaration."), ErrorCode.NO_ALT),
             decided=lambda row: row.status != AltStatus.PENDING,
-            taken="Another moderator has decided this.",
+            taken=_("Another moderator has decided this."),
         )
         status = AltStatus.APPROVED if approve else AltStatus.REFUSED
         _decide(row, "decided", moderator, now, status=status)
@@ -473,7 +501,7 @@ def set_moderator(user: Any, on: bool = True) -> None:
     """Make ``user`` one of the site's moderators (or no longer): the group "Moderators",
     which holds the permission (``manage.py moderators``; the admin can do the same)."""
     with transaction.atomic():
-        group, _ = Group.objects.get_or_create(name=MODERATORS_GROUP)
+        group, _created = Group.objects.get_or_create(name=MODERATORS_GROUP)
         app, codename = reads.MODERATE.split(".")
         group.permissions.add(
             Permission.objects.get(content_type__app_label=app, codename=codename)
@@ -526,7 +554,7 @@ def _decide(row: Any, verb: str, moderator: Any, now: datetime, **values: Any) -
 
 def _require_moderator(user: Any) -> None:
     if not reads.is_moderator(user):
-        raise NotAllowed("Only the site's moderators do this.", ErrorCode.NOT_MODERATOR)
+        raise NotAllowed(_("Only the site's moderators do this."), ErrorCode.NOT_MODERATOR)
 
 
 def _days(days: Any) -> int:
@@ -535,7 +563,11 @@ def _days(days: Any) -> int:
     except (TypeError, ValueError):
         value = 0
     if not 1 <= value <= MAX_DAYS:
-        raise InvalidInput(f"Give a number of days from 1 to {MAX_DAYS}.", ErrorCode.DAYS, "days")
+        raise InvalidInput(
+            _("Give a number of days from 1 to %(most)s.") % {"most": MAX_DAYS},
+            ErrorCode.DAYS,
+            "days",
+        )
     return value
 
 
@@ -579,19 +611,32 @@ def _log(
 
 
 def _sanction_text(row: Sanction) -> str:
-    reason = row.get_reason_display()
-    said = f" {row.note}" if row.note else ""
-    what = {
-        SanctionKind.WARN: "A moderator warned you",
-        SanctionKind.MUTE: f"You are muted {reads.until_text(row)}: you may not post",
-        SanctionKind.SUSPEND: f"Your account is suspended {reads.until_text(row)}",
-        SanctionKind.BAN: "Your account is banned from the site",
-    }[SanctionKind(row.kind)]
-    return f"{what}. Reason: {reason}.{said} Open this to appeal."
+    parts = {"reason": row.get_reason_display()}
+    kind = SanctionKind(row.kind)
+    if kind == SanctionKind.WARN:
+        text = _("A moderator warned you. Reason: %(reason)s.") % parts
+    elif kind == SanctionKind.MUTE:
+        text = _("You are muted %(until)s: you may not post. Reason: %(reason)s.") % {
+            **parts,
+            "until": reads.until_text(row),
+        }
+    elif kind == SanctionKind.SUSPEND:
+        text = _("Your account is suspended %(until)s. Reason: %(reason)s.") % {
+            **parts,
+            "until": reads.until_text(row),
+        }
+    else:
+        text = _("Your account is banned from the site. Reason: %(reason)s.") % parts
+    if row.note:
+        text = f"{text} {row.note}"
+    return text + " " + _("Open this to appeal.")
 
 
-def _tell(user_id: int, text: str, row: Sanction, now: datetime) -> None:
-    """The person's notification (inbox and mail, always): its link is the appeal page."""
+def _tell(user_id: int, compose: Callable[[], str], row: Sanction, now: datetime) -> None:
+    """The person's notification (inbox and mail, always): its link is the appeal page.
+    ``compose`` writes its text in the person's language (they read it later)."""
+    with in_language_of(get_user_model().objects.filter(pk=user_id).first()):
+        text = compose()
     link = reverse("games:appeal", args=[reads.appeal_token(row.pk)])
     told = hooks.tell(user_id, "moderation", text[:500], link, now)
     if told:

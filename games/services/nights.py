@@ -9,6 +9,11 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext_lazy
+
+from games.i18n import in_game_language
+
 from .. import gateway, naming
 from ..errors import ErrorCode, InvalidInput, NotFound, WrongPhase
 from ..models import NightAction, Phase, PhaseKind, Post, PrivateResult, Slot, ThoughtAct, Thread
@@ -30,7 +35,7 @@ from .common import (
 )
 from .thoughts import check_thoughts, keep_thoughts
 
-NIGHT_ZERO = "Night zero: the mafia meet and talk; nobody acts tonight."
+NIGHT_ZERO = gettext_lazy("Night zero: the mafia meet and talk; nobody acts tonight.")
 
 
 def submit_night_action(
@@ -57,10 +62,10 @@ def submit_night_action(
         slot = require_player(tx, user, alive=not rules.dead_may_act)
         phase = require_open_phase(tx, PhaseKind.NIGHT)
         if phase.night_zero:
-            raise WrongPhase(NIGHT_ZERO, ErrorCode.NIGHT_ZERO)
+            raise WrongPhase(str(NIGHT_ZERO), ErrorCode.NIGHT_ZERO)
         if not isinstance(targets, list) or not targets:
             raise InvalidInput(
-                "Choose a target (or withdraw the action).", ErrorCode.NO_TARGET, "targets"
+                _("Choose a target (or withdraw the action)."), ErrorCode.NO_TARGET, "targets"
             )
         target_slots = [target_slot(tx, t) for t in targets]
         extra = dict(extra or {})
@@ -136,23 +141,30 @@ def _count_refusal(
     phase.save(update_fields=["night_refusals"])
     if failed < limit:
         return InvalidInput(
-            f"{refusal.message} (Attempt {failed} of {limit}: after {limit} refused attempts "
-            "a random valid target is chosen for you.)",
+            _(
+                "%(refusal)s (Attempt %(failed)s of %(limit)s: after %(limit)s refused attempts "
+                "a random valid target is chosen for you.)"
+            )
+            % {"refusal": refusal.message, "failed": failed, "limit": limit},
             refusal.code,
             refusal.field,
         )
     chosen = _random_valid_targets(tx, phase, slot, option)
     if chosen is None:
         return InvalidInput(
-            f"{refusal.message} ({failed} refused attempts; there is no valid target.)",
+            _("%(refusal)s (%(failed)s refused attempts; there is no valid target.)")
+            % {"refusal": refusal.message, "failed": failed},
             refusal.code,
             refusal.field,
         )
     _store_action(tx, phase, slot, ability, chosen, {}, default=True)
     who = ", ".join(t.display_name for t in chosen)
     return InvalidInput(
-        f"{refusal.message} ({failed} refused attempts: the rules chose a random valid "
-        f"target for you, {who}.)",
+        _(
+            "%(refusal)s (%(failed)s refused attempts: the rules chose a random valid "
+            "target for you, %(who)s.)"
+        )
+        % {"refusal": refusal.message, "failed": failed, "who": who},
         refusal.code,
         refusal.field,
     )
@@ -167,7 +179,7 @@ def _random_valid_targets(
         return None  # a free-text field (the forger's role) has no default
     rng = random.Random(f"{tx.game.seed}:{phase.number}:{slot.pk}:{option['ability']}")
     choices = [target_slot(tx, pk) for pk in option["choices"]]
-    for _ in range(20 if option["targets"] > 1 else 1):
+    for _attempt in range(20 if option["targets"] > 1 else 1):
         if not choices:
             return None
         picked = (
@@ -218,13 +230,19 @@ def _take_at_random(
     ability = option["ability"]
     chosen = _random_valid_targets(tx, phase, slot, option)
     if chosen is None:
-        notes.append(f"{slot.resolver_name} sent no {ability}; it has no random choice.")
+        with in_game_language(tx.game):  # the host's report: the game's words
+            notes.append(
+                _("%(player)s sent no %(ability)s; it has no random choice.")
+                % {"player": slot.resolver_name, "ability": ability}
+            )
         return
     _store_action(tx, phase, slot, ability, chosen, {}, default=True, night_ending=True)
     targets = [t.resolver_name for t in chosen]
-    notes.append(
-        f"{slot.resolver_name} sent no {ability}: taken at random on {', '.join(targets)}."
-    )
+    with in_game_language(tx.game):
+        notes.append(
+            _("%(player)s sent no %(ability)s: taken at random on %(targets)s.")
+            % {"player": slot.resolver_name, "ability": ability, "targets": ", ".join(targets)}
+        )
     payload = {
         "kind": "must_act",
         "ability": ability,
@@ -307,10 +325,16 @@ def withdraw_night_action(
         slot = require_player(tx, user, alive=not rules_of(tx.game).dead_may_act)
         phase = require_open_phase(tx, PhaseKind.NIGHT)
         if not is_ability_name(ability):
-            raise NotFound("You have no such action tonight.", ErrorCode.NO_ACTION, "ability")
-        deleted, _ = NightAction.objects.filter(phase=phase, actor=slot, ability=ability).delete()
+            raise NotFound(_("You have no such action tonight."), ErrorCode.NO_ACTION, "ability")
+        deleted, _rows = NightAction.objects.filter(
+            phase=phase, actor=slot, ability=ability
+        ).delete()
         if not deleted:
-            raise NotFound(f"You have no {ability} action tonight.", ErrorCode.NO_ACTION, "ability")
+            raise NotFound(
+                _("You have no %(ability)s action tonight.") % {"ability": ability},
+                ErrorCode.NO_ACTION,
+                "ability",
+            )
         payload = {"actor": slot_ref(slot), "ability": ability}
         emit(tx, "night_action_withdrawn", payload, f"slot:{slot.pk}")
         emit(tx, "night_action_withdrawn", payload, "host")
@@ -330,7 +354,7 @@ def _check_night_action(
 ) -> None:
     """The resolver's own validation, so the site and the resolver agree on legality."""
     if not isinstance(ability, str) or not ability:
-        raise InvalidInput("Say which ability to use.", ErrorCode.NO_ABILITY, "ability")
+        raise InvalidInput(_("Say which ability to use."), ErrorCode.NO_ABILITY, "ability")
     rules = rules_of(tx.game)
     state = state_of(tx.game)
     declared: tuple[str, ...] = ()
@@ -342,10 +366,15 @@ def _check_night_action(
     # extra is stored and pushed to the host and the team.
     for key, value in extra.items():
         if key not in declared:
-            raise InvalidInput(f"The action takes no field {key!r}.", ErrorCode.EXTRA, "extra")
+            raise InvalidInput(
+                _("The action takes no field %(field)s.") % {"field": repr(key)},
+                ErrorCode.EXTRA,
+                "extra",
+            )
         if not is_plain_text(value, MAX_EXTRA_LENGTH):
             raise InvalidInput(
-                f"{key} must be text of at most {MAX_EXTRA_LENGTH} characters.",
+                _("%(field)s must be text of at most %(limit)s characters.")
+                % {"field": key, "limit": MAX_EXTRA_LENGTH},
                 ErrorCode.EXTRA,
                 "extra",
             )
@@ -356,15 +385,15 @@ def _check_night_action(
 
 
 _RESULT_WORDS = {
-    "mafia": "mafia",
-    "innocent": "innocent",
-    "not_mafia": "not mafia",
-    "red": "red (town)",
+    "mafia": pgettext_lazy("investigation result", "mafia"),
+    "innocent": pgettext_lazy("investigation result", "innocent"),
+    "not_mafia": pgettext_lazy("investigation result", "not mafia"),
+    "red": pgettext_lazy("investigation result", "red (town)"),
     # Black is every side but the town's: the Maniac reads black but is not mafia (city
     # rules). Said without naming roles: a result must not hint which roles are dealt.
-    "black": "black (not town)",
-    "sheriff": "the Sheriff",
-    "not_sheriff": "not the Sheriff",
+    "black": pgettext_lazy("investigation result", "black (not town)"),
+    "sheriff": pgettext_lazy("investigation result", "the Sheriff"),
+    "not_sheriff": pgettext_lazy("investigation result", "not the Sheriff"),
 }
 
 
@@ -373,25 +402,44 @@ def describe_result(result: Mapping[str, Any], names: Mapping[int, str]) -> str:
     kind = result.get("kind")
     if kind == "must_act":
         chosen = ", ".join(naming.render(str(t), names) for t in result.get("targets", []))
-        whose = "your team's" if result.get("factional") else "your"
+        parts = {"targets": chosen, "ability": result.get("ability")}
+        if result.get("factional"):
+            return (
+                _(
+                    "You did not act: the site chose %(targets)s at random for your team's "
+                    "%(ability)s."
+                )
+                % parts
+            )
         return (
-            f"You did not act: the site chose {chosen} at random for {whose} "
-            f"{result.get('ability')}."
+            _("You did not act: the site chose %(targets)s at random for your %(ability)s.") % parts
         )
     if kind == "no_result":
-        return gateway.rules_named(str(result.get("ruleset"))).no_result_line
+        # i18n: marked at its source
+        return _(gateway.rules_named(str(result.get("ruleset"))).no_result_line)
     target = naming.render(str(result.get("target", "")), names)
     if kind == "investigation":
         word = _RESULT_WORDS.get(str(result.get("result")), str(result.get("result")))
-        return f"Your investigation of {target}: {word}."
+        return _("Your investigation of %(target)s: %(result)s.") % {
+            "target": target,
+            "result": word,
+        }
     if kind == "track":
         visited = [naming.render(v, names) for v in result.get("visited", [])]
-        where = ", ".join(visited) if visited else "nobody"
-        return f"You tracked {target}: they visited {where}."
+        if not visited:
+            return _("You tracked %(target)s: they visited nobody.") % {"target": target}
+        return _("You tracked %(target)s: they visited %(where)s.") % {
+            "target": target,
+            "where": ", ".join(visited),
+        }
     if kind == "watch":
         visitors = [naming.render(v, names) for v in result.get("visitors", [])]
-        who = ", ".join(visitors) if visitors else "nobody"
-        return f"You watched {target}: visited by {who}."
+        if not visitors:
+            return _("You watched %(target)s: visited by nobody.") % {"target": target}
+        return _("You watched %(target)s: visited by %(who)s.") % {
+            "target": target,
+            "who": ", ".join(visitors),
+        }
     details = ", ".join(
         f"{k}: {naming.render_value(v, names)}" for k, v in result.items() if k != "kind"
     )
@@ -412,7 +460,8 @@ def deliver_results(
 
 
 def _deliver(tx: Tx, phase: Phase, owner: Slot, payload: dict[str, Any]) -> None:
-    text = describe_result(payload, tx.names)
+    with in_game_language(tx.game):  # the role PM's texts are in the game's language
+        text = describe_result(payload, tx.names)
     PrivateResult.objects.create(slot=owner, phase=phase, payload=payload, text=text)
     emit(
         tx,

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from ..errors import ErrorCode, NotAllowed
 from ..models import OpenDataConsent
@@ -15,7 +16,7 @@ from ..models import OpenDataConsent
 def set_open_data_naming(user: Any, named: bool, *, now: datetime | None = None) -> bool:
     """Let the open data name ``user`` (``named``) or stop it; what holds now."""
     if not getattr(user, "is_authenticated", False):
-        raise NotAllowed("Log in to choose.", ErrorCode.LOGIN)
+        raise NotAllowed(_("Log in to choose."), ErrorCode.LOGIN)
     if named:
         OpenDataConsent.objects.get_or_create(
             user=user, defaults={"agreed_at": now or timezone.now()}

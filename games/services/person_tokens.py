@@ -22,6 +22,7 @@ from django.db import transaction
 from django.db.models.functions import Coalesce
 from django.db.models.signals import post_save, pre_save
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from ..api_tokens import hash_key, new_person_key
 from ..errors import ErrorCode, InvalidInput, NotAllowed, NotFound
@@ -48,10 +49,10 @@ class NewPersonToken:
 def require_person(user: Any) -> None:
     """People's tokens are a person's own: an agent has its own kind (``AgentToken``)."""
     if not getattr(user, "is_authenticated", False):
-        raise NotAllowed("Log in to manage your tokens.", ErrorCode.LOGIN)
+        raise NotAllowed(_("Log in to manage your tokens."), ErrorCode.LOGIN)
     if Agent.objects.filter(user_id=user.pk).exists():
         raise NotAllowed(
-            "An agent's tokens are managed on its page by its owner.", ErrorCode.AGENT_ACCOUNT
+            _("An agent's tokens are managed on its page by its owner."), ErrorCode.AGENT_ACCOUNT
         )
 
 
@@ -59,7 +60,8 @@ def _clean_name(name: Any) -> str:
     label = str(name or "").strip()
     if not is_plain_text(label, MAX_TOKEN_NAME):
         raise InvalidInput(
-            f"A token's name is at most {MAX_TOKEN_NAME} characters of plain text.",
+            _("A token's name is at most %(limit)s characters of plain text.")
+            % {"limit": MAX_TOKEN_NAME},
             ErrorCode.NAME,
             "name",
         )
@@ -102,7 +104,7 @@ def revoke_token(user: Any, token_id: int) -> PersonToken:
     with transaction.atomic():
         token = PersonToken.objects.select_for_update().filter(user_id=user.pk, pk=token_id).first()
         if token is None:
-            raise NotFound("You have no such token.", ErrorCode.NO_TOKEN)
+            raise NotFound(_("You have no such token."), ErrorCode.NO_TOKEN)
         if token.revoked_at is None:
             token.revoked_at = timezone.now()
             token.save(update_fields=["revoked_at"])

@@ -17,9 +17,11 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Count, F
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from .. import gateway, hooks
 from ..gateway import DayEnd, GameState, NightOrder, Win
+from ..i18n import in_game_language
 from ..models import (
     DeathCause,
     Game,
@@ -63,6 +65,10 @@ from .wills import post_surviving_wills, post_wills
 # ``PRODS_BEFORE_ACTION`` prods).
 LEAGUE_SILENT_DAYS = 1
 
+# The reason an inactivity modkill carries (its event's data, queried as written); the
+# announcement says it in the game's language (``announcements.modkilled``).
+INACTIVITY_REASON = gettext_noop("inactivity")
+
 log = logging.getLogger(__name__)
 
 
@@ -93,7 +99,8 @@ def open_phase(tx: Tx, kind: str) -> Phase:
             "deadline": deadline.isoformat(),
         },
     )
-    announce(tx, announcements.phase_begins(tx, phase, table_day=table_day))
+    with in_game_language(game):  # the thread's language, whoever (or whatever) acted
+        announce(tx, announcements.phase_begins(tx, phase, table_day=table_day))
     link_from_banner(tx, phase, replace=True)
     if table_day:
         table.start_day(tx, phase)
@@ -204,7 +211,8 @@ def end_day(tx: Tx) -> None:
         return
     # The count as it stands now, before the eliminated player leaves the living: the
     # day's final count (hammer vote included) is what the pages show until the next day.
-    final = vote_count(phase, slots=tx.slots, votes=standing_votes(tx))
+    with in_game_language(game):  # kept for the whole game to read
+        final = vote_count(phase, slots=tx.slots, votes=standing_votes(tx))
     final["resolved"] = True
     eliminated = outcome.eliminated
     if eliminated is not None:
@@ -213,7 +221,8 @@ def end_day(tx: Tx) -> None:
     phase.final_count = final
     phase.save(update_fields=["final_count"])
     emit(tx, "vote_count", final)
-    announce(tx, announcements.day_ended(final, eliminated, final["label"]))
+    with in_game_language(game):
+        announce(tx, announcements.day_ended(final, eliminated, final["label"]))
     post_wills(tx, [eliminated] if eliminated is not None else [])
     day_over(tx, eliminated, outcome.report_now)
 
@@ -233,7 +242,8 @@ def end_table_day(tx: Tx) -> None:
     close_phase(tx, outcome.report, outcome.state)
     if not table.verdict_told(script, day):  # said when the vote closed, before last words
         rounds = table.verdict(tx, day)[1]
-        announce(tx, announcements.table_day_ended(phase.label, eliminated, rounds))
+        with in_game_language(game):
+            announce(tx, announcements.table_day_ended(phase.label, eliminated, rounds))
     # (The verdict is told at the vote's close or now; the will follows the death itself. A
     # player modkilled during their last words had theirs posted with the modkill.)
     if dies_now and eliminated is not None:
@@ -266,7 +276,8 @@ def start_revote(tx: Tx, slots: list[Slot], explanation: list[str]) -> None:
     length = max(tx.game.day_length / 4, MIN_REVOTE_LENGTH)
     phase.deadline = tx.now + length
     phase.save(update_fields=["revote", "deadline"])
-    announce(tx, announcements.revote(phase.label, slots, phase.deadline))
+    with in_game_language(tx.game):
+        announce(tx, announcements.revote(phase.label, slots, phase.deadline))
     link_from_banner(tx, phase, replace=False)
     emit(
         tx,
@@ -285,7 +296,8 @@ def end_night(tx: Tx) -> None:
     state = state_of(game)
     if phase.night_zero:  # nobody acted, nothing to resolve: the game state stays as it is
         close_phase(tx, {"phase": phase.number, "night_zero": True, "site_notes": []}, state)
-        announce(tx, announcements.night_ended(phase.label, []))
+        with in_game_language(game):
+            announce(tx, announcements.night_ended(phase.label, []))
         emit(tx, "night_ended", {"number": phase.number, "deaths": []})
         after_phase(tx, next_kind=PhaseKind.DAY)
         return
@@ -306,7 +318,8 @@ def end_night(tx: Tx) -> None:
             deaths.append(death.slot)
     deliver_results(tx, phase, outcome.results)
     close_phase(tx, outcome.report, outcome.state)
-    announce(tx, announcements.night_ended(phase.label, deaths))
+    with in_game_language(game):
+        announce(tx, announcements.night_ended(phase.label, deaths))
     post_wills(tx, deaths)
     emit(
         tx,
@@ -377,7 +390,8 @@ def end_with(tx: Tx, win: Win) -> None:
         tx.phase.save(update_fields=["resolved", "ended_at"])
     # Co-winners are seats of the game: the filter only narrows Slot | None.
     co = [s for i in game.co_winners if (s := tx.locked.slot(i)) is not None]
-    announce(tx, announcements.game_over(winner, game.win_reason, co))
+    with in_game_language(game):
+        announce(tx, announcements.game_over(winner, game.win_reason, co))
     post_surviving_wills(tx)  # the survivors' wills: nothing is hidden any more
     link_from_banner(tx, tx.phase, replace=True)
     emit(
@@ -436,11 +450,11 @@ def check_inactivity(tx: Tx) -> None:
         if slot.prods < limit:
             continue
         if game.inactivity_action == InactivityAction.MODKILL:
-            do_modkill(tx, slot, "inactivity", inactivity=True)
+            do_modkill(tx, slot, INACTIVITY_REASON, inactivity=True)
         elif replace_from_queue(tx, slot):  # the next in the queue takes the slot
             continue
         elif game.league_setup:  # no host to find someone: the seat cannot stay silent
-            do_modkill(tx, slot, "inactivity", inactivity=True)
+            do_modkill(tx, slot, INACTIVITY_REASON, inactivity=True)
         else:
             emit(tx, "replacement_needed", payload, "host")
 
@@ -457,7 +471,8 @@ def do_modkill(tx: Tx, slot: Slot, reason: str, *, inactivity: bool = False) -> 
     kill(tx, slot, DeathCause.MODKILL, "")
     if tx.phase is not None and not tx.phase.resolved:
         NightAction.objects.filter(phase=tx.phase, actor=slot).delete()
-    announce(tx, announcements.modkilled(slot, reason))
+    with in_game_language(tx.game):
+        announce(tx, announcements.modkilled(slot, reason))
     post_wills(tx, [slot])
     link_from_banner(tx, tx.phase, replace=False)
     mark = {"inactivity": True} if inactivity else {}

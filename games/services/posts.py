@@ -5,6 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from games.i18n import in_game_language
+
 from .. import bold_votes, markup
 from ..errors import ErrorCode, GameRuleError, InvalidInput
 from ..models import Post, Slot, ThoughtAct, Thread, VoteKind
@@ -18,7 +23,7 @@ from .thoughts import check_thoughts, keep_thoughts
 from .thread import PostResult, do_post
 from .votes import do_unvote, do_vote
 
-NOT_A_PLAYERS_ACT = "Only a player's acts carry thoughts; the host's posts do not."
+NOT_A_PLAYERS_ACT = gettext_lazy("Only a player's acts carry thoughts; the host's posts do not.")
 
 
 def submit_post(
@@ -44,7 +49,7 @@ def submit_post(
         require(post_refusal(viewer, thread, tx.phase, now=now))
         if viewer.is_host:  # the host or a co-host: a host post
             if thoughts:
-                raise InvalidInput(NOT_A_PLAYERS_ACT, ErrorCode.THOUGHTS, "thoughts")
+                raise InvalidInput(str(NOT_A_PLAYERS_ACT), ErrorCode.THOUGHTS, "thoughts")
             tx.only_posts = True
             return PostResult(do_post(tx, user, None, body, thread, is_host=True))
         slot = viewer.slot
@@ -100,17 +105,26 @@ def _poster(tx: Tx, user: Any) -> Viewer:
 
 
 # A refused vote's note on its post when votes are secret (its reason may name the target).
-SECRET_VOTE_NOTE = "The votes are secret: only the voter is told why."
+SECRET_VOTE_NOTE = gettext_lazy("The votes are secret: only the voter is told why.")
 
 
 def _apply_post_vote(tx: Tx, slot: Slot, post: Post, result: PostResult, html: str) -> None:
     intent = bold_votes.find_vote(html)
     if intent is None:
         return
+    # The note on the post is for everyone who reads the thread: in the game's language
+    # (the poster's own message says the same words).
+    with in_game_language(tx.game):
+        _apply_vote_intent(tx, slot, post, result, intent)
+
+
+def _apply_vote_intent(
+    tx: Tx, slot: Slot, post: Post, result: PostResult, intent: bold_votes.VoteIntent
+) -> None:
     phase = tx.phase
     reason = ""  # why the vote did not count, "" when it did
     if phase is None or phase.resolved or not phase.is_day:
-        reason = "Votes only count during the day."
+        reason = _("Votes only count during the day.")
     elif intent.kind == VoteKind.UNVOTE:
         try:
             do_unvote(tx, slot, post)
@@ -133,12 +147,14 @@ def _apply_post_vote(tx: Tx, slot: Slot, post: Post, result: PostResult, html: s
                 reason = exc.message
     if reason:
         unvote = intent.kind == VoteKind.UNVOTE
-        result.vote_message = reason if unvote else f"{reason} The vote counts for nothing."
+        result.vote_message = (
+            reason if unvote else _("%(reason)s The vote counts for nothing.") % {"reason": reason}
+        )
         # On the post itself, for everyone ("This vote did not count." and why): a vote
         # that did not count must not look like one that did. Written before the commit, so
         # the live render already carries it. With secret votes the reason may name the
         # target: only the voter is told it.
-        post.vote_note = SECRET_VOTE_NOTE if votes_are_secret(tx.game, tx.phase) else reason
+        post.vote_note = str(SECRET_VOTE_NOTE) if votes_are_secret(tx.game, tx.phase) else reason
         Post.objects.filter(pk=post.pk).update(vote_note=post.vote_note)
         emit(
             tx,

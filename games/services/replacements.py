@@ -9,6 +9,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from ..errors import ErrorCode, InvalidInput, NotAllowed, WrongPhase
 from ..models import GameStatus, ReplacementSignup, Slot
 from ..naming import queue_name
@@ -27,21 +29,21 @@ from .swap import replace_from_queue
 def join_queue(user: Any, game_id: int, *, now: datetime | None = None) -> ReplacementSignup:
     """Sign up to replace in this game."""
     if not getattr(user, "is_authenticated", False):
-        raise NotAllowed("Log in to sign up as a replacement.", ErrorCode.LOGIN)
+        raise NotAllowed(_("Log in to sign up as a replacement."), ErrorCode.LOGIN)
     with game_tx(game_id, now) as tx:
         if tx.game.status == GameStatus.FINISHED:
-            raise WrongPhase("The game is over.", ErrorCode.GAME_OVER)
+            raise WrongPhase(_("The game is over."), ErrorCode.GAME_OVER)
         if tx.game.status == GameStatus.CANCELLED:
-            raise WrongPhase("The host cancelled this game.", ErrorCode.CANCELLED)
+            raise WrongPhase(_("The host cancelled this game."), ErrorCode.CANCELLED)
         if is_host(tx.game, user):
-            raise NotAllowed("The host cannot replace in their own game.", ErrorCode.HOST)
+            raise NotAllowed(_("The host cannot replace in their own game."), ErrorCode.HOST)
         if tx.locked.slot_of_user(user.pk) is not None:
-            raise InvalidInput("You already have a slot in this game.", ErrorCode.IN_GAME)
+            raise InvalidInput(_("You already have a slot in this game."), ErrorCode.IN_GAME)
         require_admitted(tx.game, user)
         require_one_seat_per_person(tx, user)
         if ReplacementSignup.objects.filter(game=tx.game, user=user).exists():
             raise InvalidInput(
-                "You are already in the replacement queue.", ErrorCode.ALREADY_QUEUED
+                _("You are already in the replacement queue."), ErrorCode.ALREADY_QUEUED
             )
         signup = ReplacementSignup.objects.create(game=tx.game, user=user)
         place = ReplacementSignup.objects.filter(game=tx.game).count()  # the last in line
@@ -54,9 +56,9 @@ def leave_queue(user: Any, game_id: int, *, now: datetime | None = None) -> None
         line = list(
             ReplacementSignup.objects.filter(game=tx.game).values_list("user_id", flat=True)
         )
-        deleted, _ = ReplacementSignup.objects.filter(game=tx.game, user=user).delete()
+        deleted, _rows = ReplacementSignup.objects.filter(game=tx.game, user=user).delete()
         if not deleted:
-            raise InvalidInput("You are not in the replacement queue.", ErrorCode.NOT_QUEUED)
+            raise InvalidInput(_("You are not in the replacement queue."), ErrorCode.NOT_QUEUED)
         place = line.index(user.pk) + 1
         emit(tx, "replacement_queue", {"left": queue_name(tx.game, place, user.get_username())})
 
@@ -69,5 +71,5 @@ def replace_with_next(
         require_host_control(tx.game, user, "replace", tx.phase)
         slot = target_slot(tx, slot_id)
         if not replace_from_queue(tx, slot):
-            raise InvalidInput("Nobody is in the replacement queue.", ErrorCode.QUEUE_EMPTY)
+            raise InvalidInput(_("Nobody is in the replacement queue."), ErrorCode.QUEUE_EMPTY)
         return slot

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from .. import hooks, naming
+from ..i18n import in_game_language
 from ..markup import escape_markdown
 from ..models import Replacement, ReplacementSignup, Slot
 from ..reads.access import host_ids
@@ -30,10 +33,13 @@ def do_replace(tx: Tx, slot: Slot, new_user: Any) -> None:
     if naming.masked(slot):
         # An anonymous game: the seat keeps its masked name and neither account is named.
         old_name = new_name = slot.display_name
-        announce(tx, f"**A new player takes over {name(slot)}.**")
+        with in_game_language(game):
+            announce(tx, _("**A new player takes over %(name)s.**") % {"name": name(slot)})
     else:
         # As forum hosts do: the thread says who replaces whom (old posts keep their name).
-        announce(tx, f"**{name(slot)} replaces {escape_markdown(old_name)}.**")
+        with in_game_language(game):
+            said = _("**%(new)s replaces %(old)s.**")
+            announce(tx, said % {"new": name(slot), "old": escape_markdown(old_name)})
     emit(
         tx,
         "replaced",

@@ -18,6 +18,10 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
+from django.utils.translation import gettext as _
+
+from games.i18n import in_game_language
+
 from .. import gateway
 from ..errors import ErrorCode, GameRuleError, InvalidInput, WrongPhase
 from ..gateway import LAST_WORDS, SKIP, DayRuleError, DayScript, DayState, Notice, attempt
@@ -78,13 +82,14 @@ def start_day(tx: Tx, phase: Phase) -> None:
     script = table_script(game)
     state = state_of(game)
     day_number = Phase.objects.filter(game=game, kind=PhaseKind.DAY).count()
-    day = script.start_day(
-        [s.resolver_name for s in tx.slots],
-        state.alive_names,
-        day_number,
-        day_settings(game, script),
-        seed=game.seed,
-    )
+    with in_game_language(game):  # its notices are the thread's: the game's language
+        day = script.start_day(
+            [s.resolver_name for s in tx.slots],
+            state.alive_names,
+            day_number,
+            day_settings(game, script),
+            seed=game.seed,
+        )
     _store(tx, day, new_turn=True)
     _publish(tx, day, [], new_turn=True)
 
@@ -114,12 +119,22 @@ def apply(tx: Tx, event: Mapping[str, Any], *, timer: bool = False) -> GameRuleE
     before = load(tx.current)
     refusal = None
     try:
-        if timer:
-            after, notices = script.apply(before, event)
-        else:
-            after, notices, refusal = attempt(script, before, event)
-    except DayRuleError as exc:
-        raise _answer(tx, exc, event, "") from None
+        # What the step writes (its notices, the stored day) is the thread's: the game's
+        # language. A refusal is the acting person's: the script is pure, so it is asked
+        # again in the reader's language.
+        with in_game_language(tx.game):
+            if timer:
+                after, notices = script.apply(before, event)
+            else:
+                after, notices, refusal = attempt(script, before, event)
+        if refusal is not None:
+            refusal = attempt(script, before, event)[2]
+    except DayRuleError:
+        try:
+            script.apply(before, event)
+        except DayRuleError as exc:
+            raise _answer(tx, exc, event, "") from None
+        raise
     new_turn = _turn_key(after) != _turn_key(before)
     _store(tx, after, new_turn=new_turn)
     if _record(tx, before, after):
@@ -157,10 +172,11 @@ def _attempts(
         return ""
     failed = after.failures.get(player, 0)
     if failed > before.failures.get(player, 0):
-        return (
-            f" (Attempt {failed} of {limit}: after {limit} refused attempts the rules' "
+        note = _(
+            "(Attempt %(failed)s of %(limit)s: after %(limit)s refused attempts the rules' "
             "default applies.)"
         )
+        return " " + note % {"failed": failed, "limit": limit}
     default = next((n for n in notices if n.kind == "default" and n.player == player), None)
     return f" ({default.text})" if default is not None else ""
 
@@ -240,19 +256,21 @@ def _announce_tie(tx: Tx, state: DayState) -> None:
     counts = Counter(state.rounds[-1].values())
     top = max(counts.values())
     tied = [by_resolver_name(tx, name) for name in state.tied]
-    announce(
-        tx,
-        announcements.table_tie(
-            tx.current.label, [s for s in tied if s is not None], top, counts.get(SKIP) == top
-        ),
-    )
+    with in_game_language(tx.game):
+        announce(
+            tx,
+            announcements.table_tie(
+                tx.current.label, [s for s in tied if s is not None], top, counts.get(SKIP) == top
+            ),
+        )
 
 
 def _announce_verdict(tx: Tx, state: DayState) -> None:
     """The vote just closed on a player who now gives last words: the thread is told the
     day's verdict first, then hears them (issue 33: the words came before the verdict).
     The day's end says nothing more (``verdict_told``)."""
-    announce(tx, announcements.table_day_ended(tx.current.label, *verdict(tx, state)))
+    with in_game_language(tx.game):
+        announce(tx, announcements.table_day_ended(tx.current.label, *verdict(tx, state)))
 
 
 def verdict_told(script: DayScript, state: DayState) -> bool:

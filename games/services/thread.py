@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Max
+from django.utils.translation import gettext as _
 
 from .. import markup
 from ..errors import ErrorCode, InvalidInput
@@ -46,10 +47,12 @@ def do_post(
 ) -> Post:
     body = (body or "").strip()
     if not body:
-        raise InvalidInput("The post is empty.", ErrorCode.EMPTY, "body")
+        raise InvalidInput(_("The post is empty."), ErrorCode.EMPTY, "body")
     if len(body) > MAX_POST_LENGTH:
         raise InvalidInput(
-            f"Posts are at most {MAX_POST_LENGTH} characters.", ErrorCode.TOO_LONG, "body"
+            _("Posts are at most %(limit)s characters.") % {"limit": MAX_POST_LENGTH},
+            ErrorCode.TOO_LONG,
+            "body",
         )
     last = Post.objects.filter(game=tx.game, thread=thread).aggregate(n=Max("number"))["n"]
     post = Post.objects.create(

@@ -13,6 +13,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.utils.translation import gettext as _
+
+from games.i18n import in_language_of
+
 from ..errors import ErrorCode, GameRuleError, InvalidInput, WrongPhase
 from ..gateway import SKIP, DayRuleError
 from ..models import Phase, PhaseKind, Slot, ThoughtAct, Thread
@@ -57,7 +61,7 @@ def table_post(
     body, tokens = script.split_post(body or "")
     has_text = bool((body or "").strip())
     if not has_text and not tokens:
-        raise InvalidInput("The post is empty.", ErrorCode.EMPTY, "body")
+        raise InvalidInput(_("The post is empty."), ErrorCode.EMPTY, "body")
     before = table.load(tx.current)
     event: dict[str, Any] = {"kind": "post", "player": player, "words": len(body.split())}
     addressee = None
@@ -80,7 +84,11 @@ def table_post(
         # else: its own line ended the discussion; the message is still the speaker's.
         post = do_post(tx, user, slot, body, Thread.PUBLIC, to=addressee)
         if addressee is not None:
-            text = f"{slot.display_name} asked you a question (post #{post.number})."
+            with in_language_of(addressee.user):  # told to them alone
+                text = _("%(name)s asked you a question (post #%(number)s).") % {
+                    "name": slot.display_name,
+                    "number": post.number,
+                }
             emit(tx, "turn_notice", {"kind": "question", "text": text}, f"slot:{addressee.pk}")
     _end_if_done(tx)
     return PostResult(post, table_note=note), None
@@ -99,16 +107,23 @@ def _skip_discussion_note(tx: Tx, script: Any, player: str, before: Any) -> str:
     """What a post's skip-discussion line did, in words (the answer says it)."""
     after = table.load(tx.current)
     if after.step != before.step:
-        return "A majority voted to end the discussion: the vote begins."
-    needed = script.skip_discussion_needed(after)
-    votes = f"{len(after.skip_discussion)} of the {needed} needed"
+        return _("A majority voted to end the discussion: the vote begins.")
+    counts = {"votes": len(after.skip_discussion), "needed": script.skip_discussion_needed(after)}
     if player in after.skip_discussion:
         if player in before.skip_discussion:
-            return f"You already vote to end the discussion ({votes})."
-        return f"Your vote to end the discussion counts ({votes})."
-    if player in before.skip_discussion:
-        return f"You took back your vote to end the discussion ({votes})."
-    return f"You had no vote to end the discussion to take back ({votes})."
+            text = _("You already vote to end the discussion (%(votes)s of the %(needed)s needed).")
+        else:
+            text = _("Your vote to end the discussion counts (%(votes)s of the %(needed)s needed).")
+    elif player in before.skip_discussion:
+        text = _(
+            "You took back your vote to end the discussion (%(votes)s of the %(needed)s needed)."
+        )
+    else:
+        text = _(
+            "You had no vote to end the discussion to take back "
+            "(%(votes)s of the %(needed)s needed)."
+        )
+    return text % counts
 
 
 def pass_turn(user: Any, game_id: int, *, thoughts: str = "", now: datetime | None = None) -> None:
@@ -160,7 +175,9 @@ def _table_player(tx: Tx, user: Any) -> tuple[Slot, Phase]:
     slot = require_player(tx, user)
     phase = require_open_phase(tx, PhaseKind.DAY)
     if not in_table_day(tx):
-        raise WrongPhase("This game's day is a free thread: there are no turns.", ErrorCode.NO_TURN)
+        raise WrongPhase(
+            _("This game's day is a free thread: there are no turns."), ErrorCode.NO_TURN
+        )
     return slot, phase
 
 

@@ -9,12 +9,15 @@ from typing import Any
 
 from django.db.models import Max
 from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games.i18n import in_game_language
 
 from .. import display, markup
 from ..errors import ErrorCode, WrongPhase
 from ..models import Game, GameStatus, PhaseKind, SecretVotes, Thread, Vote, VoteCountPost
 from ..reads.policy import require_host_control
-from ..reads.vote_count import SECRET_NOTE, public_count, vote_count
+from ..reads.vote_count import public_count, secret_note, vote_count
 from .ballots import standing_votes
 from .common import game_tx, require_open_phase, require_running
 from .thread import do_post
@@ -55,15 +58,17 @@ def _post(tx: Any) -> VoteCountPost:
         if exc.code == ErrorCode.PAUSED:
             phase = tx.phase  # a paused day may still get its count
         else:
-            raise WrongPhase("Vote counts are posted by day.", ErrorCode.NOT_DAY) from None
-    data = vote_count(phase, slots=tx.slots, votes=standing_votes(tx))
-    day = tx.game.phases.filter(kind=PhaseKind.DAY, number__lte=phase.number).count()
-    number = (phase.count_posts.aggregate(n=Max("number"))["n"] or 0) + 1
-    label = f"Vote count {day}.{number}"
+            raise WrongPhase(_("Vote counts are posted by day."), ErrorCode.NOT_DAY) from None
+    # Posted and kept for the whole game: in its language, whoever asked (or the schedule).
+    with in_game_language(tx.game):
+        data = vote_count(phase, slots=tx.slots, votes=standing_votes(tx))
+        day = tx.game.phases.filter(kind=PhaseKind.DAY, number__lte=phase.number).count()
+        number = (phase.count_posts.aggregate(n=Max("number"))["n"] or 0) + 1
+        label = _("Vote count %(day)s.%(number)s") % {"day": day, "number": number}
+        # In the thread as everyone sees it (secret votes: totals or nothing); the history
+        # keeps the whole count, shown whole to the host and to everyone once the day is over.
+        text = count_text(label, public_count(tx.game, data))
     last_vote = Vote.objects.filter(phase=phase).order_by("-id").first()
-    # In the thread as everyone sees it (secret votes: totals or nothing); the history keeps
-    # the whole count, shown whole to the host and to everyone once the day is over.
-    text = count_text(label, public_count(tx.game, data))
     post = do_post(tx, tx.game.host, None, text, Thread.PUBLIC, is_host=True)
     return VoteCountPost.objects.create(
         phase=phase,
@@ -80,10 +85,10 @@ def count_text(label: str, data: dict[str, Any]) -> str:
     """The count as a forum moderator posts it (Markdown)."""
     lines = [f"**{label}**", ""]
     if data.get("secret") == SecretVotes.HIDDEN:
-        lines += [f"{SECRET_NOTE}.", "", data["majority_text"] + "."]
+        lines += [_("%(note)s.") % {"note": secret_note()}, "", data["majority_text"] + "."]
         return "\n".join(lines)
     if data.get("secret"):
-        lines += [f"{SECRET_NOTE}: each wagon shows its total only.", ""]
+        lines += [_("%(note)s: each wagon shows its total only.") % {"note": secret_note()}, ""]
     for wagon in data["wagons"]:
         voters = ", ".join(
             markup.escape_markdown(v["name"]) + (f" (×{v['weight']})" if v.get("weight") else "")
@@ -96,21 +101,23 @@ def count_text(label: str, data: dict[str, Any]) -> str:
         else:
             lines.append(f"- **{name} ({wagon['count']})**: {voters}{tail}")
     if not data["wagons"]:
-        lines.append("No votes yet.")
+        lines.append(_("No votes yet."))
     if not data.get("secret"):
         lines.append("")
         not_voting = ", ".join(markup.escape_markdown(p["name"]) for p in data["not_voting"])
-        lines.append(f"Not voting ({len(data['not_voting'])}): {not_voting or '—'}")
+        lines.append(
+            _("Not voting (%(count)s): %(names)s")
+            % {"count": len(data["not_voting"]), "names": not_voting or "—"}
+        )
     away = data.get("away") or []
     if away:  # a paragraph of its own: a single line break would run it into the last
         lines.append("")
-        lines.append(
-            "V/LA: "
-            + ", ".join(
-                f"{markup.escape_markdown(a['name'])} (until {display.day_label(a['until'])})"
-                for a in away
-            )
+        names = ", ".join(
+            _("%(name)s (until %(day)s)")
+            % {"name": markup.escape_markdown(a["name"]), "day": display.day_label(a["until"])}
+            for a in away
         )
+        lines.append(_("V/LA: %(names)s") % {"names": names})
     lines.append("")
     lines.append(data["majority_text"] + ".")
     return "\n".join(lines)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from .. import markup
 from ..errors import ErrorCode, InvalidInput, WrongPhase
 from ..models import (
@@ -94,7 +96,7 @@ def unvote(user: Any, game_id: int, *, now: datetime | None = None) -> PostResul
         slot = require_player(tx, user)
         if turns.in_table_day(tx):
             raise WrongPhase(
-                "At the table a vote can be changed until the vote closes, not withdrawn.",
+                _("At the table a vote can be changed until the vote closes, not withdrawn."),
                 ErrorCode.TABLE_VOTE,
             )
         _check_unvote(tx, slot)
@@ -278,23 +280,24 @@ def nominate(
 
 def _nominate(tx: Tx, user: Any, slot: Slot, target_slot_id: int | None) -> Nomination:
     if not rules_of(tx.game).uses_nominations:
-        raise InvalidInput("This game has no nominations.", ErrorCode.NO_NOMINATIONS)
+        raise InvalidInput(_("This game has no nominations."), ErrorCode.NO_NOMINATIONS)
     phase = require_open_phase(tx, PhaseKind.DAY)
     if phase.in_revote:
-        raise WrongPhase("Nominations are closed during the revote.", ErrorCode.REVOTE)
+        raise WrongPhase(_("Nominations are closed during the revote."), ErrorCode.REVOTE)
     if Nomination.objects.filter(phase=phase, nominator=slot).exists():
-        raise InvalidInput("You have already nominated today.", ErrorCode.ALREADY_NOMINATED)
+        raise InvalidInput(_("You have already nominated today."), ErrorCode.ALREADY_NOMINATED)
     target = None if target_slot_id is None else target_slot(tx, target_slot_id)
     if target is None:
         if state_of(tx.game).night_number != 0:
             raise InvalidInput(
-                'Nominating "skip" is only allowed on day 1.', ErrorCode.SKIP_NOMINATION
+                _('Nominating "skip" is only allowed on day 1.'), ErrorCode.SKIP_NOMINATION
             )
         name = "skip"
     else:
         if not target.alive:
             raise InvalidInput(
-                f"{target.display_name} is dead and cannot be nominated.", ErrorCode.DEAD_TARGET
+                _("%(name)s is dead and cannot be nominated.") % {"name": target.display_name},
+                ErrorCode.DEAD_TARGET,
             )
         name = markup.escape_markdown(target.display_name)
     post = do_post(tx, user, slot, f"**Nominate: {name}**", Thread.PUBLIC)

@@ -18,6 +18,9 @@ from datetime import datetime
 from typing import Any
 
 from django.db.models import Max
+from django.utils.translation import gettext as _
+
+from games.i18n import in_game_language
 
 from .. import markup
 from ..errors import ErrorCode, InvalidInput
@@ -46,12 +49,14 @@ def send_whisper(
         assert sender is not None  # the policy refuses anyone else (said so to mypy)
         recipient = tx.locked.slot(to) if isinstance(to, int) and not isinstance(to, bool) else None
         if recipient is None:
-            raise InvalidInput("There is no such player in this game.", ErrorCode.NO_PLAYER, "to")
+            raise InvalidInput(
+                _("There is no such player in this game."), ErrorCode.NO_PLAYER, "to"
+            )
         if recipient.pk == sender.pk:
-            raise InvalidInput("You cannot whisper to yourself.", ErrorCode.SELF_WHISPER, "to")
+            raise InvalidInput(_("You cannot whisper to yourself."), ErrorCode.SELF_WHISPER, "to")
         if not recipient.alive:
             raise InvalidInput(
-                f"{recipient.display_name} is dead: whisper to the living.",
+                _("%(name)s is dead: whisper to the living.") % {"name": recipient.display_name},
                 ErrorCode.DEAD_TARGET,
                 "to",
             )
@@ -97,5 +102,7 @@ def _write(tx: Tx, sender: Any, recipient: Any, body: str) -> Whisper:
     for audience in (f"slot:{sender.pk}", f"slot:{recipient.pk}", "host"):
         emit(tx, "whisper", payload, audience)
     if game.whispers == Whispers.ANNOUNCED:
-        announce(tx, f"{name(sender)} whispered to {name(recipient)}.")
+        with in_game_language(game):
+            said = _("%(sender)s whispered to %(recipient)s.")
+            announce(tx, said % {"sender": name(sender), "recipient": name(recipient)})
     return whisper

@@ -18,7 +18,10 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from ..errors import ErrorCode
+from ..i18n import in_game_language
 from ..markup import escape_markdown
 from ..models import Slot
 from ..naming import slot_ref
@@ -62,12 +65,12 @@ def will_post(slot: Slot) -> str:
     """What the thread says of a dead player's will."""
     name = escape_markdown(slot.display_name)
     if will_hidden(slot):
-        return f"**{name}'s last will could not be found.**"
+        return _("**%(name)s's last will could not be found.**") % {"name": name}
     if not slot.will:
-        return f"**{name} left no will.**"
+        return _("**%(name)s left no will.**") % {"name": name}
     # A quote of its own: whatever the will says, it cannot pass for the host's words.
     quoted = "\n".join(f"> {line}" if line.strip() else ">" for line in slot.will.split("\n"))
-    return f"**{name}'s last will:**\n\n{quoted}"
+    return _("**%(name)s's last will:**") % {"name": name} + f"\n\n{quoted}"
 
 
 def post_wills(tx: Tx, dead: Iterable[Slot]) -> None:
@@ -75,7 +78,8 @@ def post_wills(tx: Tx, dead: Iterable[Slot]) -> None:
     if not tx.game.last_wills:
         return
     for slot in dead:
-        announce(tx, will_post(slot))
+        with in_game_language(tx.game):
+            announce(tx, will_post(slot))
 
 
 def post_surviving_wills(tx: Tx) -> None:
@@ -86,4 +90,5 @@ def post_surviving_wills(tx: Tx) -> None:
         return
     for slot in sorted(tx.slots, key=lambda s: s.seat):
         if slot.alive and slot.will:
-            announce(tx, will_post(slot))
+            with in_game_language(tx.game):
+                announce(tx, will_post(slot))

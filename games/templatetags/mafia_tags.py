@@ -6,13 +6,16 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django import template
+from django.utils import translation
 from django.utils.dateparse import parse_datetime
 
 # Django has it (the template engine's own localtime); django-stubs leaves it out.
 from django.utils.timezone import template_localtime  # type: ignore[attr-defined]
+from django.utils.translation import gettext
 
 from .. import game_settings
 from ..game_settings import length_words
+from ..gateway import ability_title as rules_ability_title
 from ..reads.access import cohosts as cohosts_of
 
 register = template.Library()
@@ -40,20 +43,40 @@ def post_href(number: int | None, game_id: int) -> str:
     return post_url(game_id, int(number))
 
 
-_DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+# Language -> (the day names, the month names, the pattern), looked up once per language.
+_NAMES: dict[str | None, tuple[tuple[str, ...], tuple[str, ...], str]] = {}
+
+
+def _names() -> tuple[tuple[str, ...], tuple[str, ...], str]:
+    language = translation.get_language()
+    names = _NAMES.get(language)
+    if names is None:
+        from .. import display
+
+        names = _NAMES[language] = (
+            tuple(str(d) for d in display.WEEKDAYS),
+            tuple(str(m) for m in display.MONTHS),
+            gettext("%(weekday)s %(day)s %(month)s %(year)s, %(time)s"),
+        )
+    return names
 
 
 @register.filter
 def post_time(value: datetime | None) -> str:
-    """``value|date:"D j M Y, H:i"`` (the site speaks English), without the translation
+    """``value|date:"D j M Y, H:i"`` in the reader's language, without the translation
     look-ups ``date`` makes for each name: a page shows 25 posts, and those look-ups were a
-    third of a post's render."""
+    third of a post's render (the names are looked up once per language)."""
     if value is None:
         return ""
     value = template_localtime(value)
-    day, month = _DAY_NAMES[value.weekday()], _MONTH_NAMES[value.month - 1]
-    return f"{day} {value.day} {month} {value.year}, {value.hour:02d}:{value.minute:02d}"
+    days, months, pattern = _names()
+    return pattern % {
+        "weekday": days[value.weekday()],
+        "day": value.day,
+        "month": months[value.month - 1],
+        "year": value.year,
+        "time": f"{value.hour:02d}:{value.minute:02d}",
+    }
 
 
 @register.filter
@@ -155,8 +178,8 @@ def modifier_title(text: str, ruleset: str) -> str:
 
 @register.filter
 def ability_title(slug: str) -> str:
-    """ "Day kill" for ``day_kill``."""
-    return (slug or "").replace("_", " ").capitalize()
+    """ "Day kill" for ``day_kill``, in the reader's language."""
+    return rules_ability_title(slug)
 
 
 @register.filter
@@ -164,15 +187,18 @@ def thought_act(act: str) -> str:
     """ "a night action" for ``night_action``: the act some thoughts came with."""
     from ..models import ThoughtAct
 
-    label = dict(ThoughtAct.choices).get(act, act)
+    label = str(dict(ThoughtAct.choices).get(act, act))
     return label[:1].lower() + label[1:]
 
 
 @register.filter
 def with_article(title: str) -> str:
-    """ "a Town Goon", "an Alien": a role name after "You are" or "They were"."""
+    """ "a Town Goon", "an Alien": a role name after "You are" or "They were" (English
+    only: a language without articles gets the name as it is)."""
     from .. import display
 
+    if not (translation.get_language() or "en").startswith("en"):
+        return title or ""
     return display.with_article(title or "")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 
 from ..reads.access import Viewer, get_game
 from ..reads.phase_history import phase_records
@@ -12,7 +13,7 @@ from ..reads.phase_history import phase_records
 def archive(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_game(game_id)
     if not game.is_finished:
-        raise Http404("The archive opens when the game ends.")
+        raise Http404(_("The archive opens when the game ends."))
     viewer = Viewer.of(game, request.user)
     slots = list(
         game.slots.select_related("user")

@@ -16,6 +16,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from ..errors import GameRuleError, NotFound
@@ -30,11 +32,11 @@ from .common import SignedInRequest
 
 class NoteForm(SiteForm):
     note = forms.CharField(
-        label="Note",
+        label=gettext_lazy("Note"),
         widget=forms.Textarea(attrs={"rows": 3}),
         required=False,
         max_length=services.MAX_NOTE_LENGTH,
-        help_text="Private: only you ever see it.",
+        help_text=gettext_lazy("Private: only you ever see it."),
     )
 
 
@@ -69,7 +71,7 @@ def bookmark_post(
     )
     if request.method == "POST" and form.is_valid():
         try:
-            _, created = services.bookmark_post(
+            _bookmark, created = services.bookmark_post(
                 request.user, game_id, number, thread=thread, note=form.cleaned_data["note"]
             )
         except NotFound as exc:
@@ -77,8 +79,12 @@ def bookmark_post(
         except GameRuleError as exc:
             apply_service_error(exc, form)
         else:
-            said = "Bookmarked" if created else "Bookmark saved"
-            messages.success(request, f"{said}: post #{number} in {post.game.title}.")
+            where = {"number": number, "game": post.game.title}
+            if created:
+                said = _("Bookmarked: post #%(number)s in %(game)s.") % where
+            else:
+                said = _("Bookmark saved: post #%(number)s in %(game)s.") % where
+            messages.success(request, said)
             return redirect("games:bookmarks")
     return render(
         request,
@@ -108,7 +114,7 @@ def bookmark_note(request: SignedInRequest, bookmark_id: int) -> HttpResponse:
     except GameRuleError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, "The note is saved.")
+        messages.success(request, _("The note is saved."))
     return redirect(reverse("games:bookmarks") + f"#bookmark-{bookmark_id}")
 
 
@@ -119,5 +125,5 @@ def bookmark_remove(request: SignedInRequest, bookmark_id: int) -> HttpResponse:
         services.remove_bookmark(request.user, bookmark_id)
     except NotFound as exc:
         raise Http404(exc.message) from None
-    messages.success(request, "The bookmark is removed.")
+    messages.success(request, _("The bookmark is removed."))
     return redirect("games:bookmarks")

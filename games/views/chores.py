@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from .. import services
@@ -112,7 +113,7 @@ def mark_away(request: HttpRequest, game_id: int) -> HttpResponse:
     return run_service(
         request,
         lambda: services.mark_away(request.user, game_id, **form.cleaned_data),
-        success="Your V/LA is marked.",
+        success=_("Your V/LA is marked."),
         on_error=url,
     )
 
@@ -124,7 +125,7 @@ def cancel_away(request: HttpRequest, game_id: int, absence_id: int) -> HttpResp
     return run_service(
         request,
         lambda: services.cancel_absence(request.user, game_id, absence_id),
-        success="V/LA removed.",
+        success=_("V/LA removed."),
         on_error=url,
     )
 
@@ -133,7 +134,7 @@ def cancel_away(request: HttpRequest, game_id: int, absence_id: int) -> HttpResp
 @require_POST
 def queue(request: HttpRequest, game_id: int, op: str) -> HttpResponse:
     if op not in ("join", "leave"):
-        raise Http404("No such queue action.")
+        raise Http404(_("No such queue action."))
     url = reverse("games:activity", args=[game_id])
     call = services.join_queue if op == "join" else services.leave_queue
     try:
@@ -141,7 +142,8 @@ def queue(request: HttpRequest, game_id: int, op: str) -> HttpResponse:
     except GameRuleError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(
-            request, "You are in the replacement queue." if op == "join" else "You left the queue."
-        )
+        if op == "join":
+            messages.success(request, _("You are in the replacement queue."))
+        else:
+            messages.success(request, _("You left the queue."))
     return HttpResponseRedirect(url)

@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from .. import display, fragments, ratelimit, services
@@ -197,7 +198,7 @@ def join(request: HttpRequest, game_id: int) -> HttpResponse:
     return run_service(
         request,
         lambda: services.join_game(request.user, game_id),
-        success="You have joined the game.",
+        success=_("You have joined the game."),
         on_error=thread_url(game_id),
     )
 
@@ -208,7 +209,7 @@ def leave(request: HttpRequest, game_id: int) -> HttpResponse:
     return run_service(
         request,
         lambda: services.leave_game(request.user, game_id),
-        success="You have left the sign-ups.",
+        success=_("You have left the sign-ups."),
         on_error=thread_url(game_id),
     )
 
@@ -219,7 +220,7 @@ def remove_signup(request: HttpRequest, game_id: int, slot_id: int) -> HttpRespo
     return run_service(
         request,
         lambda: services.remove_signup(request.user, game_id, slot_id),
-        success="The player was removed from the sign-ups.",
+        success=_("The player was removed from the sign-ups."),
         on_error=thread_url(game_id),
     )
 
@@ -230,7 +231,7 @@ def start(request: HttpRequest, game_id: int) -> HttpResponse:
     return run_service(
         request,
         lambda: services.start_game(request.user, game_id),
-        success="The game has started: roles are dealt.",
+        success=_("The game has started: roles are dealt."),
         on_error=thread_url(game_id),
     )
 
@@ -256,7 +257,7 @@ def vote(request: HttpRequest, game_id: int) -> HttpResponse:
     def call() -> Any:
         result = services.cast_vote(request.user, game_id, target)
         if result.day_ended:
-            messages.info(request, "That vote reached majority: the day is over.")
+            messages.info(request, _("That vote reached majority: the day is over."))
         return result
 
     return run_service(request, call, on_error=thread_url(game_id, last=True))

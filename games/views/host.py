@@ -11,6 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from .. import deadlines, hooks, ratelimit, services
@@ -39,7 +40,7 @@ from ..reads.wills import wills_for_host
 def _require_host(game: Game, user: Any) -> Viewer:
     viewer = Viewer.of(game, user)
     if not viewer.is_host:
-        raise Http404("Only the host sees the host's page.")
+        raise Http404(_("Only the host sees the host's page."))
     return viewer
 
 
@@ -103,19 +104,19 @@ def _host_op(request: HttpRequest, game: Game, op: str) -> str:
         if not extend.is_valid():
             return _form_error(extend)
         services.extend_deadline(user, gid, by=extend.length())
-        return "The deadline was extended."
+        return _("The deadline was extended.")
     if op == "cut":
         services.cut_deadline_now(user, gid)
-        return "The phase was ended now."
+        return _("The phase was ended now.")
     if op == "skip-turn":
         services.skip_speaker(user, gid)
-        return "The turn was skipped: the rules' default applies."
+        return _("The turn was skipped: the rules' default applies.")
     if op == "pause":
         services.pause_game(user, gid)
-        return "The game is paused."
+        return _("The game is paused.")
     if op == "resume":
         services.resume_game(user, gid)
-        return "The game has resumed."
+        return _("The game has resumed.")
     if op == "modkill":
         form = ModkillForm(request.POST, slots=[s for s in slots if s.alive])
         if not form.is_valid():
@@ -123,7 +124,7 @@ def _host_op(request: HttpRequest, game: Game, op: str) -> str:
         slot = services.modkill(
             user, gid, form.cleaned_data["slot"], reason=form.cleaned_data["reason"]
         )
-        return f"{slot.display_name} was modkilled."
+        return _("%(name)s was modkilled.") % {"name": slot.display_name}
     if op == "replace":
         form = ReplaceForm(request.POST, slots=slots)
         if not form.is_valid():
@@ -131,22 +132,28 @@ def _host_op(request: HttpRequest, game: Game, op: str) -> str:
         slot = services.replace_player(
             user, gid, form.cleaned_data["slot"], form.cleaned_data["username"]
         )
-        return f"{slot.display_name} now plays seat {slot.seat}."
+        return _("%(name)s now plays seat %(seat)s.") % {
+            "name": slot.display_name,
+            "seat": slot.seat,
+        }
     if op == "cancel":
         form = CancelForm(request.POST)
         if not form.is_valid():
             return _form_error(form)
         services.cancel_game(user, gid, reason=form.cleaned_data["reason"])
-        return "The game is cancelled; the thread says so to everyone who signed up."
+        return _("The game is cancelled; the thread says so to everyone who signed up.")
     if op == "count":
         count = services.post_vote_count(user, gid)
-        return f"{count.label} is posted."
+        return _("%(label)s is posted.") % {"label": count.label}
     if op == "replace_next":
         form = SlotChoiceForm(request.POST, slots=slots)
         if not form.is_valid():
             return _form_error(form)
         slot = services.replace_with_next(user, gid, form.cleaned_data["slot"])
-        return f"{slot.display_name} now plays seat {slot.seat} (next in the queue)."
+        return _("%(name)s now plays seat %(seat)s (next in the queue).") % {
+            "name": slot.display_name,
+            "seat": slot.seat,
+        }
     if op == "post":
         form = HostPostForm(request.POST, threads=Viewer.of(game, request.user).readable_threads())
         if not form.is_valid():
@@ -155,7 +162,7 @@ def _host_op(request: HttpRequest, game: Game, op: str) -> str:
         services.host_post(
             user, gid, body=form.cleaned_data["body"], thread=form.cleaned_data["thread"]
         )
-        return "Posted."
+        return _("Posted.")
     if op == "cohost-add":
         form = CoHostForm(request.POST)
         if not form.is_valid():
@@ -163,25 +170,30 @@ def _host_op(request: HttpRequest, game: Game, op: str) -> str:
         added = services.add_cohost(
             user, gid, form.cleaned_data["username"], form.cleaned_data["kind"]
         )
-        return f"{added.user.get_username()} is now a {added.get_kind_display().lower()}."
+        return _("%(name)s is now a %(kind)s.") % {
+            "name": added.user.get_username(),
+            "kind": added.get_kind_display().lower(),
+        }
     if op == "cohost-remove":
         try:
             removed = int(request.POST.get("user_id", ""))
         except ValueError:
-            raise _FormError("Choose the co-host to remove.") from None
+            raise _FormError(_("Choose the co-host to remove.")) from None
         services.remove_cohost(user, gid, removed)
         if removed == getattr(user, "pk", None):
-            return "You stepped down: you no longer host this game."
-        return "The co-host was removed."
+            return _("You stepped down: you no longer host this game.")
+        return _("The co-host was removed.")
     if op == "hand-over":
         form = HandOverForm(request.POST)
         if not form.is_valid():
             return _form_error(form)
         handed = services.hand_over(user, gid, form.cleaned_data["username"])
-        return f"{handed.host.get_username()} hosts the game now; you stay on as a co-host."
+        return _("%(name)s hosts the game now; you stay on as a co-host.") % {
+            "name": handed.host.get_username()
+        }
     if side := hooks.host_action(op):  # a side domain's (e.g. the chat webhook's)
         return side(request, gid)
-    raise Http404("No such host action.")
+    raise Http404(_("No such host action."))
 
 
 class _FormError(Exception):

@@ -10,6 +10,8 @@ from django.db import transaction
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from .. import display, services
 from ..errors import GameRuleError
@@ -25,14 +27,23 @@ LOBBY_LIMIT = 50
 def lobby(request: HttpRequest) -> HttpResponse:
     games = Game.objects.select_related("host").annotate(players=Count("slots"))
     sections = [
-        ("Sign-ups", games.filter(status=GameStatus.SIGNUPS)),
-        ("Running", games.filter(status=GameStatus.RUNNING)),
-        ("Finished", games.filter(status=GameStatus.FINISHED).order_by("-finished_at")),
+        # (the slug names the section's id in any language)
+        (
+            "sign-ups",
+            pgettext("lobby section", "Sign-ups"),
+            games.filter(status=GameStatus.SIGNUPS),
+        ),
+        ("running", pgettext("lobby section", "Running"), games.filter(status=GameStatus.RUNNING)),
+        (
+            "finished",
+            pgettext("lobby section", "Finished"),
+            games.filter(status=GameStatus.FINISHED).order_by("-finished_at"),
+        ),
     ]
     return render(
         request,
         "games/lobby.html",
-        {"sections": [(title, list(qs[:LOBBY_LIMIT])) for title, qs in sections]},
+        {"sections": [(slug, title, list(qs[:LOBBY_LIMIT])) for slug, title, qs in sections]},
     )
 
 
@@ -103,7 +114,7 @@ def create_game(request: SignedInRequest) -> HttpResponse:
             except GameRuleError as exc:
                 apply_service_error(exc, form, formset)
             else:
-                messages.success(request, "The game is open for sign-ups.")
+                messages.success(request, _("The game is open for sign-ups."))
                 return redirect("games:thread", game.pk)
     else:
         initial.setdefault("ruleset", ruleset)

@@ -18,6 +18,8 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from ..errors import GameRuleError, NotFound
@@ -30,7 +32,7 @@ from ..services import moderation as services
 from .common import back
 
 ACTION_CHOICES = [
-    (services.DISMISS, "Dismiss the report"),
+    (services.DISMISS, gettext_lazy("Dismiss the report")),
     *[(k.value, k.label) for k in SanctionKind],
 ]
 
@@ -38,27 +40,27 @@ ACTION_CHOICES = [
 class ReportForm(SiteForm):
     reason = forms.ChoiceField(choices=ReportReason.choices)
     text = forms.CharField(
-        label="What happened",
+        label=gettext_lazy("What happened"),
         widget=forms.Textarea(attrs={"rows": 4}),
         required=False,
         max_length=services.MAX_TEXT,
-        help_text="Only the site's moderators read this (never the game's players).",
+        help_text=gettext_lazy("Only the site's moderators read this (never the game's players)."),
     )
 
 
 class ActionForm(SiteForm):
     action = forms.ChoiceField(choices=ACTION_CHOICES)
     reason = forms.ChoiceField(
-        choices=[("", "The report's reason"), *ReportReason.choices], required=False
+        choices=[("", gettext_lazy("The report's reason")), *ReportReason.choices], required=False
     )
     days = forms.IntegerField(
         min_value=1,
         max_value=services.MAX_DAYS,
         required=False,
-        help_text="For a mute or a suspension.",
+        help_text=gettext_lazy("For a mute or a suspension."),
     )
     note = forms.CharField(
-        label="Note to the person",
+        label=gettext_lazy("Note to the person"),
         widget=forms.Textarea(attrs={"rows": 2}),
         required=False,
         max_length=services.MAX_TEXT,
@@ -74,7 +76,7 @@ class SanctionForm(ActionForm):
 
 class AnswerForm(SiteForm):
     answer = forms.CharField(
-        label="Answer to the person",
+        label=gettext_lazy("Answer to the person"),
         widget=forms.Textarea(attrs={"rows": 2}),
         required=False,
         max_length=services.MAX_TEXT,
@@ -83,16 +85,16 @@ class AnswerForm(SiteForm):
 
 class AppealForm(SiteForm):
     text = forms.CharField(
-        label="Why the sanction should go",
+        label=gettext_lazy("Why the sanction should go"),
         widget=forms.Textarea(attrs={"rows": 5}),
         max_length=services.MAX_APPEAL,
     )
 
 
 class AltForm(SiteForm):
-    main = forms.CharField(label="Your main account's name", max_length=150)
+    main = forms.CharField(label=gettext_lazy("Your main account's name"), max_length=150)
     note = forms.CharField(
-        label="Anything the moderators should know",
+        label=gettext_lazy("Anything the moderators should know"),
         widget=forms.Textarea(attrs={"rows": 2}),
         required=False,
         max_length=1000,
@@ -101,7 +103,7 @@ class AltForm(SiteForm):
 
 def _moderator(request: HttpRequest) -> None:
     if not reads.is_moderator(request.user):
-        raise PermissionDenied("Only the site's moderators see this page.")
+        raise PermissionDenied(_("Only the site's moderators see this page."))
 
 
 # -- reporting -----------------------------------------------------------------------------
@@ -117,7 +119,7 @@ def _report(
         except GameRuleError as exc:
             apply_service_error(exc, form)
         else:
-            messages.success(request, "Thank you: the site's moderators will look at it.")
+            messages.success(request, _("Thank you: the site's moderators will look at it."))
             return redirect(back_to)
     return render(
         request, "moderation/report.html", {"form": form, "what": what, "back_to": back_to}
@@ -131,13 +133,13 @@ def report_post(
     """Report a post of a thread you can read (a thread you cannot read is not there)."""
     game = get_game(game_id)
     if not Viewer.of(game, request.user).can_read(thread):
-        raise Http404("There is no such thread.")
+        raise Http404(_("There is no such thread."))
     back_to = reverse("games:post_link", args=[game_id, number])
     if thread != Thread.PUBLIC:
         back_to = reverse("games:private_thread", args=[game_id, thread])
     return _report(
         request,
-        f"post #{number} in {game.title}",
+        _("post #%(number)s in %(game)s") % {"number": number, "game": game.title},
         back_to,
         lambda data: services.file_report(
             request.user,
@@ -154,7 +156,7 @@ def report_post(
 def report_player(request: HttpRequest, name: str) -> HttpResponse:
     person = user_called(name)
     if person is None:
-        raise Http404("There is nobody of that name.")
+        raise Http404(_("There is nobody of that name."))
     shown = person.get_username()
     return _report(
         request,
@@ -218,7 +220,7 @@ def handle_report(request: HttpRequest, report_id: int) -> HttpResponse:
             days=data["days"],
             note=data["note"],
         ),
-        "Done: the report is closed.",
+        _("Done: the report is closed."),
         to,
     )
 
@@ -235,7 +237,9 @@ def answer_appeal(request: HttpRequest, appeal_id: int) -> HttpResponse:
         lambda: services.answer_appeal(
             request.user, appeal_id, grant=grant, answer=form.cleaned_data.get("answer", "")
         ),
-        "The appeal is granted: the sanction is lifted." if grant else "The appeal is refused.",
+        _("The appeal is granted: the sanction is lifted.")
+        if grant
+        else _("The appeal is refused."),
         reverse("games:moderation"),
     )
 
@@ -248,7 +252,7 @@ def decide_alt(request: HttpRequest, alt_id: int) -> HttpResponse:
     return _run(
         request,
         lambda: services.decide_alt(request.user, alt_id, approve=approve),
-        "Approved: the two accounts never share a game." if approve else "Refused.",
+        _("Approved: the two accounts never share a game.") if approve else _("Refused."),
         reverse("games:moderation"),
     )
 
@@ -260,7 +264,7 @@ def person(request: HttpRequest, name: str) -> HttpResponse:
     _moderator(request)
     subject = user_called(name)
     if subject is None:
-        raise Http404("There is nobody of that name.")
+        raise Http404(_("There is nobody of that name."))
     form = SanctionForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -276,7 +280,7 @@ def person(request: HttpRequest, name: str) -> HttpResponse:
         except GameRuleError as exc:
             apply_service_error(exc, form)
         else:
-            messages.success(request, "Done: they are told, and it is in the log.")
+            messages.success(request, _("Done: they are told, and it is in the log."))
             return redirect(reverse("games:moderation_person", args=[subject.get_username()]))
     return render(
         request,
@@ -302,7 +306,7 @@ def lift(request: HttpRequest, sanction_id: int) -> HttpResponse:
     return _run(
         request,
         lambda: services.lift(request.user, sanction_id, note=request.POST.get("note", "")),
-        "Lifted: they are told.",
+        _("Lifted: they are told."),
         reverse("games:moderation"),
     )
 
@@ -323,7 +327,7 @@ def appeal(request: HttpRequest, token: str) -> HttpResponse:
     (it works signed out: a suspended person cannot log in)."""
     row = reads.sanction_for_token(token)
     if row is None:
-        raise Http404("This appeal link is not valid (or has expired).")
+        raise Http404(_("This appeal link is not valid (or has expired)."))
     existing = Appeal.objects.filter(sanction=row).first()
     form = AppealForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and existing is None and form.is_valid():
@@ -332,7 +336,7 @@ def appeal(request: HttpRequest, token: str) -> HttpResponse:
         except GameRuleError as exc:
             apply_service_error(exc, form)
         else:
-            messages.success(request, "Your appeal is sent: another moderator will answer it.")
+            messages.success(request, _("Your appeal is sent: another moderator will answer it."))
             return redirect(reverse("games:appeal", args=[token]))
     return render(
         request,
@@ -353,7 +357,7 @@ def declare_alt(request: HttpRequest) -> HttpResponse:
         except GameRuleError as exc:
             apply_service_error(exc, form)
         else:
-            messages.success(request, "Declared: a moderator will look at it.")
+            messages.success(request, _("Declared: a moderator will look at it."))
             return redirect(reverse("games:declare_alt"))
     return render(
         request,

@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 
 from ..services.open_data import names_me, set_open_data_naming
 
@@ -17,9 +18,9 @@ def open_data(request: HttpRequest) -> HttpResponse:
         named = set_open_data_naming(request.user, request.POST.get("named") == "on")
         messages.success(
             request,
-            "Exported games will name you."
+            _("Exported games will name you.")
             if named
-            else "Exported games will give your seat, not your name.",
+            else _("Exported games will give your seat, not your name."),
         )
         return redirect("open_data")
     return render(request, "account/open_data.html", {"named": names_me(request.user)})

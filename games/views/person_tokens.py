@@ -9,6 +9,8 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from ..errors import GameRuleError, NotFound
@@ -20,10 +22,10 @@ NEW_KEY = "person_tokens_new_key"  # the session's one-time slot for a key just 
 
 class PersonTokenForm(SiteForm):
     name = forms.CharField(
-        label="Token name",
+        label=gettext_lazy("Token name"),
         required=False,
         max_length=person_tokens.MAX_TOKEN_NAME,
-        help_text="Optional: where it is used (\u201claptop\u201d, \u201cmy bot\u201d).",
+        help_text=gettext_lazy("Optional: where it is used (“laptop”, “my bot”)."),
     )
 
 
@@ -71,5 +73,5 @@ def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     except GameRuleError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, "The token is revoked: it signs in no one from now on.")
+        messages.success(request, _("The token is revoked: it signs in no one from now on."))
     return redirect("person_tokens")

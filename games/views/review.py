@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 
 from games.hooks import panels
 
@@ -22,7 +23,7 @@ def _number(request: HttpRequest, key: str) -> int | None:
     if value is None or value == "":
         return None
     if not value.isascii() or not value.isdigit() or len(value) > 9:
-        raise Http404("No such point in the game.")
+        raise Http404(_("No such point in the game."))
     return int(value)
 
 
@@ -31,18 +32,18 @@ def review(request: HttpRequest, game_id: int) -> HttpResponse:
     try:
         data = reads.read_review(game)
     except reads.NotOver:
-        raise Http404("The review opens when the game ends.") from None
+        raise Http404(_("The review opens when the game ends.")) from None
     if not data.phases:
-        raise Http404("The game had no phases.")
+        raise Http404(_("The game had no phases."))
     wanted = _number(request, "phase")
     phase = data.phase(wanted) if wanted is not None else data.phases[0]
     if phase is None:
-        raise Http404("No such phase.")
+        raise Http404(_("No such phase."))
     posts = reads.phase_points(data, phase)
     at_post = _number(request, "post")
     selected = next((p for p in posts if p.number == at_post), None)
     if at_post is not None and selected is None:
-        raise Http404("No such post in this phase.")
+        raise Http404(_("No such post in this phase."))
     index = posts.index(selected) if selected is not None else len(posts) - 1
     # A page of the phase's posts at a time, as the thread pages them (a 1,000-post day
     # drawn whole took 460 ms): the page holding the chosen post, shown up to it.

@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from .. import services
@@ -77,7 +78,7 @@ def _forms(context: dict[str, Any], data: Any = None, submitted: str = "") -> li
 def _player_slot(game: Game, user: Any) -> Slot:
     viewer = Viewer.of(game, user)
     if not viewer.has_role or viewer.slot is None:  # (has_role: a slot; the test narrows)
-        raise Http404("You have no role in this game.")
+        raise Http404(_("You have no role in this game."))
     return viewer.slot
 
 
@@ -101,7 +102,7 @@ def role_pm(request: HttpRequest, game_id: int) -> HttpResponse:
     if submitted:
         form = next((f for f in forms if f.ability == submitted), None)
         if form is None:
-            messages.error(request, "You have no such ability tonight.")
+            messages.error(request, _("You have no such ability tonight."))
             return HttpResponseRedirect(request.path)
         if form.is_valid():
             try:
@@ -115,7 +116,9 @@ def role_pm(request: HttpRequest, game_id: int) -> HttpResponse:
             except GameRuleError as exc:
                 form.add_error(None, exc.message)
             else:
-                messages.success(request, f"Your {form.ability} action is in.")
+                messages.success(
+                    request, _("Your %(ability)s action is in.") % {"ability": form.ability}
+                )
                 return HttpResponseRedirect(request.path)
     context.update(
         {
@@ -147,7 +150,7 @@ def withdraw(request: HttpRequest, game_id: int) -> HttpResponse:
         lambda: services.withdraw_night_action(
             request.user, game_id, ability=form.cleaned_data["ability"]
         ),
-        success="Action withdrawn.",
+        success=_("Action withdrawn."),
         on_error=url,
     )
 
@@ -167,7 +170,7 @@ def day_action(request: HttpRequest, game_id: int) -> HttpResponse:
     return run_service(
         request,
         lambda: services.use_day_action(request.user, game_id, target=target, ability=ability),
-        success="Done: see the thread and your results.",
+        success=_("Done: see the thread and your results."),
         on_error=url,
     )
 
@@ -187,7 +190,9 @@ def will(request: HttpRequest, game_id: int) -> HttpResponse:
     return run_service(
         request,
         lambda: services.write_will(request.user, game_id, text),
-        success="Your will is saved: it is posted in the thread when you die "
-        "(or, if you survive, when the game ends).",
+        success=_(
+            "Your will is saved: it is posted in the thread when you die "
+            "(or, if you survive, when the game ends)."
+        ),
         on_error=url,
     )

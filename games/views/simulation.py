@@ -13,6 +13,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from games.hooks import panels
@@ -33,12 +34,12 @@ def _setup(slug: str, saved_id: int | None, user: Any) -> tuple[str, dict[str, A
     if saved_id is not None:
         saved = SavedSetup.objects.filter(pk=saved_id, owner_id=getattr(user, "pk", None)).first()
         if saved is None:
-            raise Http404("No such setup.")
+            raise Http404(_("No such setup."))
         from ..services import saved_setup_kwargs
 
         return saved.name, saved_setup_kwargs(saved), saved
     if slug not in SETUPS:
-        raise Http404("No such setup.")
+        raise Http404(_("No such setup."))
     return SETUPS[slug].name, SETUPS[slug].game_kwargs(), None
 
 
@@ -69,7 +70,7 @@ def setup_page(request: HttpRequest, slug: str = "", saved_id: int | None = None
 @login_required
 @require_POST
 def simulate(request: SignedInRequest, slug: str = "", saved_id: int | None = None) -> HttpResponse:
-    _, _, saved = _setup(slug, saved_id, request.user)
+    _name, _kwargs, saved = _setup(slug, saved_id, request.user)
     form = SimulateForm(request.POST)
     if not form.is_valid():
         messages.error(request, form_message(form))
@@ -94,8 +95,8 @@ def simulation(request: HttpRequest, run_id: int) -> HttpResponse:
     if run.saved_setup is not None and run.saved_setup.owner_id != getattr(
         request.user, "pk", None
     ):
-        raise Http404("No such simulation.")
-    name, kwargs, _ = _setup(run.setup, run.saved_setup_id, request.user)
+        raise Http404(_("No such simulation."))
+    name, kwargs, _saved = _setup(run.setup, run.saved_setup_id, request.user)
     back = (
         reverse("games:saved_setup", args=[run.saved_setup_id])
         if run.saved_setup_id

@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from .. import ratelimit
@@ -26,7 +27,7 @@ def whispers_page(request: HttpRequest, game_id: int) -> HttpResponse:
     viewer = Viewer.of(game, request.user, slots)
     if not has_whispers(viewer):
         # 404 for everyone else alike: a spectator learns nothing of the game's whispers.
-        raise Http404("No whispers to read.")
+        raise Http404(_("No whispers to read."))
     # The form is shown exactly when the service would take a whisper (one policy).
     refusal = whisper_refusal(viewer, game.current_phase())
     block = refusal.message if refusal is not None else ""
@@ -66,5 +67,7 @@ def whisper(request: HttpRequest, game_id: int) -> HttpResponse:
     except GameRuleError as exc:
         messages.error(request, exc.message)
         return HttpResponseRedirect(url + "#whisper-form")
-    messages.success(request, f"You whispered to {sent.recipient.display_name}.")
+    messages.success(
+        request, _("You whispered to %(name)s.") % {"name": sent.recipient.display_name}
+    )
     return HttpResponseRedirect(url)

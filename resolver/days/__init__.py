@@ -21,6 +21,7 @@ import importlib
 
 from ..rulesets import NAMES as RULESET_NAMES
 from ..rulesets import get_ruleset
+from ..text import _
 from .base import (
     DONE,
     NO_ADDRESSEE,
@@ -53,7 +54,10 @@ def get_day_script(ruleset: str) -> DayScript | None:
         return None
     if ruleset not in _MODULES:
         known = ", ".join((*_MODULES, *(n for n in RULESET_NAMES if n not in _MODULES)))
-        raise DayRuleError(f"Unknown rule set {ruleset!r}; use one of {known}.")
+        raise DayRuleError(
+            _("Unknown rule set %(name)s; use one of %(known)s.")
+            % {"name": repr(ruleset), "known": known}
+        )
     script: DayScript = importlib.import_module(_MODULES[ruleset]).SCRIPT
     return script
 

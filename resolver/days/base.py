@@ -24,6 +24,7 @@ from ..errors import ResolverError
 from ..model import SKIP, DayOutcome, DayVotes, GameState, _thaw, frozen_map
 from ..rulesets import get_ruleset
 from ..rulesets.base import names
+from ..text import _, gettext_noop, ngettext, pgettext
 
 # -- steps and event kinds ------------------------------------------------------------
 SPEECH, DEFENSE, LAST_WORDS = "speech", "defense", "last_words"
@@ -286,7 +287,7 @@ class DayScript:
     # How a host's setting is asked for (a whole number): its label, least and most.
     setting_fields: ClassVar[Mapping[str, tuple[str, int, int | None]]] = {}
     # What the reply box says under it on this table's day (a post is a turn, not a vote).
-    reply_hint: ClassVar[str] = (
+    reply_hint: ClassVar[str] = gettext_noop(
         "Post in your turn: the table beside the thread says whose turn it is. A post "
         "does not vote: vote with the table's buttons."
     )
@@ -325,12 +326,14 @@ class DayScript:
         """The state at the start of day ``day_number`` (1-based)."""
         seats = tuple(seats)
         if len(set(seats)) != len(seats) or not all(isinstance(s, str) and s for s in seats):
-            raise DayRuleError("Seats must be distinct player names.")
+            raise DayRuleError(_("Seats must be distinct player names."))
         living = set(alive)
         if not living <= set(seats):
-            raise DayRuleError(f"No seat for {names(sorted(living - set(seats)))}.")
+            raise DayRuleError(
+                _("No seat for %(players)s.") % {"players": names(sorted(living - set(seats)))}
+            )
         if not _is_int(day_number) or day_number < 1:
-            raise DayRuleError("Days are numbered from 1.")
+            raise DayRuleError(_("Days are numbered from 1."))
         state = DayState(
             ruleset=self.name,
             day=day_number,
@@ -377,12 +380,12 @@ class DayScript:
     def apply(self, state: DayState, event: Mapping[str, Any]) -> tuple[DayState, list[Notice]]:
         """The state after ``event``, and what to tell the table; DayRuleError if illegal."""
         if not isinstance(event, Mapping) or not isinstance(event.get("kind"), str):
-            raise DayRuleError('An event is an object with a "kind".')
+            raise DayRuleError(_('An event is an object with a "kind".'))
         kind = event["kind"]
         if kind not in PLAYER_EVENTS | TIMER_EVENTS | SITE_EVENTS:
-            raise DayRuleError(f"Unknown event kind {kind!r}.")
+            raise DayRuleError(_("Unknown event kind %(kind)s.") % {"kind": repr(kind)})
         if state.step == DONE:
-            raise DayRuleError("The day is over: nothing more can happen today.")
+            raise DayRuleError(_("The day is over: nothing more can happen today."))
         out: Out = []
         if kind in TIMER_EVENTS:
             return self._timer(state, kind, out), out
@@ -412,14 +415,20 @@ class DayScript:
         verdict must agree with it (it is computed by the same functions), else this raises.
         """
         if state.step != DONE:
-            raise DayRuleError("The day is not over yet.")
+            raise DayRuleError(_("The day is not over yet."))
         if state.removed:
             return self._resolve_after_removal(game, state)
         outcome = get_ruleset(self.name).resolve_day(game, self.day_votes(state))
         if outcome.eliminated != state.eliminated or outcome.revote:
             raise DayRuleError(
-                f"The day script eliminated {state.eliminated or 'nobody'} but the rule set "
-                f"resolves the same ballots to {outcome.eliminated or 'nobody'}."
+                _(
+                    "The day script eliminated %(script)s but the rule set resolves the same "
+                    "ballots to %(rules)s."
+                )
+                % {
+                    "script": state.eliminated or _("nobody"),
+                    "rules": outcome.eliminated or _("nobody"),
+                }
             )
         return outcome
 
@@ -438,7 +447,10 @@ class DayScript:
             votes = DayVotes(ballot, ballot if rules.uses_nominations else None)
         outcome = get_ruleset(self.name).resolve_day(game, votes)
         if outcome.eliminated != state.eliminated or outcome.revote:
-            raise DayRuleError(f"The rule set cannot apply the verdict on {state.eliminated}.")
+            raise DayRuleError(
+                _("The rule set cannot apply the verdict on %(player)s.")
+                % {"player": state.eliminated}
+            )
         return replace(outcome, explanation=state.explanation)
 
     # -- data a script may override ----------------------------------------------------
@@ -455,11 +467,17 @@ class DayScript:
         settings = dict(self.defaults)
         for key, value in raw.items():
             if key not in self.defaults:
-                known = ", ".join(sorted(self.defaults)) or "none"
-                raise DayRuleError(f"Unknown day setting {key!r} (known: {known}).")
+                known = ", ".join(sorted(self.defaults)) or _("none")
+                raise DayRuleError(
+                    _("Unknown day setting %(setting)s (known: %(known)s).")
+                    % {"setting": repr(key), "known": known}
+                )
             default = self.defaults[key]
             if _is_int(default) and not (_is_int(value) and value >= 0):
-                raise DayRuleError(f"The day setting {key} must be a whole number, 0 or more.")
+                raise DayRuleError(
+                    _("The day setting %(setting)s must be a whole number, 0 or more.")
+                    % {"setting": key}
+                )
             settings[key] = value
         return settings
 
@@ -503,15 +521,17 @@ class DayScript:
         return state
 
     def on_nominate(self, state: DayState, player: str, target: Any, out: Out) -> DayState:
-        raise DayRuleError("There are no nominations in these rules.")
+        raise DayRuleError(_("There are no nominations in these rules."))
 
     def after_removal(self, state: DayState, out: Out) -> DayState:
         """Anything else a script must redo when a player leaves (power's skip majority)."""
         return state
 
     def turn_default(self, state: DayState, out: Out, why: str) -> DayState:
-        """The document's default when a turn times out or runs out of attempts: a pass."""
-        out.append(Notice("default", f"{state.speaker} {why}: the turn passes.", state.speaker))
+        """The document's default when a turn times out or runs out of attempts: a pass.
+        ``why`` says it of the speaker: "%(player)s ran out of time" (a template)."""
+        line = _("%(why)s: the turn passes.") % {"why": why % {"player": state.speaker}}
+        out.append(Notice("default", line, state.speaker))
         return self.next_turn(self.on_pass(state, state.speaker or "", out), out)
 
     def after_turn(self, state: DayState, out: Out) -> DayState:
@@ -535,15 +555,22 @@ class DayScript:
         )
         if not order:
             return self.step_over(state, out)
-        out.append(Notice("step", f"{_STEP_NAMES[step]}: {', '.join(order)}."))
+        out.append(
+            Notice(
+                "step",
+                _("%(step)s: %(players)s.")
+                % {"step": _step_name(step), "players": ", ".join(order)},
+            )
+        )
         return state
 
     def begin_vote(
         self, state: DayState, ballot: Sequence[str], out: Out, round_: int = 1
     ) -> DayState:
         if all(t == SKIP for t in ballot):  # everyone it was for has left (modkills)
-            return self.finish(state, out, "Nobody is left on the ballot: nobody is eliminated.")
-        out.append(Notice("step", f"Vote{' again' if round_ > 1 else ''}: {', '.join(ballot)}."))
+            return self.finish(state, out, _("Nobody is left on the ballot: nobody is eliminated."))
+        line = _("Vote again: %(ballot)s.") if round_ > 1 else _("Vote: %(ballot)s.")
+        out.append(Notice("step", line % {"ballot": ", ".join(_ballot_names(ballot))}))
         return replace(
             state,
             step=VOTE,
@@ -591,14 +618,23 @@ class DayScript:
         words = event.get("words")
         limit = self.word_limit(state)
         if words is not None and not (_is_int(words) and words >= 0):
-            raise DayRuleError("A post's word count must be a whole number.")
+            raise DayRuleError(_("A post's word count must be a whole number."))
         if limit is not None:
             if words is None:
-                raise DayRuleError(f"A speech must say how many words it has (limit: {limit}).")
+                raise DayRuleError(
+                    _("A speech must say how many words it has (limit: %(limit)s).")
+                    % {"limit": limit}
+                )
             if words > limit:
                 raise DayRuleError(
-                    f"{player}'s speech has {words} words; the limit is {limit}. "
-                    "Shorten it and post again.",
+                    ngettext(
+                        "%(player)s's speech has %(words)s words; the limit is %(limit)s. "
+                        "Shorten it and post again.",
+                        "%(player)s's speech has %(words)s words; the limit is %(limit)s. "
+                        "Shorten it and post again.",
+                        words,
+                    )
+                    % {"player": player, "words": words, "limit": limit},
                     SPEECH_TOO_LONG,
                 )
         state = replace(self.on_post(state, player, event, out), posted=True)
@@ -622,10 +658,12 @@ class DayScript:
         target = event.get("target")
         if target not in state.ballot:
             raise DayRuleError(
-                f"{player} cannot vote for {target!r}: the ballot is {', '.join(state.ballot)}."
+                _("%(player)s cannot vote for %(target)s: the ballot is %(ballot)s.")
+                % {"player": player, "target": repr(target), "ballot": ", ".join(state.ballot)}
             )
         votes = {**state.votes, player: target}
-        out.append(Notice(VOTE_EVENT, f"{player} votes {target}.", player))
+        line = _("%(player)s votes skip.") if target == SKIP else _("%(player)s votes %(target)s.")
+        out.append(Notice(VOTE_EVENT, line % {"player": player, "target": target}, player))
         state = replace(state, votes=frozen_map(votes), failures=_without(state.failures, player))
         if all(p in votes for p in state.alive):  # everyone has voted: nothing left to wait for
             return self._close(state, out)
@@ -634,28 +672,35 @@ class DayScript:
     def _on_vote_skip_discussion(
         self, state: DayState, player: str, event: Mapping[str, Any], out: Out
     ) -> DayState:
-        raise DayRuleError("There is no skip-discussion vote in these rules.")
+        raise DayRuleError(_("There is no skip-discussion vote in these rules."))
 
     def _on_unvote_skip_discussion(
         self, state: DayState, player: str, event: Mapping[str, Any], out: Out
     ) -> DayState:
-        raise DayRuleError("There is no skip-discussion vote in these rules.")
+        raise DayRuleError(_("There is no skip-discussion vote in these rules."))
 
     def _timer(self, state: DayState, kind: str, out: Out) -> DayState:
         if state.step == VOTE:  # a turn timer during the vote also closes it
             return self._close(state, out)
         if kind == CLOSE_VOTE:
-            raise DayRuleError(f"There is no vote to close: the day is in the {state.step}.")
-        return self.turn_default(state, out, "ran out of time")
+            raise DayRuleError(
+                _("There is no vote to close: the day is in the %(step)s.")
+                % {"step": _step_slug(state.step)}
+            )
+        return self.turn_default(state, out, _("%(player)s ran out of time"))
 
     def _close(self, state: DayState, out: Out) -> DayState:
         votes = dict(state.votes)
         missing = [p for p in state.alive if p not in votes]
         if missing and self.missing_vote is not None:
             votes.update({p: self.missing_vote for p in missing})
+            line = (
+                _("%(players)s did not vote: counted as skip (the default).")
+                if self.missing_vote == SKIP
+                else _("%(players)s did not vote: counted as %(default)s (the default).")
+            )
             state = self.explain(
-                state,
-                f"{names(missing)} did not vote: counted as {self.missing_vote} (the default).",
+                state, line % {"players": names(missing), "default": self.missing_vote}
             )
         state = replace(state, votes=frozen_map(votes), rounds=(*state.rounds, frozen_map(votes)))
         return self.count(state, out)
@@ -663,7 +708,9 @@ class DayScript:
     def _removed(self, state: DayState, player: str, out: Out) -> DayState:
         """A player died during the day (a modkill): they lose their turns and their ballot,
         cannot be voted for, and nothing waits for them any more."""
-        out.append(Notice("removed", f"{player} has left the table.", player))
+        out.append(
+            Notice("removed", _("%(player)s has left the table.") % {"player": player}, player)
+        )
         state = replace(
             state,
             alive=tuple(p for p in state.alive if p != player),
@@ -671,7 +718,10 @@ class DayScript:
             tied=tuple(p for p in state.tied if p != player),
             skip_discussion=tuple(p for p in state.skip_discussion if p != player),
             failures=_without(state.failures, player),
-            explanation=(*state.explanation, f"{player} died during the day (removed)."),
+            explanation=(
+                *state.explanation,
+                _("%(player)s died during the day (removed).") % {"player": player},
+            ),
         )
         if state.step == VOTE:
             return self._removed_from_vote(state, player, out)
@@ -691,13 +741,12 @@ class DayScript:
         votes = {v: t for v, t in state.votes.items() if v != player}
         for voter in [v for v, t in votes.items() if t == player]:
             del votes[voter]  # a ballot for a player no longer there: vote again
-            out.append(
-                Notice("vote_void", f"{player} has left: {voter}'s vote no longer counts.", voter)
-            )
+            line = _("%(player)s has left: %(voter)s's vote no longer counts.")
+            out.append(Notice("vote_void", line % {"player": player, "voter": voter}, voter))
         ballot = tuple(t for t in state.ballot if t != player)
         state = replace(state, votes=frozen_map(votes), ballot=ballot)
         if all(t == SKIP for t in ballot):
-            return self.finish(state, out, "Nobody is left on the ballot: nobody is eliminated.")
+            return self.finish(state, out, _("Nobody is left on the ballot: nobody is eliminated."))
         if state.alive and all(p in votes for p in state.alive):
             return self._close(state, out)
         return state
@@ -705,7 +754,11 @@ class DayScript:
     def _refused(self, state: DayState, player: str, reason: str, out: Out) -> DayState:
         """A refused attempt: counted against a player who has something to do now."""
         turn = self.now(state)
-        text = f"{player}'s attempt was refused" + (f": {reason}" if reason else ".")
+        text = (
+            _("%(player)s's attempt was refused: %(reason)s")
+            if reason
+            else _("%(player)s's attempt was refused.")
+        ) % {"player": player, "reason": reason}
         out.append(Notice("refused", text, player))
         if self.max_attempts is None or not turn.actions.get(player):
             return state
@@ -717,46 +770,123 @@ class DayScript:
         state = replace(state, failures=frozen_map({**state.failures, player: failed}))
         if failed < self.max_attempts:
             return state
-        why = f"failed {failed} times"
         if state.step == VOTE:
             default = self.missing_vote or SKIP
-            out.append(Notice("default", f"{player} {why}: their vote is {default}.", player))
+            line = (
+                ngettext(
+                    "%(player)s failed %(failed)s times: their vote is skip.",
+                    "%(player)s failed %(failed)s times: their vote is skip.",
+                    failed,
+                )
+                if default == SKIP
+                else ngettext(
+                    "%(player)s failed %(failed)s times: their vote is %(default)s.",
+                    "%(player)s failed %(failed)s times: their vote is %(default)s.",
+                    failed,
+                )
+            )
+            values = {"player": player, "failed": failed, "default": default}
+            out.append(Notice("default", line % values, player))
             return self._on_vote(state, player, {"target": default}, out)
+        # A template still naming the speaker as %(player)s: turn_default fills it in.
+        why = ngettext(
+            "%(player)s failed %(failed)s times", "%(player)s failed %(failed)s times", failed
+        ) % {"player": "%(player)s", "failed": failed}
         return self.turn_default(state, out, why)
 
     def _check_player(self, state: DayState, player: object) -> str:
         """``player`` as a seat's name (an event's field is whatever was sent)."""
         if not isinstance(player, str) or player not in state.seats:
-            raise DayRuleError(f"{player!r} is not a player in this game.")
+            raise DayRuleError(
+                _("%(player)s is not a player in this game.") % {"player": repr(player)}
+            )
         if player not in state.alive:
-            raise DayRuleError(f"{player} is dead and cannot act.")
+            raise DayRuleError(_("%(actor)s is dead and cannot act.") % {"actor": player})
         return player
 
     def _why_not(self, state: DayState, turn: Turn, player: str, kind: str) -> tuple[str, str]:
         """(why, its code) for an event ``turn`` does not allow ``player`` now."""
-        step = _STEP_NAMES.get(state.step, state.step)
+        step = _step_in(state.step)
+        act = _act(kind)
+        values = {"player": player, "speaker": turn.speaker, "step": step, "act": act}
         if kind == POST and state.posted and player == turn.speaker:
-            return f"{player} has already spoken this turn.", OUT_OF_TURN
+            return _("%(player)s has already spoken this turn.") % values, OUT_OF_TURN
         # A post is the speaker's in every step that has one, even once they have posted
         # (a classic speaker still to nominate): whose turn it is is the answer.
         speakers = turn.may(turn.speaker, kind) or kind == POST
         if turn.speaker is not None and speakers and player != turn.speaker:
-            return f"It is {turn.speaker}'s turn ({step.lower()}), not {player}'s.", OUT_OF_TURN
+            line = _("It is %(speaker)s's turn (%(step)s), not %(player)s's.")
+            return line % values, OUT_OF_TURN
         if not any(kind in kinds for kinds in turn.actions.values()):
-            return f"Nobody can {kind.replace('_', ' ')} during the {step.lower()}.", NOT_IN_STEP
-        return f"{player} cannot {kind.replace('_', ' ')} now.", OUT_OF_TURN
+            return _("Nobody can %(act)s during the %(step)s.") % values, NOT_IN_STEP
+        return _("%(player)s cannot %(act)s now.") % values, OUT_OF_TURN
 
 
-_STEP_NAMES = {
-    SPEECH: "Speeches",
-    DEFENSE: "Defense speeches",
-    LAST_WORDS: "Last words",
-    QUESTION: "Question round",
-    DISCUSSION: "Open discussion",
-    STATEMENT: "Pre-vote statements",
-    VOTE: "Vote",
-    DONE: "Day over",
-}
+def _step_name(step: str) -> str:
+    """A step's title at the head of a line ("Speeches: P1, P2."), in the reader's language."""
+    titles = {
+        SPEECH: lambda: pgettext("day step title", "Speeches"),
+        DEFENSE: lambda: pgettext("day step title", "Defense speeches"),
+        LAST_WORDS: lambda: pgettext("day step title", "Last words"),
+        QUESTION: lambda: pgettext("day step title", "Question round"),
+        DISCUSSION: lambda: pgettext("day step title", "Open discussion"),
+        STATEMENT: lambda: pgettext("day step title", "Pre-vote statements"),
+        VOTE: lambda: pgettext("day step title", "Vote"),
+        DONE: lambda: pgettext("day step title", "Day over"),
+    }
+    title = titles.get(step)
+    return title() if title else step
+
+
+def _step_in(step: str) -> str:
+    """A step's name inside a sentence ("during the %(step)s")."""
+    names_in = {
+        SPEECH: lambda: pgettext("during the day step", "speeches"),
+        DEFENSE: lambda: pgettext("during the day step", "defense speeches"),
+        LAST_WORDS: lambda: pgettext("during the day step", "last words"),
+        QUESTION: lambda: pgettext("during the day step", "question round"),
+        DISCUSSION: lambda: pgettext("during the day step", "open discussion"),
+        STATEMENT: lambda: pgettext("during the day step", "pre-vote statements"),
+        VOTE: lambda: pgettext("during the day step", "vote"),
+        DONE: lambda: pgettext("during the day step", "day over"),
+    }
+    name = names_in.get(step)
+    return name() if name else step
+
+
+def _step_slug(step: str) -> str:
+    """A step as "the day is in the %(step)s" names it (in English, its slug)."""
+    slugs = {
+        SPEECH: lambda: pgettext("the day is in the step", "speech"),
+        DEFENSE: lambda: pgettext("the day is in the step", "defense"),
+        LAST_WORDS: lambda: pgettext("the day is in the step", "last_words"),
+        QUESTION: lambda: pgettext("the day is in the step", "question"),
+        DISCUSSION: lambda: pgettext("the day is in the step", "discussion"),
+        STATEMENT: lambda: pgettext("the day is in the step", "statement"),
+        VOTE: lambda: pgettext("the day is in the step", "vote"),
+        DONE: lambda: pgettext("the day is in the step", "done"),
+    }
+    slug = slugs.get(step)
+    return slug() if slug else step
+
+
+def _act(kind: str) -> str:
+    """What an event kind does, inside "Nobody can %(act)s during the %(step)s."."""
+    acts = {
+        POST: lambda: pgettext("day act", "post"),
+        PASS: lambda: pgettext("day act", "pass"),
+        NOMINATE: lambda: pgettext("day act", "nominate"),
+        VOTE_EVENT: lambda: pgettext("day act", "vote"),
+        VOTE_SKIP_DISCUSSION: lambda: pgettext("day act", "vote skip discussion"),
+        UNVOTE_SKIP_DISCUSSION: lambda: pgettext("day act", "unvote skip discussion"),
+    }
+    act = acts.get(kind)
+    return act() if act else kind.replace("_", " ")
+
+
+def _ballot_names(ballot: Sequence[str]) -> list[str]:
+    """A ballot's names as people read them ("skip" in their language)."""
+    return [_("skip") if t == SKIP else t for t in ballot]
 
 
 def _without(mapping: Mapping[str, Any], key: str) -> Mapping[str, Any]:

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..model import SKIP, DayVotes, GameState, Player, frozen_map
 from ..rulesets.city import day as rules
+from ..text import _
 from .base import (
     DEFENSE,
     LAST_WORDS,
@@ -54,9 +55,12 @@ class CityDay(DayScript):
         immune = raw.get("vote_immune", ())
         unknown = set(raw) - {"vote_immune"}
         if unknown:
-            raise DayRuleError(f"Unknown day setting {sorted(unknown)[0]!r} (known: vote_immune).")
+            raise DayRuleError(
+                _("Unknown day setting %(setting)s (known: %(known)s).")
+                % {"setting": repr(sorted(unknown)[0]), "known": "vote_immune"}
+            )
         if not isinstance(immune, (list, tuple)) or not all(p in seats for p in immune):
-            raise DayRuleError("The day setting vote_immune must be a list of players.")
+            raise DayRuleError(_("The day setting vote_immune must be a list of players."))
         # The dead cannot be voted for anyway; keep seat order so the state is canonical.
         return {"vote_immune": [p for p in seats if p in set(immune) and p in alive]}
 
@@ -70,8 +74,12 @@ class CityDay(DayScript):
         if state.step == DEFENSE:
             return self.begin_vote(state, (*state.tied, SKIP), out, round_=2)
         if state.step == LAST_WORDS:
-            said = "gave a last word" if state.last_words else "gave no last word"
-            return self.finish(state, out, f"{state.eliminated} {said}.")
+            line = (
+                _("%(player)s gave a last word.")
+                if state.last_words
+                else _("%(player)s gave no last word.")
+            )
+            return self.finish(state, out, line % {"player": state.eliminated})
         raise AssertionError(state.step)
 
     def count(self, state: DayState, out: Out) -> DayState:

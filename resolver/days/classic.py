@@ -33,6 +33,7 @@ from typing import Any
 from ..model import SKIP, GameState, Verdict, frozen_map
 from ..rulesets import classic as rules
 from ..rulesets.base import names
+from ..text import _, gettext_noop, ngettext
 from .base import (
     DEFENSE,
     LAST_WORDS,
@@ -55,13 +56,13 @@ NIGHT_ABILITIES = frozenset({"kill", "investigate", "protect"})
 
 class ClassicDay(DayScript):
     name = "classic"
-    reply_hint = (
+    reply_hint = gettext_noop(
         "Your speech, in your turn: about 50–100 words. Then nominate with the table's "
         "Nominate button (it ends your speech). A post does not vote: vote with the "
         "table's buttons."
     )
     defaults = {"word_limit": 150}  # the host's hard limit on a speech, defense or last words
-    setting_fields = {"word_limit": ("Hard word limit of a speech", 1, None)}
+    setting_fields = {"word_limit": (gettext_noop("Hard word limit of a speech"), 1, None)}
     max_attempts = 3
     missing_vote = SKIP
     first_phase = "night"  # night zero comes before day 1
@@ -95,15 +96,21 @@ class ClassicDay(DayScript):
                 return self.finish(
                     state,
                     out,
-                    "Nobody nominated a player, so there is no vote: nobody is eliminated.",
+                    _("Nobody nominated a player, so there is no vote: nobody is eliminated."),
                 )
-            state = self.explain(state, f"Nominated: {names(list(nominees))}.")
+            state = self.explain(
+                state, _("Nominated: %(players)s.") % {"players": names(list(nominees))}
+            )
             return self.begin_vote(state, (*nominees, SKIP), out)
         if state.step == DEFENSE:
             return self.begin_vote(state, (*state.tied, SKIP), out, round_=2)
         if state.step == LAST_WORDS:
-            said = "gave last words" if state.last_words else "gave no last words"
-            return self.finish(state, out, f"{state.eliminated} {said}.")
+            line = (
+                _("%(player)s gave last words.")
+                if state.last_words
+                else _("%(player)s gave no last words.")
+            )
+            return self.finish(state, out, line % {"player": state.eliminated})
         raise AssertionError(state.step)
 
     def count(self, state: DayState, out: Out) -> DayState:
@@ -143,7 +150,12 @@ class ClassicDay(DayScript):
             out.append(
                 Notice(
                     "guide",
-                    f"{player}'s speech has {words} words (the guide: {low}-{high}).",
+                    ngettext(
+                        "%(player)s's speech has %(words)s words (the guide: %(low)s-%(high)s).",
+                        "%(player)s's speech has %(words)s words (the guide: %(low)s-%(high)s).",
+                        words,
+                    )
+                    % {"player": player, "words": words, "low": low, "high": high},
                     player,
                 )
             )
@@ -154,25 +166,42 @@ class ClassicDay(DayScript):
     def on_nominate(self, state: DayState, player: str, target: Any, out: Out) -> DayState:
         if target not in self.nomination_targets(state):
             raise DayRuleError(self._bad_nomination(state, player, target))
-        out.append(Notice("nomination", f"{player} nominates {target}.", player))
+        line = (
+            _("%(player)s nominates skip.")
+            if target == SKIP
+            else _("%(player)s nominates %(target)s.")
+        )
+        out.append(Notice("nomination", line % {"player": player, "target": target}, player))
         return replace(state, nominations=frozen_map({**state.nominations, player: target}))
 
     def _bad_nomination(self, state: DayState, player: str, target: Any) -> str:
         if target == SKIP:
-            return f"{player} cannot nominate skip: skip is only allowed on day 1."
+            return _("%(player)s cannot nominate skip: skip is only allowed on day 1.") % {
+                "player": player
+            }
         if not isinstance(target, str) or target not in state.seats:
-            return f"{player} cannot nominate {target!r}: not a player in this game."
-        return f"{player} cannot nominate {target}: {target} is dead."
+            return _("%(player)s cannot nominate %(target)s: not a player in this game.") % {
+                "player": player,
+                "target": repr(target),
+            }
+        return _("%(player)s cannot nominate %(target)s: %(target)s is dead.") % {
+            "player": player,
+            "target": target,
+        }
 
     def turn_default(self, state: DayState, out: Out, why: str) -> DayState:
         speaker = state.speaker or ""
         if state.step != SPEECH:
             return super().turn_default(state, out, why)
         target = self.rng(state, speaker).choice(self.nomination_targets(state))
-        out.append(
-            Notice("default", f"{speaker} {why}: a random nomination is made for them.", speaker)
+        said = why % {"player": speaker}
+        line = _("%(why)s: a random nomination is made for them.") % {"why": said}
+        out.append(Notice("default", line, speaker))
+        state = self.explain(
+            state,
+            _("%(why)s; the default nominates %(target)s at random.")
+            % {"why": said, "target": _("skip") if target == SKIP else target},
         )
-        state = self.explain(state, f"{speaker} {why}; the default nominates {target} at random.")
         return self.next_turn(self.on_nominate(state, speaker, target, out), out)
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..model import SKIP
 from ..rulesets.base import names
+from ..text import _, gettext_noop, ngettext
 from ..votes import plurality
 from .base import (
     DISCUSSION,
@@ -66,7 +67,7 @@ def discussion_budget(alive: int, day: int, settings: Mapping[str, Any]) -> int:
 
 class PowerDay(DayScript):
     name = "power"
-    reply_hint = (
+    reply_hint = gettext_noop(
         "Post in your turn: the table beside the thread says whose turn it is. A line "
         "VOTE_SKIP_DISCUSSION on its own votes to end the discussion (UNVOTE_SKIP_DISCUSSION "
         "takes it back). A post does not vote: vote with the table's buttons."
@@ -81,17 +82,21 @@ class PowerDay(DayScript):
     }
     setting_fields = {
         "discussion_open_allowance": (
-            "Open discussion: messages per living player on day 1",
+            gettext_noop("Open discussion: messages per living player on day 1"),
             0,
             100,
         ),
         "discussion_open_growth": (
-            "Open discussion: added to that allowance each later day",
+            gettext_noop("Open discussion: added to that allowance each later day"),
             0,
             100,
         ),
-        "discussion_open_floor": ("Open discussion: fewest messages a day", 0, 10_000),
-        "discussion_open_cap": ("Open discussion: most messages a day", 0, 10_000),
+        "discussion_open_floor": (
+            gettext_noop("Open discussion: fewest messages a day"),
+            0,
+            10_000,
+        ),
+        "discussion_open_cap": (gettext_noop("Open discussion: most messages a day"), 0, 10_000),
     }
 
     def check_settings(
@@ -99,7 +104,7 @@ class PowerDay(DayScript):
     ) -> dict[str, Any]:
         settings = super().check_settings(raw, seats, alive)
         if settings["discussion_open_floor"] > settings["discussion_open_cap"]:
-            raise DayRuleError("The discussion floor cannot be above its cap.")
+            raise DayRuleError(_("The discussion floor cannot be above its cap."))
         return settings
 
     def split_post(self, body: str) -> tuple[str, tuple[str, ...]]:
@@ -119,7 +124,7 @@ class PowerDay(DayScript):
     def step_over(self, state: DayState, out: Out) -> DayState:
         if state.step == QUESTION:
             if state.budget <= 0:
-                state = self.explain(state, "The open discussion has no messages today.")
+                state = self.explain(state, _("The open discussion has no messages today."))
                 return self.begin_turns(state, STATEMENT, self.day_order(state), out)
             return self.begin_turns(state, DISCUSSION, self.day_order(state), out)
         if state.step == DISCUSSION:
@@ -133,12 +138,18 @@ class PowerDay(DayScript):
             return super().after_turn(state, out)
         if state.messages >= state.budget:
             state = self.explain(
-                state, f"The open discussion ends: its {state.budget} messages are spent."
+                state,
+                ngettext(
+                    "The open discussion ends: its %(n)s messages are spent.",
+                    "The open discussion ends: its %(n)s messages are spent.",
+                    state.budget,
+                )
+                % {"n": state.budget},
             )
             return self.step_over(state, out)
         if state.silence >= len(state.alive):
             state = self.explain(
-                state, "The open discussion ends: every living player passed in a row."
+                state, _("The open discussion ends: every living player passed in a row.")
             )
             return self.step_over(state, out)
         if state.turn + 1 < len(state.order):
@@ -152,15 +163,22 @@ class PowerDay(DayScript):
             return self.finish(
                 replace(state, eliminated=out_),
                 out,
-                f"{out_} has the most votes ({top.votes}) and is eliminated.",
+                _("%(player)s has the most votes (%(votes)s) and is eliminated.")
+                % {"player": out_, "votes": top.votes},
             )
         if not top.leaders:
-            why = "nobody voted"
+            line = _("Nobody is eliminated: nobody voted.")
         elif top.single == SKIP:
-            why = "skip has the most votes"
+            line = _("Nobody is eliminated: skip has the most votes.")
         else:
-            why = f"{names(top.leaders)} tie with {top.votes} each (no revote in these rules)"
-        return self.finish(state, out, f"Nobody is eliminated: {why}.")
+            line = _(
+                "Nobody is eliminated: %(players)s tie with %(votes)s each "
+                "(no revote in these rules)."
+            ) % {
+                "players": names([_("skip") if t == SKIP else t for t in top.leaders]),
+                "votes": top.votes,
+            }
+        return self.finish(state, out, line)
 
     # -- turns -----------------------------------------------------------------------
     def turn_options(self, state: DayState) -> tuple[str, ...]:
@@ -176,7 +194,8 @@ class PowerDay(DayScript):
             target = event.get("target")
             if target not in self.turn_options(state):
                 raise DayRuleError(*_bad_question(state, player, target))
-            out.append(Notice("question", f"{player} asks {target} a question.", player))
+            line = _("%(player)s asks %(target)s a question.")
+            out.append(Notice("question", line % {"player": player, "target": target}, player))
         if state.step == DISCUSSION:
             return replace(state, messages=state.messages + 1, silence=0)
         return state
@@ -198,16 +217,23 @@ class PowerDay(DayScript):
     def _why_not(self, state: DayState, turn: Any, player: str, kind: str) -> tuple[str, str]:
         if kind in TOKENS.values() and turn.speaker and player != turn.speaker:
             return (
-                f"{kind.upper()} goes in your own message, on your turn: it is "
-                f"{turn.speaker}'s turn, not {player}'s.",
+                _(
+                    "%(token)s goes in your own message, on your turn: it is "
+                    "%(speaker)s's turn, not %(player)s's."
+                )
+                % {"token": kind.upper(), "speaker": turn.speaker, "player": player},
                 OUT_OF_TURN,
             )
         if kind in TOKENS.values() and turn.speaker == player:
             if kind == VOTE_SKIP_DISCUSSION:
-                return f"{player} already votes to end the discussion.", REFUSED
-            return f"{player} has no vote to end the discussion to take back.", REFUSED
+                line = _("%(player)s already votes to end the discussion.")
+                return line % {"player": player}, REFUSED
+            line = _("%(player)s has no vote to end the discussion to take back.")
+            return line % {"player": player}, REFUSED
         if kind in TOKENS.values() and state.step not in DISCUSSION_STEPS:
-            why = f"{kind.upper()} counts only during the question round and the discussion."
+            why = _("%(token)s counts only during the question round and the discussion.") % {
+                "token": kind.upper()
+            }
             return why, NOT_IN_STEP
         return super()._why_not(state, turn, player, kind)
 
@@ -224,7 +250,8 @@ class PowerDay(DayScript):
         out.append(
             Notice(
                 "skip_discussion",
-                f"{player} votes to end the discussion ({len(voters)}/{needed}).",
+                _("%(player)s votes to end the discussion (%(votes)s/%(needed)s).")
+                % {"player": player, "votes": len(voters), "needed": needed},
                 player,
             )
         )
@@ -232,8 +259,11 @@ class PowerDay(DayScript):
             return state
         state = self.explain(
             state,
-            f"A majority ({names(list(voters))}: {len(voters)} of {len(state.alive)}) voted to "
-            "end the discussion, so the vote begins.",
+            _(
+                "A majority (%(players)s: %(votes)s of %(alive)s) voted to end the discussion, "
+                "so the vote begins."
+            )
+            % {"players": names(list(voters)), "votes": len(voters), "alive": len(state.alive)},
         )
         return self.begin_vote(replace(state, skip_discussion=()), (*state.alive, SKIP), out)
 
@@ -244,8 +274,11 @@ class PowerDay(DayScript):
             return state
         state = self.explain(
             state,
-            f"With {len(state.alive)} alive, {names(list(voters))} are a majority to end the "
-            "discussion, so the vote begins.",
+            _(
+                "With %(alive)s alive, %(players)s are a majority to end the discussion, "
+                "so the vote begins."
+            )
+            % {"alive": len(state.alive), "players": names(list(voters))},
         )
         return self.begin_vote(replace(state, skip_discussion=()), (*state.alive, SKIP), out)
 
@@ -254,7 +287,9 @@ class PowerDay(DayScript):
     ) -> DayState:
         out.append(
             Notice(
-                "skip_discussion", f"{player} takes back their vote to end the discussion.", player
+                "skip_discussion",
+                _("%(player)s takes back their vote to end the discussion.") % {"player": player},
+                player,
             )
         )
         return replace(
@@ -264,13 +299,16 @@ class PowerDay(DayScript):
 
 def _bad_question(state: DayState, player: str, target: Any) -> tuple[str, str]:
     if target is None:
-        why = f"{player}'s question must name the living player it is addressed to, or pass."
-        return why, NO_ADDRESSEE
+        why = _("%(player)s's question must name the living player it is addressed to, or pass.")
+        return why % {"player": player}, NO_ADDRESSEE
+    values = {"player": player, "target": target}
     if target == player:
-        return f"{player} cannot ask themself; name another living player, or pass.", SELF_QUESTION
+        why = _("%(player)s cannot ask themself; name another living player, or pass.")
+        return why % values, SELF_QUESTION
     if target in state.seats:
-        return f"{player} cannot ask {target}: {target} is dead.", REFUSED
-    return f"{player} cannot ask {target!r}: not a player in this game.", REFUSED
+        return _("%(player)s cannot ask %(target)s: %(target)s is dead.") % values, REFUSED
+    why = _("%(player)s cannot ask %(target)s: not a player in this game.")
+    return why % {"player": player, "target": repr(target)}, REFUSED
 
 
 def strip_tokens(body: str) -> tuple[str, tuple[str, ...]]:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from .. import text
 from ..errors import InvalidScenario
 from ..model import (
     SKIP,
@@ -24,10 +25,42 @@ from ..model import (
     Player,
     Verdict,
 )
+from ..text import _, gettext_noop, ngettext
 from ..votes import VoteCount, tally
 
 # How an ability may target its user.
 NEVER, ALLOWED, ONLY = "never", "allowed", "only"
+
+
+# What each ability is called where a page names it ("Day kill" for ``day_kill``): said once
+# here, for every rule set, so that it is in the catalogue; an ability missing here is
+# called after its slug (English only: tests/resolver/test_text.py asks for every one).
+ABILITY_TITLES: Mapping[str, str] = {
+    "block": gettext_noop("Block"),
+    "check": gettext_noop("Check"),
+    "clean": gettext_noop("Clean"),
+    "day_investigate": gettext_noop("Day investigate"),
+    "day_kill": gettext_noop("Day kill"),
+    "forge": gettext_noop("Forge"),
+    "frame": gettext_noop("Frame"),
+    "heal": gettext_noop("Heal"),
+    "investigate": gettext_noop("Investigate"),
+    "jail": gettext_noop("Jail"),
+    "kill": gettext_noop("Kill"),
+    "protect": gettext_noop("Protect"),
+    "redirect": gettext_noop("Redirect"),
+    "swap": gettext_noop("Swap"),
+    "track": gettext_noop("Track"),
+    "visit": gettext_noop("Visit"),
+    "watch": gettext_noop("Watch"),
+}
+
+
+def ability_title(slug: str) -> str:
+    """The ability's name in the caller's language ("Day kill" for ``day_kill``)."""
+    known = ABILITY_TITLES.get(slug)
+    # i18n: marked at its source
+    return _(known) if known else (slug or "").replace("_", " ").capitalize()
 
 
 @dataclass(frozen=True)
@@ -92,14 +125,16 @@ class FlagSpec:
     @property
     def description(self) -> str:
         """The one-line explanation, under the name roles and modifiers use."""
-        return self.help
+        return _(self.help)  # i18n: marked at its source
 
     def check(self, value: Any, where: str) -> Any:
         # bool is an int in Python: compare types too, so 1 is not taken for True.
         if not any(value == c and type(value) is type(c) for c in self.choices):
             allowed = ", ".join(map(_json_word, self.choices))
             raise InvalidScenario(
-                f"Flag {self.name} takes one of {allowed}, not {_json_word(value)}.", where
+                _("Flag %(flag)s takes one of %(allowed)s, not %(value)s.")
+                % {"flag": self.name, "allowed": allowed, "value": _json_word(value)},
+                where,
             )
         return value
 
@@ -131,7 +166,7 @@ class ModifierSpec:
         a word that counts the parameter is its plural ending: "N time{s}" reads "1 time",
         "2 times", and "N times" where no number is given."""
         plural = "" if arg == 1 else "s"
-        text = self.wording.replace("{s}", plural)
+        text = _(self.wording).replace("{s}", plural)  # i18n: marked at its source
         if self.param is None or arg is None:
             return text
         return text.replace(self.param, str(arg))
@@ -139,8 +174,8 @@ class ModifierSpec:
     def label(self, arg: int | None = None) -> str:
         """The display name with the parameter filled in: "2-Shot"."""
         if self.param is None or arg is None:
-            return self.title
-        return self.title.replace(self.param, str(arg))
+            return _(self.title)  # i18n: marked at its source
+        return _(self.title).replace(self.param, str(arg))  # i18n: marked at its source
 
 
 def split_modifier(text: str) -> tuple[str, str | None]:
@@ -156,13 +191,8 @@ def _json_word(value: Any) -> str:
 
 
 def names(items: Sequence[str]) -> str:
-    """English list: ``['A', 'B', 'C']`` -> ``'A, B and C'``."""
-    items = list(items)
-    if not items:
-        return "nobody"
-    if len(items) == 1:
-        return items[0]
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    """English list: ``['A', 'B', 'C']`` -> ``'A, B and C'`` (in the caller's language)."""
+    return text.names(list(items))
 
 
 class Ruleset:
@@ -176,7 +206,10 @@ class Ruleset:
     sanities: ClassVar[tuple[str, ...]] = ("sane",)
     alignments: ClassVar[tuple[str, ...]] = ("town", "mafia")
     # Display names and one-line win conditions of each alignment, for role PMs.
-    alignment_titles: ClassVar[Mapping[str, str]] = {"town": "Town", "mafia": "Mafia"}
+    alignment_titles: ClassVar[Mapping[str, str]] = {
+        "town": gettext_noop("Town"),
+        "mafia": gettext_noop("Mafia"),
+    }
     win_conditions: ClassVar[Mapping[str, str]] = {}
     factional_kill: ClassVar[AbilitySpec | None] = None
     # Night abilities that tell their user something (a result) the night they are used,
@@ -184,7 +217,7 @@ class Ruleset:
     # what a blocked player learns (the forum's RAR: no feedback; power: "blocked cops
     # don't investigate", the only thing that stops a cop's result). Said by the site.
     result_abilities: ClassVar[frozenset[str]] = frozenset()
-    no_result_line: ClassVar[str] = "Your action got no result."
+    no_result_line: ClassVar[str] = gettext_noop("Your action got no result.")
     dead_may_act: ClassVar[bool] = False
     # Refused night actions before the rules use a random valid target instead (classic:
     # "After 3 failed attempts, a default action is applied"); None: a refusal costs nothing.
@@ -226,19 +259,33 @@ class Ruleset:
         slug, arg = split_modifier(text) if isinstance(text, str) else (text, None)
         spec = self.modifier_specs.get(slug) if isinstance(slug, str) else None
         if spec is None:
-            known = ", ".join(self.modifier_forms()) or "none"
+            known = ", ".join(self.modifier_forms()) or _("none")
             raise InvalidScenario(
-                f"Unknown modifier {text!r} for the {self.name} rule set (modifiers: {known}).",
+                _(
+                    "Unknown modifier %(modifier)s for the %(rules)s rule set "
+                    "(modifiers: %(known)s)."
+                )
+                % {"modifier": repr(text), "rules": self.name, "known": known},
                 where,
             )
         if spec.param is None:
             if arg is not None:
-                raise InvalidScenario(f"The modifier {slug} takes no number.", where)
+                raise InvalidScenario(
+                    _("The modifier %(modifier)s takes no number.") % {"modifier": slug}, where
+                )
             return slug, None
         if arg is None or not arg.isascii() or not arg.isdigit() or int(arg) < spec.least:
             raise InvalidScenario(
-                f"The modifier {slug} needs a whole number of at least {spec.least}, as in "
-                f"{slug}:{max(spec.least, 1)}; {text!r} has none.",
+                _(
+                    "The modifier %(modifier)s needs a whole number of at least %(least)s, as in "
+                    "%(example)s; %(text)s has none."
+                )
+                % {
+                    "modifier": slug,
+                    "least": spec.least,
+                    "example": f"{slug}:{max(spec.least, 1)}",
+                    "text": repr(text),
+                },
                 where,
             )
         return slug, int(arg)
@@ -265,14 +312,15 @@ class Ruleset:
         if raw is None:
             raw = {}
         if not isinstance(raw, dict):
-            raise InvalidScenario("Flags must be an object of flag names to values.", where)
+            raise InvalidScenario(_("Flags must be an object of flag names to values."), where)
         flags = self.default_flags()
         for name, value in raw.items():
             spec = self.flags.get(name)
             if spec is None:
-                known = ", ".join(sorted(self.flags)) or "none"
+                known = ", ".join(sorted(self.flags)) or _("none")
                 raise InvalidScenario(
-                    f"Unknown flag {name!r} for the {self.name} rule set (known flags: {known}).",
+                    _("Unknown flag %(flag)s for the %(rules)s rule set (known flags: %(known)s).")
+                    % {"flag": repr(name), "rules": self.name, "known": known},
                     f"{where}.{name}",
                 )
             flags[name] = spec.check(value, f"{where}.{name}")
@@ -318,9 +366,15 @@ class Ruleset:
 
         Rule sets add their reasons (forum: X-shot, odd/even nights, novice)."""
         if ability.phase != "night":
-            return f"{player.name}'s {ability.slug} is a day action, not a night one."
+            return _("%(player)s's %(ability)s is a day action, not a night one.") % {
+                "player": player.name,
+                "ability": ability.slug,
+            }
         if self._spent(state, player.name, ability):
-            return f"{player.name} has already used up the one-shot {ability.slug} ability."
+            return _("%(player)s has already used up the one-shot %(ability)s ability.") % {
+                "player": player.name,
+                "ability": ability.slug,
+            }
         return None
 
     def _spent(self, state: GameState, actor: str, ability: AbilitySpec) -> bool:
@@ -331,7 +385,7 @@ class Ruleset:
 
     def parse_night(self, state: GameState, raw: Any, where: str) -> tuple[Action, ...]:
         if not isinstance(raw, list):
-            raise InvalidScenario("A night must be a list of actions.", where)
+            raise InvalidScenario(_("A night must be a list of actions."), where)
         actions = tuple(
             self.parse_action(state, item, f"{where}[{i}]", i) for i, item in enumerate(raw)
         )
@@ -340,26 +394,38 @@ class Ruleset:
 
     def parse_action(self, state: GameState, raw: Any, where: str, index: int) -> Action:
         if not isinstance(raw, dict):
-            raise InvalidScenario("An action must be an object with actor and targets.", where)
+            raise InvalidScenario(_("An action must be an object with actor and targets."), where)
         actor_name = raw.get("actor")
         if not isinstance(actor_name, str) or not state.has_player(actor_name):
             raise InvalidScenario(
-                f"The action's actor {actor_name!r} is not a player in this game.",
+                _("The action's actor %(actor)s is not a player in this game.")
+                % {"actor": repr(actor_name)},
                 f"{where}.actor",
             )
         actor = state.player(actor_name)
         if not actor.alive and not self.dead_may_act:
-            raise InvalidScenario(f"{actor_name} is dead and cannot act.", f"{where}.actor")
+            raise InvalidScenario(
+                _("%(actor)s is dead and cannot act.") % {"actor": actor_name}, f"{where}.actor"
+            )
         ability = self._pick_ability(state, actor, raw.get("ability"), where)
         targets = raw.get("targets")
         if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
             raise InvalidScenario(
-                "An action's targets must be a list of player names.", f"{where}.targets"
+                _("An action's targets must be a list of player names."), f"{where}.targets"
             )
         if targets and len(targets) != ability.targets:
             raise InvalidScenario(
-                f"{actor_name}'s {ability.slug} takes {ability.targets} target"
-                f"{'s' if ability.targets != 1 else ''}, not {len(targets)}.",
+                ngettext(
+                    "%(actor)s's %(ability)s takes %(n)s target, not %(given)s.",
+                    "%(actor)s's %(ability)s takes %(n)s targets, not %(given)s.",
+                    ability.targets,
+                )
+                % {
+                    "actor": actor_name,
+                    "ability": ability.slug,
+                    "n": ability.targets,
+                    "given": len(targets),
+                },
                 f"{where}.targets",
             )
         for i, target in enumerate(targets):
@@ -368,7 +434,9 @@ class Ruleset:
         for key in ability.extra:
             if not isinstance(raw.get(key), str) or not raw.get(key):
                 raise InvalidScenario(
-                    f"{actor_name}'s {ability.slug} needs a {key!r} field.", f"{where}.{key}"
+                    _("%(actor)s's %(ability)s needs a %(field)s field.")
+                    % {"actor": actor_name, "ability": ability.slug, "field": repr(key)},
+                    f"{where}.{key}",
                 )
             extra[key] = raw[key]
         action = Action(actor_name, ability.slug, tuple(targets), index, extra)
@@ -392,11 +460,20 @@ class Ruleset:
                     self.unavailable(state, actor, a) for a in self.roles[actor.role].abilities
                 ]
                 why = next((r for r in reasons if r), "")
-                text = f"{actor.name} ({actor.role}) has no night ability to use"
-                raise InvalidScenario(f"{text}: {why}" if why else f"{text}.", f"{where}.actor")
+                who = {"actor": actor.name, "role": actor.role, "why": why}
+                text = (
+                    _("%(actor)s (%(role)s) has no night ability to use: %(why)s")
+                    if why
+                    else _("%(actor)s (%(role)s) has no night ability to use.")
+                )
+                raise InvalidScenario(text % who, f"{where}.actor")
             raise InvalidScenario(
-                f"{actor.name} ({actor.role}) has several abilities "
-                f"({', '.join(a.slug for a in available)}); say which one.",
+                _("%(actor)s (%(role)s) has several abilities (%(abilities)s); say which one.")
+                % {
+                    "actor": actor.name,
+                    "role": actor.role,
+                    "abilities": ", ".join(a.slug for a in available),
+                },
                 f"{where}.ability",
             )
         for ability in available:
@@ -405,11 +482,14 @@ class Ruleset:
         spec = self.roles[actor.role].ability(slug) if isinstance(slug, str) else None
         if spec is not None:
             raise InvalidScenario(
-                self.unavailable(state, actor, spec) or f"{actor.name} cannot use {slug} now.",
+                self.unavailable(state, actor, spec)
+                or _("%(actor)s cannot use %(ability)s now.")
+                % {"actor": actor.name, "ability": slug},
                 f"{where}.ability",
             )
         raise InvalidScenario(
-            f"{actor.name} ({actor.role}) has no {slug!r} ability in the {self.name} rule set.",
+            _("%(actor)s (%(role)s) has no %(ability)s ability in the %(rules)s rule set.")
+            % {"actor": actor.name, "role": actor.role, "ability": repr(slug), "rules": self.name},
             f"{where}.ability",
         )
 
@@ -417,9 +497,16 @@ class Ruleset:
         self, state: GameState, actor: Player, ability: AbilitySpec, target: str, where: str
     ) -> None:
         if not state.has_player(target):
-            raise InvalidScenario(f"The target {target!r} is not a player in this game.", where)
+            raise InvalidScenario(
+                _("The target %(target)s is not a player in this game.") % {"target": repr(target)},
+                where,
+            )
         if not state.is_alive(target) and not ability.dead_targets:
-            raise InvalidScenario(f"{actor.name} cannot target {target}: {target} is dead.", where)
+            raise InvalidScenario(
+                _("%(actor)s cannot target %(target)s: %(target)s is dead.")
+                % {"actor": actor.name, "target": target},
+                where,
+            )
         is_self = target == actor.name
         if (
             ability.self_target == NEVER
@@ -427,11 +514,16 @@ class Ruleset:
             and not self.self_target_allowed(state, ability, actor)
         ):
             raise InvalidScenario(
-                f"{actor.name} cannot use {ability.slug} on themself in the {self.name} rules.",
+                _("%(actor)s cannot use %(ability)s on themself in the %(rules)s rules.")
+                % {"actor": actor.name, "ability": ability.slug, "rules": self.name},
                 where,
             )
         if ability.self_target == ONLY and not is_self:
-            raise InvalidScenario(f"{actor.name}'s {ability.slug} can only target themself.", where)
+            raise InvalidScenario(
+                _("%(actor)s's %(ability)s can only target themself.")
+                % {"actor": actor.name, "ability": ability.slug},
+                where,
+            )
 
     def self_target_allowed(
         self, state: GameState, ability: AbilitySpec, actor: Player | None = None
@@ -448,17 +540,19 @@ class Ruleset:
     # -- day ---------------------------------------------------------------------------
     def parse_day(self, state: GameState, raw: Any, where: str) -> DayVotes:
         if not isinstance(raw, dict):
-            raise InvalidScenario("A day must be an object with votes.", where)
+            raise InvalidScenario(_("A day must be an object with votes."), where)
         unknown = set(raw) - {"votes", "nominations", "revote"}
         if unknown:
             raise InvalidScenario(
-                f"A day has no field {sorted(unknown)[0]!r}.", f"{where}.{sorted(unknown)[0]}"
+                _("A day has no field %(field)s.") % {"field": repr(sorted(unknown)[0])},
+                f"{where}.{sorted(unknown)[0]}",
             )
         nominations = None
         if "nominations" in raw:
             if not self.uses_nominations:
                 raise InvalidScenario(
-                    f"The {self.name} rule set has no nominations.", f"{where}.nominations"
+                    _("The %(rules)s rule set has no nominations.") % {"rules": self.name},
+                    f"{where}.nominations",
                 )
             nominations = self._ballots(state, raw["nominations"], f"{where}.nominations")
         votes = self._ballots(state, raw.get("votes", {}), f"{where}.votes")
@@ -471,26 +565,35 @@ class Ruleset:
 
     def _ballots(self, state: GameState, raw: Any, where: str) -> dict[str, str]:
         if not isinstance(raw, dict):
-            raise InvalidScenario("Votes must be an object of voter to target.", where)
+            raise InvalidScenario(_("Votes must be an object of voter to target."), where)
         ballots = {}
         for voter, target in raw.items():
             if not state.has_player(voter):
-                raise InvalidScenario(f"The voter {voter!r} is not a player in this game.", where)
+                raise InvalidScenario(
+                    _("The voter %(voter)s is not a player in this game.") % {"voter": repr(voter)},
+                    where,
+                )
             if not state.is_alive(voter):
-                raise InvalidScenario(f"{voter} is dead and cannot vote.", f"{where}.{voter}")
+                raise InvalidScenario(
+                    _("%(voter)s is dead and cannot vote.") % {"voter": voter}, f"{where}.{voter}"
+                )
             if not isinstance(target, str):
                 raise InvalidScenario(
-                    f'{voter}\'s vote must be a player name or "skip".', f"{where}.{voter}"
+                    _('%(voter)s\'s vote must be a player name or "skip".') % {"voter": voter},
+                    f"{where}.{voter}",
                 )
             if target != SKIP:
                 if not state.has_player(target):
                     raise InvalidScenario(
-                        f"{voter} votes for {target!r}, who is not a player in this game.",
+                        _("%(voter)s votes for %(target)s, who is not a player in this game.")
+                        % {"voter": voter, "target": repr(target)},
                         f"{where}.{voter}",
                     )
                 if not state.is_alive(target):
                     raise InvalidScenario(
-                        f"{voter} votes for {target}, who is dead.", f"{where}.{voter}"
+                        _("%(voter)s votes for %(target)s, who is dead.")
+                        % {"voter": voter, "target": target},
+                        f"{where}.{voter}",
                     )
             ballots[voter] = target
         return ballots
@@ -499,7 +602,9 @@ class Ruleset:
         self, state: GameState, raw: Any, phase: str = "day", where: str = "$.action"
     ) -> DayActionOutcome:
         """Resolve one day action at once (forum: day vigilante, day investigator)."""
-        raise InvalidScenario(f"The {self.name} rule set has no day actions.", where)
+        raise InvalidScenario(
+            _("The %(rules)s rule set has no day actions.") % {"rules": self.name}, where
+        )
 
     def count_votes(self, state: GameState, votes: Mapping[str, str]) -> VoteCount:
         """The live vote count (wagons, L-n) with the table's vote modifiers, if any."""

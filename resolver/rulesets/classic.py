@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import InvalidScenario
 from ..model import SKIP, Action, DayOutcome, DayVotes, GameState, NightOutcome, Verdict
+from ..text import _, gettext_noop
 from ..votes import plurality
 from .base import ALLOWED, NEVER, AbilitySpec, RoleSpec, Ruleset, names
 
@@ -24,43 +25,50 @@ DAY_ELIMINATION = "day_elimination"
 INVESTIGATE = AbilitySpec(
     "investigate",
     self_target=NEVER,
-    description="Each night, investigate one player: you learn mafia or not mafia.",
+    description=gettext_noop("Each night, investigate one player: you learn mafia or not mafia."),
 )
 PROTECT = AbilitySpec(
     "protect",
     self_target=ALLOWED,
-    description="Each night, protect one player (yourself too) from the mafia's kill.",
+    description=gettext_noop(
+        "Each night, protect one player (yourself too) from the mafia's kill."
+    ),
 )
 FACTION_KILL = AbilitySpec(
-    "kill", factional=True, description="Each night the mafia kill one player together."
+    "kill",
+    factional=True,
+    description=gettext_noop("Each night the mafia kill one player together."),
 )
 
 ROLES: Mapping[str, RoleSpec] = {
     "town": RoleSpec(
-        "town", "town", description="No night action; finds the mafia by talking.", title="Town"
+        "town",
+        "town",
+        description=gettext_noop("No night action; finds the mafia by talking."),
+        title=gettext_noop("Town"),
     ),
     "detective": RoleSpec(
         "detective",
         "town",
         (INVESTIGATE,),
-        "Investigates one player a night and learns mafia or not mafia.",
+        gettext_noop("Investigates one player a night and learns mafia or not mafia."),
         cop_like=True,
-        title="Detective",
+        title=gettext_noop("Detective"),
     ),
     "doctor": RoleSpec(
         "doctor",
         "town",
         (PROTECT,),
-        "Protects one player a night (self allowed) from the kill.",
-        title="Doctor",
+        gettext_noop("Protects one player a night (self allowed) from the kill."),
+        title=gettext_noop("Doctor"),
     ),
     "mafia": RoleSpec(
         "mafia",
         MAFIA,
         (),
-        "Knows the other mafia; they kill one player a night.",
+        gettext_noop("Knows the other mafia; they kill one player a night."),
         True,
-        title="Mafia",
+        title=gettext_noop("Mafia"),
     ),
 }
 
@@ -85,18 +93,23 @@ def count_first_round(votes: Mapping[str, str]) -> Count:
     players = tuple(t for t in top.leaders if t != SKIP)
     n = top.votes
     if not top.leaders:
-        return Count(None, (), "Nobody voted, so nobody is eliminated.")
+        return Count(None, (), _("Nobody voted, so nobody is eliminated."))
     if top.single == SKIP:
-        return Count(None, (), f"Skip has the most votes ({n}), so nobody is eliminated.")
+        line = _("Skip has the most votes (%(n)s), so nobody is eliminated.") % {"n": n}
+        return Count(None, (), line)
     if top.single is not None:
-        return Count(top.single, (), f"{top.single} has the most votes ({n}) and is eliminated.")
+        line = _("%(player)s has the most votes (%(n)s) and is eliminated.")
+        return Count(top.single, (), line % {"player": top.single, "n": n})
     if SKIP in top.leaders and len(players) == 1:
-        line = f"Skip and {players[0]} tie with {n} each: a revote between {players[0]} and skip."
-        return Count(None, players, line)
+        line = _("Skip and %(player)s tie with %(n)s each: a revote between %(player)s and skip.")
+        return Count(None, players, line % {"player": players[0], "n": n})
     # Skip tied with several players: the players' tie decides (skip is on the revote anyway).
-    also = " (skip ties too)" if SKIP in top.leaders else ""
-    line = f"{names(players)} tie with {n} each{also}: a revote between them, skip allowed."
-    return Count(None, players, line)
+    line = (
+        _("%(players)s tie with %(n)s each (skip ties too): a revote between them, skip allowed.")
+        if SKIP in top.leaders
+        else _("%(players)s tie with %(n)s each: a revote between them, skip allowed.")
+    )
+    return Count(None, players, line % {"players": names(players), "n": n})
 
 
 def count_revote(votes: Mapping[str, str], options: tuple[str, ...]) -> Count:
@@ -104,13 +117,15 @@ def count_revote(votes: Mapping[str, str], options: tuple[str, ...]) -> Count:
     top = plurality(votes, (*options, SKIP))
     n = top.votes
     if not top.leaders:
-        return Count(None, (), "Nobody voted in the revote, so nobody is eliminated.")
+        return Count(None, (), _("Nobody voted in the revote, so nobody is eliminated."))
     if top.single == SKIP:
-        return Count(None, (), f"Skip wins the revote ({n}), so nobody is eliminated.")
+        line = _("Skip wins the revote (%(n)s), so nobody is eliminated.") % {"n": n}
+        return Count(None, (), line)
     if top.single is not None:
-        line = f"In the revote {top.single} has the most votes ({n}) and is eliminated."
-        return Count(top.single, (), line)
-    return Count(None, (), f"The revote is tied again ({n} each), so nobody is eliminated.")
+        line = _("In the revote %(player)s has the most votes (%(n)s) and is eliminated.")
+        return Count(top.single, (), line % {"player": top.single, "n": n})
+    line = _("The revote is tied again (%(n)s each), so nobody is eliminated.") % {"n": n}
+    return Count(None, (), line)
 
 
 class Classic(Ruleset):
@@ -122,8 +137,8 @@ class Classic(Ruleset):
     reveals_roles_on_death = False  # "Roles are not revealed until the game ends"
     night_attempts = 3  # "After 3 failed attempts ... random valid target for night actions"
     win_conditions = {
-        "town": "You win when every mafia member has been eliminated.",
-        "mafia": "You win when the mafia equal or outnumber the town.",
+        "town": gettext_noop("You win when every mafia member has been eliminated."),
+        "mafia": gettext_noop("You win when the mafia equal or outnumber the town."),
     }
 
     # -- night -----------------------------------------------------------------------
@@ -134,8 +149,11 @@ class Classic(Ruleset):
             key = (action.actor, action.ability)
             if key in seen and action.ability != FACTION_KILL.slug:
                 raise InvalidScenario(
-                    f"{action.actor} submitted a second {action.ability} tonight; "
-                    "each player acts once a night.",
+                    _(
+                        "%(actor)s submitted a second %(ability)s tonight; "
+                        "each player acts once a night."
+                    )
+                    % {"actor": action.actor, "ability": action.ability},
                     f"{where}[{action.index}]",
                 )
             seen.add(key)
@@ -144,7 +162,8 @@ class Classic(Ruleset):
     def check_action(self, state: GameState, action: Action, where: str) -> None:
         if action.ability == FACTION_KILL.slug and is_mafia(state, action.target or ""):
             raise InvalidScenario(
-                f"The mafia cannot kill {action.target}: {action.target} is a fellow mafia member.",
+                _("The mafia cannot kill %(target)s: %(target)s is a fellow mafia member.")
+                % {"target": action.target},
                 f"{where}.targets[0]",
             )
 
@@ -158,23 +177,33 @@ class Classic(Ruleset):
                 results[action.actor] = (
                     {"kind": "investigation", "target": action.target, "result": result},
                 )
-                shown = "mafia" if result == MAFIA else "not mafia"
-                lines.append(f"{action.actor} investigates {action.target}: {shown}.")
+                line = (
+                    _("%(actor)s investigates %(target)s: mafia.")
+                    if result == MAFIA
+                    else _("%(actor)s investigates %(target)s: not mafia.")
+                )
+                lines.append(line % {"actor": action.actor, "target": action.target})
         kills = [a for a in actions if a.ability == FACTION_KILL.slug]
         dead: tuple[str, ...] = ()
         if not kills or not kills[-1].target:
-            lines.append("The mafia hold fire tonight: nobody is attacked.")
+            lines.append(_("The mafia hold fire tonight: nobody is attacked."))
         else:
             shot = kills[-1]
             victim = shot.target or ""
             if victim in protected:
                 lines.append(
-                    f"{victim} survives: the mafia's kill ({shot.actor}) was stopped by "
-                    f"{protected[victim]}'s protection."
+                    _(
+                        "%(victim)s survives: the mafia's kill (%(actor)s) was stopped by "
+                        "%(doctor)s's protection."
+                    )
+                    % {"victim": victim, "actor": shot.actor, "doctor": protected[victim]}
                 )
             else:
                 dead = (victim,)
-                lines.append(f"{victim} is killed by the mafia ({shot.actor}).")
+                lines.append(
+                    _("%(victim)s is killed by the mafia (%(actor)s).")
+                    % {"victim": victim, "actor": shot.actor}
+                )
         after = state.with_dead(dead).with_memory(**{DAY_ELIMINATION: None})
         return NightOutcome(dead, results, {}, (), tuple(lines), after)
 
@@ -185,7 +214,8 @@ class Classic(Ruleset):
             for nominator, nominee in day.nominations.items():
                 if nominee == SKIP and not first_day:
                     raise InvalidScenario(
-                        f"{nominator} nominates skip, which is only allowed on day 1.",
+                        _("%(player)s nominates skip, which is only allowed on day 1.")
+                        % {"player": nominator},
                         f"{where}.nominations.{nominator}",
                     )
             ballot = self.ballot(day)
@@ -193,21 +223,27 @@ class Classic(Ruleset):
             for voter, target in day.votes.items():
                 if target != SKIP and target not in ballot:
                     raise InvalidScenario(
-                        f"{voter} cannot vote for an unnominated player ({target}); "
-                        "only nominated players and skip are on the ballot.",
+                        _(
+                            "%(voter)s cannot vote for an unnominated player (%(target)s); "
+                            "only nominated players and skip are on the ballot."
+                        )
+                        % {"voter": voter, "target": target},
                         f"{where}.votes.{voter}",
                     )
         if day.revote is not None:
             first = count_first_round(day.votes)
             if not first.revote:
                 raise InvalidScenario(
-                    "There is no revote today: the first vote was not tied.", f"{where}.revote"
+                    _("There is no revote today: the first vote was not tied."), f"{where}.revote"
                 )
             for voter, target in day.revote.items():
                 if target != SKIP and target not in first.revote:
                     raise InvalidScenario(
-                        f"{voter} votes for {target} in the revote, but only "
-                        f"{names(first.revote)} and skip are on the revote ballot.",
+                        _(
+                            "%(voter)s votes for %(target)s in the revote, but only "
+                            "%(tied)s and skip are on the revote ballot."
+                        )
+                        % {"voter": voter, "target": target, "tied": names(first.revote)},
                         f"{where}.revote.{voter}",
                     )
 
@@ -245,18 +281,23 @@ def winner(state: GameState) -> Verdict:
     mafia = sum(1 for p in state.alive if p.alignment == MAFIA)
     town = len(state.alive) - mafia
     if mafia == 0:
-        return Verdict("town", "Every mafia member has been eliminated.")
+        return Verdict("town", _("Every mafia member has been eliminated."))
     if mafia >= town:
         return Verdict(
-            MAFIA, f"The mafia ({mafia}) equal or outnumber the town-aligned players ({town})."
+            MAFIA,
+            _("The mafia (%(mafia)s) equal or outnumber the town-aligned players (%(town)s).")
+            % {"mafia": mafia, "town": town},
         )
     doctor_alive = any(p.role == "doctor" for p in state.alive)
     if state.memory.get(DAY_ELIMINATION) and not doctor_alive and mafia >= town - 1:
         return Verdict(
             MAFIA,
-            f"The doctor is dead, so nothing can stop the next night kill, which would leave "
-            f"the mafia ({mafia}) equal to or outnumbering the town ({town - 1}); "
-            "the game ends right after this elimination.",
+            _(
+                "The doctor is dead, so nothing can stop the next night kill, which would leave "
+                "the mafia (%(mafia)s) equal to or outnumbering the town (%(town)s); "
+                "the game ends right after this elimination."
+            )
+            % {"mafia": mafia, "town": town - 1},
         )
     return Verdict(None)
 

@@ -12,6 +12,23 @@
 
   var bell = document.getElementById("bell");
   if (!bell) return; // not signed in
+
+  // The page's words in its language (templates/_js_texts.html, by key; {name} a value put
+  // in); without them (no such block), the English here.
+  var texts = null;
+  function wording(key, english, values) {
+    if (texts === null) {
+      texts = {};
+      try {
+        var block = document.getElementById("js-texts");
+        if (block) texts = JSON.parse(block.textContent) || {};
+      } catch (e) { texts = {}; }
+    }
+    var words = typeof texts[key] === "string" ? texts[key] : english;
+    return words.replace(/\{(\w+)\}/g, function (whole, name) {
+      return values && name in values ? String(values[name]) : whole;
+    });
+  }
   var countEl = bell.querySelector("[data-bell-count]");
   var unreadNow = parseInt(bell.getAttribute("data-unread"), 10) || 0;
   // The newest notification this tab knows of: no pop-up for it. Kept for the tab in
@@ -112,14 +129,14 @@
     if (!button) return;
     function say(text) { if (status) status.textContent = text; }
     if (!("Notification" in window)) {
-      say("This browser cannot show desktop notifications.");
+      say(wording("bellNoDesktop", "This browser cannot show desktop notifications."));
       return;
     }
     function describe() {
       var p = window.Notification.permission;
-      if (p === "granted") say("This browser shows this site's desktop notifications.");
-      else if (p === "denied") say("This browser blocks this site's desktop notifications (change it in the browser's site settings).");
-      else say("This browser has not been asked yet.");
+      if (p === "granted") say(wording("bellGranted", "This browser shows this site's desktop notifications."));
+      else if (p === "denied") say(wording("bellDenied", "This browser blocks this site's desktop notifications (change it in the browser's site settings)."));
+      else say(wording("bellNotAsked", "This browser has not been asked yet."));
       button.hidden = p !== "default";
     }
     button.addEventListener("click", function () {

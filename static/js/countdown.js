@@ -7,34 +7,80 @@
 
   var clockOffset = 0; // server time - local time, in ms (live.js learns it)
 
+  // The page's words in its language (templates/_js_texts.html, by key; {name} a value put
+  // in); without them (no such block), the English here.
+  var texts = null;
+  function loadTexts() {
+    if (texts === null) {
+      texts = {};
+      try {
+        var block = document.getElementById("js-texts");
+        if (block) texts = JSON.parse(block.textContent) || {};
+      } catch (e) { texts = {}; }
+    }
+    return texts;
+  }
+  function fill(words, values) {
+    return words.replace(/\{(\w+)\}/g, function (whole, name) {
+      return values && name in values ? String(values[name]) : whole;
+    });
+  }
+  function wording(key, english, values) {
+    var found = loadTexts()[key];
+    return fill(typeof found === "string" ? found : english, values);
+  }
+  // A sentence about n: the block gives its forms for 1, 2 and 5, and the one whose plural
+  // category (Intl.PluralRules, in the page's language) is n's is used.
+  function plural(key, n, one, other) {
+    var forms = loadTexts()[key];
+    var pick = null;
+    if (forms && typeof forms === "object") {
+      try {
+        var root = document.documentElement;
+        var rules = new Intl.PluralRules((root && root.lang) || undefined);
+        var wanted = rules.select(n);
+        ["1", "2", "5"].forEach(function (sample) {
+          if (pick === null && typeof forms[sample] === "string" &&
+              rules.select(Number(sample)) === wanted) pick = forms[sample];
+        });
+      } catch (e) { pick = null; }
+      if (pick === null) pick = forms[n === 1 ? "1" : "2"];
+    }
+    if (typeof pick !== "string") pick = n === 1 ? one : other;
+    return fill(pick, { n: n });
+  }
+
   function learnClock(serverTime) {
     var t = Date.parse(serverTime);
     if (!isNaN(t)) clockOffset = t - Date.now();
   }
 
   function remaining(ms) {
-    if (ms <= 0) return "any moment now";
+    if (ms <= 0) return wording("soon", "any moment now");
     var s = Math.floor(ms / 1000);
     var d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600);
     var m = Math.floor((s % 3600) / 60), sec = s % 60;
     var parts = [];
-    if (d) parts.push(d + "d");
-    if (d || h) parts.push(h + "h");
-    if (!d) parts.push(m + "m");
-    if (!d && !h) parts.push(sec + "s");
-    return "in " + parts.join(" ");
+    if (d) parts.push(wording("days", "{n}d", { n: d }));
+    if (d || h) parts.push(wording("hours", "{n}h", { n: h }));
+    if (!d) parts.push(wording("minutes", "{n}m", { n: m }));
+    if (!d && !h) parts.push(wording("seconds", "{n}s", { n: sec }));
+    return wording("inTime", "in {time}", { time: parts.join(" ") });
   }
 
   // The same time in words for a screen reader, changing at most once a minute (the
   // clock is aria-live="off": nothing is announced, it is read when someone reaches it).
   function spoken(ms) {
-    if (ms <= 0) return "any moment now";
+    if (ms <= 0) return wording("soon", "any moment now");
     var minutes = Math.ceil(ms / 60000);
-    var plural = function (n, word) { return n + " " + word + (n === 1 ? "" : "s"); };
-    if (minutes >= 2880) return "in about " + plural(Math.floor(minutes / 1440), "day");
-    if (minutes >= 120) return "in about " + plural(Math.floor(minutes / 60), "hour");
-    if (minutes > 1) return "in " + plural(minutes, "minute");
-    return "in less than a minute";
+    if (minutes >= 2880) {
+      return plural("aboutDays", Math.floor(minutes / 1440), "in about {n} day", "in about {n} days");
+    }
+    if (minutes >= 120) {
+      return plural("aboutHours", Math.floor(minutes / 60), "in about {n} hour", "in about {n} hours");
+    }
+    if (minutes > 1) return plural("inMinutes", minutes, "in {n} minute", "in {n} minutes");
+    return wording("lessThanMinute", "in less than a minute");
   }
 
   function setText(el, text) {

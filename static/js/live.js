@@ -24,6 +24,35 @@
   if (!gameId || !window.WebSocket) return;
   window.mafiaLiveSocket = true; // bell.js: this socket also carries the person's inbox
 
+  // The page's words in its language (templates/_js_texts.html, by key; {name} a value put
+  // in); without them (no such block), the English here.
+  var texts = null;
+  function loadTexts() {
+    if (texts === null) {
+      texts = {};
+      try {
+        var block = document.getElementById("js-texts");
+        if (block) texts = JSON.parse(block.textContent) || {};
+      } catch (e) { texts = {}; }
+    }
+    return texts;
+  }
+  function wording(key, english, values) {
+    var found = loadTexts()[key];
+    var words = typeof found === "string" ? found : english;
+    return words.replace(/\{(\w+)\}/g, function (whole, name) {
+      return values && name in values ? String(values[name]) : whole;
+    });
+  }
+  // "New post in the mafia thread.": a sentence per thread the block has (numbered there:
+  // no thread's name on every page), else the thread's name put in.
+  var THREAD_NUMBERS = { "public": 1, "mafia": 2, "dead": 3, "masons": 4, "neighbors": 5 };
+  function newPostIn(thread) {
+    var own = THREAD_NUMBERS.hasOwnProperty(thread) && loadTexts()["newPost" + THREAD_NUMBERS[thread]];
+    if (typeof own === "string") return own;
+    return wording("newPostInThread", "New post in the {thread} thread.", { thread: thread });
+  }
+
   var pageThread = body.getAttribute("data-thread") || "public";
   var onNewestPage = body.getAttribute("data-last-page") === "1";
   // Where the page is in the thread (rendered by the server): its page, how many pages the
@@ -249,12 +278,12 @@
       // and multi-ISO pages list no thread.
       if (item.thread === pageThread && !isoView) addPost(item);
       else if (item.thread !== pageThread && pageThread !== "activity" && pageThread !== "iso") {
-        notice("New post in the " + item.thread + " thread.");
+        notice(newPostIn(item.thread));
       }
     } else if (others) {
       // someone else's result, refused vote, prod or turn (the host's pages)
     } else if (item.kind === "private_result" && item.data) {
-      notice(item.data.text || "You have a new result.", true);
+      notice(item.data.text || wording("newResult", "You have a new result."), true);
     } else if (item.kind === "turn_notice" && item.data) {
       notice(item.data.text, false);
     } else if (item.kind === "vote_refused" && item.data) {
@@ -265,11 +294,12 @@
     } else if (item.kind === "role_pm" && pageThread === "role") {
       reload();
     } else if (item.kind === "night_action" && pageThread === "host") {
-      notice("Night actions updated.", false); // one quiet line, however many come in
+      // one quiet line, however many come in
+      notice(wording("nightActionsUpdated", "Night actions updated."), false);
     }
     if (item.kind === "your_turn" && !others) yourTurn();
     redraw(item);
-    if (item.kind === "game_finished") notice("The game is over.", true);
+    if (item.kind === "game_finished") notice(wording("gameOver", "The game is over."), true);
     tickCountdowns();
   }
 
@@ -397,7 +427,7 @@
       askParts();
     }
     if (!onNewestPage) {
-      notice("New posts: go to the newest page.", false);
+      notice(wording("newPostsNewest", "New posts: go to the newest page."), false);
       return;
     }
     if (page > pageNumber) {
@@ -405,7 +435,7 @@
       if (page > reach) {
         onNewestPage = false;
         body.setAttribute("data-last-page", "0");
-        notice("New posts on the next page.", false);
+        notice(wording("newPostsNext", "New posts on the next page."), false);
         return;
       }
       pageNumber = page; // the new page starts with this post
@@ -516,8 +546,8 @@
   }
 
   // -- status and notices ----------------------------------------------------------------
-  var TOO_MANY_PAGES = "Too many open live pages: close some tabs; this page will not " +
-    "update live (it tries again every minute or so).";
+  var TOO_MANY_PAGES = wording("tooManyPages", "Too many open live pages: close some tabs; this " +
+    "page will not update live (it tries again every minute or so).");
   var toldTooMany = false;
   function status(state) {
     // outage.js shows the red "reconnecting" banner from this event.
@@ -540,9 +570,11 @@
     }
     var el = document.getElementById("live-status");
     if (el) {
-      el.textContent = state === "live" ? "live" : state === "offline" ? "offline" :
-        state === "paused" ? "paused" : state === "crowded" ? "too many tabs" :
-        "reconnecting…";
+      el.textContent = state === "live" ? wording("statusLive", "live") :
+        state === "offline" ? wording("statusOffline", "offline") :
+        state === "paused" ? wording("statusPaused", "paused") :
+        state === "crowded" ? wording("statusCrowded", "too many tabs") :
+        wording("statusReconnecting", "reconnecting…");
       el.setAttribute("data-state", state);
     }
   }
@@ -550,14 +582,14 @@
   // A player whose turn starts is told: a notice, and the page title until they act.
   var baseTitle = document.title;
   function yourTurn() {
-    notice("Your turn at the table.", true);
-    document.title = "\u25B6 Your turn \u00B7 " + baseTitle;
+    notice(wording("yourTurnNotice", "Your turn at the table."), true);
+    document.title = wording("yourTurnTitle", "\u25B6 Your turn \u00B7 {title}", { title: baseTitle });
     body.setAttribute("data-your-turn", "1");
   }
   // The title follows the panel: its "Your turn" line is the viewer's own (a speech, a vote).
   function syncYourTurn() {
     if (document.getElementById("your-turn")) {
-      document.title = "\u25B6 Your turn \u00B7 " + baseTitle;
+      document.title = wording("yourTurnTitle", "\u25B6 Your turn \u00B7 {title}", { title: baseTitle });
       body.setAttribute("data-your-turn", "1");
     } else if (body.getAttribute("data-your-turn") === "1") {
       document.title = baseTitle;
@@ -586,7 +618,7 @@
     line.style.cssText = "background:#222;color:#fff;padding:.5em .8em;margin-top:.4em;" +
       "border-radius:4px;box-shadow:0 2px 6px rgba(0,0,0,.3);cursor:pointer";
     line.textContent = text; // text, never HTML
-    line.title = "Click to dismiss";
+    line.title = wording("dismiss", "Click to dismiss");
     line.onclick = function () { line.remove(); };
     box.appendChild(line);
     if (!important) setTimeout(function () { line.remove(); }, 8000);

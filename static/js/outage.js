@@ -10,6 +10,23 @@
   var timer = null;
   var shown = false;
 
+  // The page's words in its language (templates/_js_texts.html, by key; {name} a value put
+  // in); without them (no such block), the English here.
+  var texts = null;
+  function wording(key, english, values) {
+    if (texts === null) {
+      texts = {};
+      try {
+        var block = document.getElementById("js-texts");
+        if (block) texts = JSON.parse(block.textContent) || {};
+      } catch (e) { texts = {}; }
+    }
+    var words = typeof texts[key] === "string" ? texts[key] : english;
+    return words.replace(/\{(\w+)\}/g, function (whole, name) {
+      return values && name in values ? String(values[name]) : whole;
+    });
+  }
+
   function banner() {
     var el = document.getElementById("outage-banner");
     if (!el) {
@@ -24,15 +41,16 @@
   }
 
   var TEXTS = {
-    reconnecting: "Connection to the game server lost: reconnecting… " +
-      "Updates will catch up when it is back; a vote or post sent meanwhile may be refused.",
-    paused: "Live updates paused: the game server's message service is away. Posts, votes " +
-      "and night actions still count; this page catches up when it is back (or reload it)."
+    reconnecting: ["outageReconnecting", "Connection to the game server lost: reconnecting… " +
+      "Updates will catch up when it is back; a vote or post sent meanwhile may be refused."],
+    paused: ["outagePaused", "Live updates paused: the game server's message service is away. " +
+      "Posts, votes and night actions still count; this page catches up when it is back (or " +
+      "reload it)."]
   };
 
   function show(state) {
     var el = banner();
-    el.textContent = TEXTS[state];
+    el.textContent = wording(TEXTS[state][0], TEXTS[state][1]);
     el.setAttribute("data-state", state);
     el.hidden = false;
     shown = true;
@@ -44,7 +62,7 @@
     shown = false;
     var el = banner();
     el.setAttribute("data-state", "live");
-    el.textContent = "Reconnected: the page is up to date.";
+    el.textContent = wording("outageBack", "Reconnected: the page is up to date.");
     setTimeout(function () { if (!shown) el.hidden = true; }, 3000);
   }
 

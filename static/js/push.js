@@ -6,6 +6,23 @@
 
   var box = document.querySelector("[data-push]");
   if (!box) return;
+
+  // The page's words in its language (templates/_js_texts.html, by key; {name} a value put
+  // in); without them (no such block), the English here.
+  var texts = null;
+  function wording(key, english, values) {
+    if (texts === null) {
+      texts = {};
+      try {
+        var block = document.getElementById("js-texts");
+        if (block) texts = JSON.parse(block.textContent) || {};
+      } catch (e) { texts = {}; }
+    }
+    var words = typeof texts[key] === "string" ? texts[key] : english;
+    return words.replace(/\{(\w+)\}/g, function (whole, name) {
+      return values && name in values ? String(values[name]) : whole;
+    });
+  }
   // One button: "Turn on" or "Turn off" as this browser is now (the page's CSS shows a
   // button whatever its hidden attribute says, so there is never a second one to hide).
   var button = box.querySelector("[data-push-toggle]");
@@ -26,7 +43,7 @@
     }).then(function (response) {
       return response.json().catch(function () { return {}; }).then(function (answer) {
         if (!response.ok || response.redirected) {
-          throw new Error(answer.error || "The site did not take it; reload the page and try again.");
+          throw new Error(answer.error || wording("pushNotTaken", "The site did not take it; reload the page and try again."));
         }
         return answer;
       });
@@ -42,17 +59,17 @@
   function show(now) {
     subscribed = now;
     button.textContent = subscribed
-      ? "Turn off push notifications on this device"
-      : "Turn on push notifications on this device";
+      ? wording("pushTurnOff", "Turn off push notifications on this device")
+      : wording("pushTurnOn", "Turn on push notifications on this device");
     button.disabled = false;
     say(subscribed
-      ? "This browser gets push notifications from this site."
-      : "This browser does not get push notifications from this site.");
+      ? wording("pushOn", "This browser gets push notifications from this site.")
+      : wording("pushOff", "This browser does not get push notifications from this site."));
   }
 
   if (!key) return; // the page says push is not set up
   if (!("serviceWorker" in navigator) || !("PushManager" in window) || !window.isSecureContext) {
-    say("This browser cannot get push notifications here (it needs a secure https page; on an iPhone, add the site to the home screen first).");
+    say(wording("pushUnsupported", "This browser cannot get push notifications here (it needs a secure https page; on an iPhone, add the site to the home screen first)."));
     return;
   }
   var ready = navigator.serviceWorker.register("/sw.js", { scope: "/" }).then(function () {
@@ -63,7 +80,7 @@
   }).then(function (subscription) { show(!!subscription); }).catch(function () { show(false); });
 
   function turnOn() {
-    say("Asking the browser…");
+    say(wording("pushAsking", "Asking the browser…"));
     return ready.then(function (registration) {
       return registration.pushManager.subscribe({
         userVisibleOnly: true,
@@ -74,8 +91,8 @@
     }).then(function () { show(true); }).catch(function (error) {
       show(false);
       say(window.Notification && window.Notification.permission === "denied"
-        ? "This browser blocks this site's notifications (change it in the browser's site settings)."
-        : "Push could not be turned on: " + error.message);
+        ? wording("pushBlocked", "This browser blocks this site's notifications (change it in the browser's site settings).")
+        : wording("pushOnFailed", "Push could not be turned on: {error}", { error: error.message }));
     });
   }
 
@@ -92,7 +109,7 @@
       });
     }).then(function () { show(false); }).catch(function (error) {
       show(true);
-      say("Push could not be turned off: " + error.message);
+      say(wording("pushOffFailed", "Push could not be turned off: {error}", { error: error.message }));
     });
   }
 

@@ -11,13 +11,30 @@
 
   var MARK = "data-scroll-region"; // set by this file: only its own attributes are undone
 
+  // The page's words in its language (templates/_js_texts.html, by key; {name} a value put
+  // in); without them (no such block), the English here.
+  var texts = null;
+  function wording(key, english, values) {
+    if (texts === null) {
+      texts = {};
+      try {
+        var block = document.getElementById("js-texts");
+        if (block) texts = JSON.parse(block.textContent) || {};
+      } catch (e) { texts = {}; }
+    }
+    var words = typeof texts[key] === "string" ? texts[key] : english;
+    return words.replace(/\{(\w+)\}/g, function (whole, name) {
+      return values && name in values ? String(values[name]) : whole;
+    });
+  }
+
   function nameOf(wrap) {
     var caption = wrap.querySelector("caption");
     if (caption && caption.textContent.trim()) return caption.textContent.trim();
     var section = wrap.closest("section, article, .card");
     var heading = section && section.querySelector("h1, h2, h3, h4");
     if (heading && heading.textContent.trim()) return heading.textContent.trim();
-    return "Table";
+    return wording("table", "Table");
   }
 
   function update(wrap) {
@@ -25,7 +42,7 @@
     if (scrolls && !wrap.hasAttribute("tabindex")) {
       wrap.setAttribute("tabindex", "0");
       wrap.setAttribute("role", "region");
-      wrap.setAttribute("aria-label", nameOf(wrap) + " (scrolls sideways)");
+      wrap.setAttribute("aria-label", wording("scrollsSideways", "{name} (scrolls sideways)", { name: nameOf(wrap) }));
       wrap.setAttribute(MARK, "");
     } else if (!scrolls && wrap.hasAttribute(MARK)) {
       ["tabindex", "role", "aria-label", MARK].forEach(function (name) {

@@ -412,6 +412,10 @@ ROWS: list[Row] = [
     Row("API tokens page", "GET", "/accounts/tokens/", same(logged_in(), "day")),
     Row("open data page", "GET", "/accounts/open-data/", same(logged_in(), "day")),
     Row("open data choice", "POST", "/accounts/open-data/", same(logged_in(), "day")),
+    # The account's language (games.i18n); a visitor's is a cookie a footer link sets.
+    Row("language page", "GET", "/accounts/language/", same(logged_in(), "day")),
+    Row("language choice", "POST", "/accounts/language/", same(logged_in(), "day")),
+    Row("language switcher", "GET", "/language/ru/", same(everyone(), "day")),
     Row("new API token", "POST", "/accounts/tokens/new/", same(logged_in(), "day")),
     Row(
         "revoke an API token",

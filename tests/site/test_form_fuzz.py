@@ -164,12 +164,14 @@ POST_FORMS = {
     "games:bookmark_remove": "bookmarks",
     "login_unlock": "person tokens",
     "open_data": "open data",
+    "account_language": "language",  # the account's language, and the footer's switcher
 }
 # Pages with no form of their own to fuzz: GET only, or a POST answered with the page.
 READ_ONLY = {
     "healthz",
     "help",  # the manual: static files, GET only (mafia_site/help.py)
     "help_page",
+    "visitor_language",  # a footer link: GET only, ?next= checked (tests/site/test_i18n.py)
     "games:lobby",
     "games:thread",
     "games:private_thread",
@@ -530,6 +532,18 @@ def test_the_open_data_form(make_users):
     assert fuzzed >= expected("open data")
     # Whatever came in, the choice is one row or none: a hostile value is a plain "no".
     assert OpenDataConsent.objects.filter(user=person).count() <= 1
+
+
+def test_the_language_forms(make_users):
+    from games.models import AccountSettings
+
+    (person,) = make_users(1, prefix="lang")
+    fuzzed = fuzz(logged_in(person), "/accounts/language/", values=NUMBERS_AND_TEXT)
+    visitor = Client(raise_request_exception=False)
+    fuzzed |= fuzz(visitor, "/", only=("setlang",), values=NUMBERS_AND_TEXT)
+    assert fuzzed >= expected("language")
+    # Whatever came in, the choice is one of the site's languages or none.
+    assert set(AccountSettings.objects.values_list("language", flat=True)) <= {"", "en", "ru"}
 
 
 def test_the_agent_forms(host):

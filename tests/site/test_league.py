@@ -354,7 +354,7 @@ def test_the_api_lists_joins_and_leaves_queues(
     vanilla = next(r for r in rows if r["setup"] == VANILLA)
     assert vanilla == {
         "setup": VANILLA,
-        "name": SETUPS[VANILLA].name,
+        "name": str(SETUPS[VANILLA].name),
         "ruleset": "forum",
         "players": 7,
         "waiting": 0,
@@ -401,7 +401,7 @@ def test_the_page_joins_and_leaves(
 ) -> None:
     users = people(7)
     page = client_for(None).get("/league/")
-    assert page.status_code == 200 and SETUPS[VANILLA].name in page.content.decode()
+    assert page.status_code == 200 and str(SETUPS[VANILLA].name) in page.content.decode()
     assert f"/league/{VANILLA}/join/" not in page.content.decode()  # log in first
     web = client_for(users[0])
     assert f'action="/league/{VANILLA}/join/"' in web.get("/league/").content.decode()

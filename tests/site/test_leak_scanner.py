@@ -94,9 +94,10 @@ from typing import Any
 
 import pytest
 from allauth.account.models import EmailAddress
+from django.conf import settings as site_settings
 from django.contrib.auth import get_user_model
 from django.test import Client
-from django.utils import timezone
+from django.utils import timezone, translation
 from mafia_client import parse_frame
 
 from agents import services as agent_services
@@ -110,7 +111,7 @@ from games.live import inbox as live_inbox
 from games.live import kinds, numbering
 from games.live import replay as live_replay
 from games.live.page_render import page_path, render_page
-from games.models import Game, NightAction, PrivateResult, Slot
+from games.models import AccountSettings, Game, NightAction, PrivateResult, Slot
 from games.reads.agents import agents_hidden
 from games.reads.table import turn_view
 from games.reads.thoughts import thoughts_of
@@ -135,6 +136,12 @@ INVESTIGATORS = ("cop", "sheriff", "detective")
 PLAIN_TOWN = ("vanilla_townie", "villager", "citizen", "town")
 THREADS = ("public", "mafia", "masons", "dead")
 INBOX_BODIES = ("/api/v1/notifications/", "socket: inbox")
+# Who reads the site in Russian (their account's language): their pages, frames, mails and
+# notifications are searched for the Russian names of what they may not know too. The city
+# game (played above all in Russian-speaking clubs) is written in Russian: its thread's
+# announcements and the resolver's explanations are stored in Russian for everyone.
+RUSSIAN_READERS = ("spectator", "mafia", "dead")
+RUSSIAN_GAMES = ("city-ten",)
 SITE_ID_KEYS = {"pk", "post_id", "event_id", "action_id", "result_id", "seq", "event_seq"}
 # The host's chat webhook: its URL is the host's secret; what is posted to it is public.
 WEBHOOK_URL = "https://chat.example/api/webhooks/4242/wh-secret-token-7c1e"
@@ -235,12 +242,15 @@ def forbidden(game: Game, who: Knowledge, secrets: Secrets) -> dict[str, str]:
     slots = list(game.slots.select_related("user"))
     allowed_roles = {s.role for s in slots if s.pk in who.known or revealed(s)}
     words_everywhere = {a.lower() for a in rules.alignment_titles} | set(THREADS)
-    words_everywhere |= {t.lower() for t in rules.alignment_titles.values()}
+    for title in rules.alignment_titles.values():
+        words_everywhere |= {t.lower() for t in in_every_language(title)}
+    for thread in THREADS:  # the threads' own names, as the pages say them
+        words_everywhere |= {t.lower() for t in in_every_language(thread.capitalize())}
     for slot in slots:
         if slot.pk in who.known or revealed(slot) or slot.role in allowed_roles:
             continue
         spec = rules.roles[slot.role]
-        for token in (slot.role, spec.title):
+        for token in (slot.role, *in_every_language(spec.title)):
             if token.lower() not in words_everywhere:
                 out[token] = f"{slot.display_name}'s role"
         if slot.sanity and slot.sanity != "sane":
@@ -482,6 +492,18 @@ def check_numbering(person: Person, frames: list[dict], positions: dict[str, int
 
 
 # -- searching ------------------------------------------------------------------------------
+def in_every_language(text: str) -> list[str]:
+    """A rules text as each language of the site writes it (the resolver's data is English;
+    the pages show it through the catalogue)."""
+    with translation.override(None):  # the source text (a lazy one, as English says it)
+        source = str(text)
+    out = [source]
+    for language, _name in site_settings.LANGUAGES:
+        with translation.override(language):
+            out.append(translation.gettext(source))
+    return list(dict.fromkeys(t for t in out if t))
+
+
 def rules_texts(game: Game) -> list[str]:
     rules = get_ruleset(game.ruleset)
     texts = [r.description for r in rules.roles.values()]
@@ -489,7 +511,8 @@ def rules_texts(game: Game) -> list[str]:
     texts += list(rules.modifiers.values()) + list(rules.win_conditions.values())
     texts += [f.help for f in rules.flags.values()] + [s.description for s in SETUPS.values()]
     texts += [s.name for s in SETUPS.values()] + list(SETUPS)  # the league lists setups
-    return sorted({t for t in texts if t}, key=len, reverse=True)
+    every = {t for text in texts if text for t in in_every_language(text)}
+    return sorted(every, key=len, reverse=True)
 
 
 def strings(value: Any) -> list[str]:
@@ -507,9 +530,18 @@ def searchable(body: Any, cut: list[str]) -> str:
     return text
 
 
+# A Russian noun takes an ending by its case ("Доктор", "Доктора", "Доктором"): a Cyrillic
+# token is found with up to three more Cyrillic letters.
+CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
+
+
+def word(token: str) -> str:
+    return re.escape(token) + ("[а-яё]{0,3}" if CYRILLIC.search(token) else "")
+
+
 def token_pattern(token: str) -> re.Pattern[str]:
     # Whole words, any case; "Don" is not "Don't".
-    return re.compile(rf"(?<![\w]){re.escape(token)}(?![\w'’])", re.IGNORECASE)
+    return re.compile(rf"(?<![\w]){word(token)}(?![\w'’])", re.IGNORECASE)
 
 
 def tokens_pattern(tokens: Iterable[str]) -> re.Pattern[str] | None:
@@ -519,7 +551,7 @@ def tokens_pattern(tokens: Iterable[str]) -> re.Pattern[str] | None:
     ordered = sorted(set(tokens), key=len, reverse=True)
     if not ordered:
         return None
-    either = "|".join(re.escape(t) for t in ordered)
+    either = "|".join(word(t) for t in ordered)
     return re.compile(rf"(?<![\w])(?:{either})(?![\w'’])", re.IGNORECASE)
 
 
@@ -995,6 +1027,8 @@ def start(setup: str, host: Any) -> tuple[Game, list[Person]]:
     if not kwargs["turn_based"]:
         kwargs["secret_votes"] = "totals"
         kwargs["must_act"] = True
+    if setup in RUSSIAN_GAMES:
+        kwargs["language"] = "ru"
     game = services.create_game(host, title="A watched game", seed=5, **kwargs)
     set_webhook(host, game.pk, WEBHOOK_URL)  # every announcement goes out too
     for n in range(game.player_cap):
@@ -1028,6 +1062,9 @@ def start(setup: str, host: Any) -> tuple[Game, list[Person]]:
         for name in ("cohost", "ex-cohost"):
             people.append(Person(name, UserFactory(username=f"watching{name.replace('-', '')}")))
             services.add_cohost(host, game.pk, people[-1].user.username)
+    for person in people:
+        if person.name in RUSSIAN_READERS:
+            AccountSettings.objects.update_or_create(user=person.user, defaults={"language": "ru"})
     return game, people
 
 

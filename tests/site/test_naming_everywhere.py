@@ -46,6 +46,7 @@ SLUGS = slugs()
 def check(where: str, text: str, *, title: bool = False) -> None:
     """``text`` as a person reads it; ``title``: a name on its own (not prose), which must
     be no slug at all, even a one-word lowercase one ("goon")."""
+    text = str(text)  # a setting's label is a lazy text, read in the active language
     text = re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", text)))
     assert not SNAKE.search(text), f"{where}: a slug in {text!r}"
     assert not BAD_PLURAL.search(text), f"{where}: a bad plural in {text!r}"

@@ -12,6 +12,7 @@ from typing import Any
 
 from ...errors import InvalidScenario
 from ...model import Action, DayOutcome, DayVotes, GameState, NightOutcome, Verdict
+from ...text import _, gettext_noop
 from ..base import Ruleset
 from . import day, night, win
 from .roles import FACTION_KILL, FLAGS, ROLES
@@ -23,11 +24,17 @@ class CityRuleset(Ruleset):
     roles = ROLES
     flags = FLAGS
     alignments = ("town", "mafia", "maniac")  # town is the red team
-    alignment_titles = {"town": "Red", "mafia": "Black", "maniac": "Maniac"}
+    alignment_titles = {
+        "town": gettext_noop("Red"),
+        "mafia": gettext_noop("Black"),
+        "maniac": gettext_noop("Maniac"),
+    }
     win_conditions = {
-        "town": "You win when every mafia member and the Maniac are dead.",
-        "mafia": "You win when the mafia equal or outnumber everyone else alive.",
-        "maniac": "You win when you are the last black player and at most one red is left.",
+        "town": gettext_noop("You win when every mafia member and the Maniac are dead."),
+        "mafia": gettext_noop("You win when the mafia equal or outnumber everyone else alive."),
+        "maniac": gettext_noop(
+            "You win when you are the last black player and at most one red is left."
+        ),
     }
     factional_kill = FACTION_KILL
     uses_immunity_card = True
@@ -42,7 +49,8 @@ class CityRuleset(Ruleset):
             # ability is used once a night.
             if key in seen and not night.is_faction_kill(state, action):
                 raise InvalidScenario(
-                    f"{action.actor} already uses {action.ability} tonight; one per night.",
+                    _("%(actor)s already uses %(ability)s tonight; one per night.")
+                    % {"actor": action.actor, "ability": action.ability},
                     f"{where}[{action.index}]",
                 )
             seen.add(key)

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from ...errors import InvalidScenario
 from ...model import SKIP, DayOutcome, DayVotes, GameState
+from ...text import _, ngettext
 from ...votes import Plurality, plurality, tally
 from ..base import names
 
@@ -27,37 +28,54 @@ def check(state: GameState, day: DayVotes, where: str) -> None:
         return
     tied = tied_players(plurality(day.votes))
     if tied is None:
-        raise InvalidScenario("There is no revote: today's vote was not tied.", f"{where}.revote")
+        raise InvalidScenario(
+            _("There is no revote: today's vote was not tied."), f"{where}.revote"
+        )
     for voter, target in day.revote.items():
         if target != SKIP and target not in tied:
             raise InvalidScenario(
-                f"{voter} votes for {target} in the revote, but only {names(tied)} "
-                f"{'is' if len(tied) == 1 else 'are'} in it.",
+                ngettext(
+                    "%(voter)s votes for %(target)s in the revote, but only %(tied)s is in it.",
+                    "%(voter)s votes for %(target)s in the revote, but only %(tied)s are in it.",
+                    len(tied),
+                )
+                % {"voter": voter, "target": target, "tied": names(tied)},
                 f"{where}.revote.{voter}",
             )
 
 
 def resolve(state: GameState, day: DayVotes) -> DayOutcome:
-    lines = [_count_line("Vote count", day.votes, state)]
+    lines = [_count_line(_("Vote count: %(count)s."), day.votes, state)]
     count = plurality(day.votes)
     if not count.leaders:
-        return _nobody(state, lines, "Nobody voted, so nobody is eliminated.")
+        return _nobody(state, lines, _("Nobody voted, so nobody is eliminated."))
     if count.single == SKIP:
-        return _nobody(state, lines, "Skip has the most votes: nobody is eliminated.")
+        return _nobody(state, lines, _("Skip has the most votes: nobody is eliminated."))
     if count.single is not None:
         return _vote_out(state, count.single, count.votes, lines)
     tied = tied_players(count) or ()
-    options = names([("skip" if t == SKIP else t) for t in count.leaders])
-    lines.append(f"{options} are tied with {count.votes} votes each.")
+    options = names([(_("skip") if t == SKIP else t) for t in count.leaders])
+    lines.append(
+        ngettext(
+            "%(options)s are tied with %(votes)s votes each.",
+            "%(options)s are tied with %(votes)s votes each.",
+            count.votes,
+        )
+        % {"options": options, "votes": count.votes}
+    )
     if day.revote is None:
-        lines.append(f"{names(tied)} speak again and go to a revote.")
+        lines.append(_("%(tied)s speak again and go to a revote.") % {"tied": names(tied)})
         return DayOutcome(None, tied, tuple(lines), state)
-    lines.append(_count_line("Revote", day.revote, state))
+    lines.append(_count_line(_("Revote: %(count)s."), day.revote, state))
     second = plurality(day.revote, (*tied, SKIP))
     if second.single is not None and second.single != SKIP:
         return _vote_out(state, second.single, second.votes, lines)
-    why = "skip wins the revote" if second.single == SKIP else "the revote does not break the tie"
-    return _nobody(state, lines, f"Nobody is eliminated: {why}.")
+    why = (
+        _("Nobody is eliminated: skip wins the revote.")
+        if second.single == SKIP
+        else _("Nobody is eliminated: the revote does not break the tie.")
+    )
+    return _nobody(state, lines, why)
 
 
 def _vote_out(state: GameState, target: str, votes: int, lines: list[str]) -> DayOutcome:
@@ -66,12 +84,21 @@ def _vote_out(state: GameState, target: str, votes: int, lines: list[str]) -> Da
         return _nobody(
             state,
             lines,
-            f"{target} has the most votes ({votes}) but is not eliminated: {shield}.",
+            _("%(target)s has the most votes (%(votes)s) but is not eliminated: %(why)s.")
+            % {"target": target, "votes": votes, "why": shield},
         )
-    lines.append(f"{target} is eliminated with {votes} votes and has a last word.")
+    lines.append(
+        ngettext(
+            "%(target)s is eliminated with %(votes)s votes and has a last word.",
+            "%(target)s is eliminated with %(votes)s votes and has a last word.",
+            votes,
+        )
+        % {"target": target, "votes": votes}
+    )
     if state.player(target).immune:
         lines.append(
-            f"{target}'s immunity card does not stop the day vote (it saves from night kills)."
+            _("%(target)s's immunity card does not stop the day vote (it saves from night kills).")
+            % {"target": target}
         )
     # City keeps the card face down until the game ends: the role is not revealed.
     return DayOutcome(target, None, tuple(lines), state.with_dead([target]), {target: "unknown"})
@@ -80,9 +107,13 @@ def _vote_out(state: GameState, target: str, votes: int, lines: list[str]) -> Da
 def _vote_shield(state: GameState, target: str) -> str:
     """Why ``target`` cannot be voted out today ('' when they can)."""
     if state.flags["immunityBlocksVote"] and state.player(target).immune:
-        return f"{target}'s immunity card also blocks the day vote (immunityBlocksVote)"
+        return _("%(target)s's immunity card also blocks the day vote (immunityBlocksVote)") % {
+            "target": target
+        }
     if target in state.vote_immunity:
-        return f"the Mistress's visit last night makes {target} immune from today's vote"
+        return _("the Mistress's visit last night makes %(target)s immune from today's vote") % {
+            "target": target
+        }
     return ""
 
 
@@ -90,10 +121,17 @@ def _nobody(state: GameState, lines: list[str], why: str) -> DayOutcome:
     return DayOutcome(None, None, (*lines, why), state)
 
 
-def _count_line(title: str, votes: Mapping[str, str], state: GameState) -> str:
+def _count_line(template: str, votes: Mapping[str, str], state: GameState) -> str:
+    """One count as a line: ``template`` ("Vote count: %(count)s.") with the wagons."""
     count = tally(votes, state.alive_names)
-    wagons = [f"{w.target} {w.size} ({', '.join(w.voters)})" for w in count.wagons]
-    text = "; ".join(wagons) if wagons else "no votes"
+    wagons = [
+        f"{_('skip') if w.target == SKIP else w.target} {w.size} ({', '.join(w.voters)})"
+        for w in count.wagons
+    ]
+    text = "; ".join(wagons) if wagons else _("no votes")
     if count.not_voting:
-        text += f"; not voting: {', '.join(count.not_voting)}"
-    return f"{title}: {text}."
+        text = _("%(wagons)s; not voting: %(players)s") % {
+            "wagons": text,
+            "players": ", ".join(count.not_voting),
+        }
+    return template % {"count": text}

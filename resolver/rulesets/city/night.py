@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...model import Action, GameState, NightOutcome
+from ...text import _, gettext_noop
 from ..base import names
 from .roles import ROLES
 
@@ -25,7 +26,18 @@ NIGHT_ORDER = (
     "maniac kill",
 )
 
-KILL_NAMES = {"mafia kill": "the mafia kill", "maniac kill": "the Maniac's kill"}
+# Named in a list ("the mafia kill and the Maniac's kill"): translated where it is used.
+KILL_NAMES = {
+    "mafia kill": gettext_noop("the mafia kill"),
+    "maniac kill": gettext_noop("the Maniac's kill"),
+}
+# What a check tells, as the explanation says it.
+CHECK_RESULTS = {
+    "red": gettext_noop("red"),
+    "black": gettext_noop("black"),
+    "sheriff": gettext_noop("sheriff"),
+    "not_sheriff": gettext_noop("not sheriff"),
+}
 
 
 # Layer 2 edge "Doctor heal -> kill": always for the mafia, by flag for the Maniac.
@@ -36,7 +48,6 @@ HEAL_NEGATES: dict[str, Callable[[Mapping[str, Any]], bool]] = {
 
 # Abilities under the "not the same player two nights running" cooldown, and their flag.
 NO_REPEAT_FLAG = {"heal": "doctorNoRepeatTarget", "visit": "mistressNoRepeatTarget"}
-ROLE_TITLE = {"heal": "the Doctor", "visit": "the Mistress"}
 
 
 def is_faction_kill(state: GameState, action: Action) -> bool:
@@ -81,7 +92,7 @@ def resolve(state: GameState, actions: tuple[Action, ...]) -> NightOutcome:
     for morning_step in (_kills_and_heal, _lover_drag, _vote_immunity):
         morning_step(night)
     if not night.dying:
-        night.lines.append("Nobody dies tonight.")
+        night.lines.append(_("Nobody dies tonight."))
     dead = tuple(sorted(night.dying))
     return NightOutcome(
         dead=dead,
@@ -102,30 +113,44 @@ def _standing_orders(night: Night, actions: tuple[Action, ...]) -> list[Action]:
         return list(actions)
     by_don = [a for a in orders if state.player(a.actor).role == "don"]
     chosen = (by_don or orders)[-1]
-    why = "the Don has the final say" if by_don else "the last order stands"
-    night.lines.append(f"The mafia's kill is {chosen.actor}'s order: {why}.")
+    line = (
+        _("The mafia's kill is %(actor)s's order: the Don has the final say.")
+        if by_don
+        else _("The mafia's kill is %(actor)s's order: the last order stands.")
+    )
+    night.lines.append(line % {"actor": chosen.actor})
     return [a for a in actions if a is chosen or not is_faction_kill(state, a)]
 
 
 # -- Layer 1 steps -------------------------------------------------------------------------
 def _kill(night: Night, action: Action) -> None:
     step = step_of(night.state, action)
-    who = f"The {'mafia' if step == 'mafia kill' else 'Maniac'} ({action.actor})"
+    mafia = step == "mafia kill"
     if not action.targets:
-        night.lines.append(f"{who} holds fire.")
+        line = (
+            _("The mafia (%(actor)s) holds fire.")
+            if mafia
+            else _("The Maniac (%(actor)s) holds fire.")
+        )
+        night.lines.append(line % {"actor": action.actor})
         return
     target = action.targets[0]
+    values = {"actor": action.actor, "target": target}
     if not night.state.is_alive(target):
-        night.lines.append(
-            f"{_upper_first(KILL_NAMES[step])} on {target} does nothing: {target} is already dead."
+        line = (
+            _("The mafia kill on %(target)s does nothing: %(target)s is already dead.")
+            if mafia
+            else _("The Maniac's kill on %(target)s does nothing: %(target)s is already dead.")
         )
+        night.lines.append(line % values)
         return
-    night.lines.append(f"{who} shoots {target}.")
+    line = (
+        _("The mafia (%(actor)s) shoots %(target)s.")
+        if mafia
+        else _("The Maniac (%(actor)s) shoots %(target)s.")
+    )
+    night.lines.append(line % values)
     night.kills.setdefault(target, []).append(step)
-
-
-def _upper_first(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 def _check(result_of: Callable[[GameState, str], str]) -> Callable[[Night, Action], None]:
@@ -137,7 +162,15 @@ def _check(result_of: Callable[[GameState, str], str]) -> Callable[[Night, Actio
         night.results.setdefault(action.actor, []).append(
             {"kind": "investigation", "target": target, "result": result}
         )
-        night.lines.append(f"{action.actor} checks {target}: {result.replace('_', ' ')}.")
+        night.lines.append(
+            _("%(actor)s checks %(target)s: %(result)s.")
+            % {
+                "actor": action.actor,
+                "target": target,
+                # i18n: marked at its source
+                "result": _(CHECK_RESULTS[result]),
+            }
+        )
 
     return check
 
@@ -156,19 +189,43 @@ def _protect(night: Night, action: Action) -> None:
     if not action.targets:
         return
     target, verb = action.targets[0], action.ability
+    heal = verb == "heal"
+    values = {"actor": action.actor, "target": target, "flag": NO_REPEAT_FLAG[verb]}
     if not night.state.is_alive(target):
-        night.lines.append(f"{action.actor}'s {verb} does nothing: {target} is already dead.")
+        line = (
+            _("%(actor)s's heal does nothing: %(target)s is already dead.")
+            if heal
+            else _("%(actor)s's visit does nothing: %(target)s is already dead.")
+        )
+        night.lines.append(line % values)
         return
     if _repeats(night, action):
-        title = ROLE_TITLE[verb]
-        whom = "themself" if target == action.actor else "the same player"
-        night.lines.append(
-            f"{action.actor}'s {verb} on {target} is void: {title} chose {target} last night "
-            f"too and may not {verb} {whom} two nights running ({NO_REPEAT_FLAG[verb]})."
-        )
+        themself = target == action.actor
+        if heal and themself:
+            line = _(
+                "%(actor)s's heal on %(target)s is void: the Doctor chose %(target)s last "
+                "night too and may not heal themself two nights running (%(flag)s)."
+            )
+        elif heal:
+            line = _(
+                "%(actor)s's heal on %(target)s is void: the Doctor chose %(target)s last "
+                "night too and may not heal the same player two nights running (%(flag)s)."
+            )
+        elif themself:
+            line = _(
+                "%(actor)s's visit on %(target)s is void: the Mistress chose %(target)s last "
+                "night too and may not visit themself two nights running (%(flag)s)."
+            )
+        else:
+            line = _(
+                "%(actor)s's visit on %(target)s is void: the Mistress chose %(target)s last "
+                "night too and may not visit the same player two nights running (%(flag)s)."
+            )
+        night.lines.append(line % values)
         return
-    night.lines.append(f"{action.actor} {verb}s {target}.")
-    if verb == "heal":
+    line = _("%(actor)s heals %(target)s.") if heal else _("%(actor)s visits %(target)s.")
+    night.lines.append(line % values)
+    if heal:
         night.heals[target] = action.actor
     else:
         night.visits.append((action.actor, target))
@@ -198,35 +255,54 @@ STEPS: dict[str, Callable[[Night, Action], None]] = {
 def _kills_and_heal(night: Night) -> None:
     """Precedence 1 and 2: the heal's full-night protection, then the immunity card."""
     for target, steps in night.kills.items():
-        kills = names([KILL_NAMES[s] for s in steps])
+        kills = names([_(KILL_NAMES[s]) for s in steps])  # i18n: marked at its source
         healed = target in night.heals
         standing = [s for s in steps if not (healed and HEAL_NEGATES[s](night.flags))]
         immune = night.state.player(target).immune
+        values = {
+            "target": target,
+            "kills": kills,
+            "standing": names([_(KILL_NAMES[s]) for s in standing]),  # i18n: marked at its source
+        }
         if not standing:
             if immune:
-                night.lines.append(
-                    f"{target} survives {kills}: {target} holds an immunity card, so the "
+                line = _(
+                    "%(target)s survives %(kills)s: %(target)s holds an immunity card, so the "
                     "Doctor's save is not counted."
                 )
-            else:
-                protection = " (full-night protection)" if len(steps) > 1 else ""
-                night.lines.append(
-                    f"{target} survives: the Doctor's heal negates {kills}{protection}."
+            elif len(steps) > 1:
+                line = _(
+                    "%(target)s survives: the Doctor's heal negates %(kills)s "
+                    "(full-night protection)."
                 )
+            else:
+                line = _("%(target)s survives: the Doctor's heal negates %(kills)s.")
+            night.lines.append(line % values)
             continue
-        void_heal = ""
-        if healed:
-            void_heal = (
-                f"; the Doctor's heal cannot stop {names([KILL_NAMES[s] for s in standing])} "
-                "(healCancelsManiacKill is off), so the save is void"
-            )
         if immune:
-            night.lines.append(
-                f"{target} survives: {target}'s immunity card stops the night kill "
-                f"({kills}){void_heal}."
+            line = (
+                _(
+                    "%(target)s survives: %(target)s's immunity card stops the night kill "
+                    "(%(kills)s); the Doctor's heal cannot stop %(standing)s "
+                    "(healCancelsManiacKill is off), so the save is void."
+                )
+                if healed
+                else _(
+                    "%(target)s survives: %(target)s's immunity card stops the night kill "
+                    "(%(kills)s)."
+                )
             )
+            night.lines.append(line % values)
             continue
-        night.lines.append(f"{target} dies: {kills} hit {target}{void_heal}.")
+        line = (
+            _(
+                "%(target)s dies: %(kills)s hit %(target)s; the Doctor's heal cannot stop "
+                "%(standing)s (healCancelsManiacKill is off), so the save is void."
+            )
+            if healed
+            else _("%(target)s dies: %(kills)s hit %(target)s.")
+        )
+        night.lines.append(line % values)
         night.die(target)
 
 
@@ -245,35 +321,50 @@ def _lover_drag(night: Night) -> None:
 
 def _drag(night: Night, mistress: str, target: str) -> bool:
     flags = night.flags
+    values = {"target": target, "mistress": mistress}
     if target == mistress:
         return False
     if not flags["loverDeathDrag"]:
-        night.lines.append(f"{target} is not dragged along by {mistress}: loverDeathDrag is off.")
+        night.lines.append(
+            _("%(target)s is not dragged along by %(mistress)s: loverDeathDrag is off.") % values
+        )
         return False
     if target in night.dying:
-        night.lines.append(f"{target} was visited by the Mistress ({mistress}) and dies anyway.")
+        night.lines.append(
+            _("%(target)s was visited by the Mistress (%(mistress)s) and dies anyway.") % values
+        )
         return False
     if target in night.heals and flags["loverDragSavable"]:
         night.lines.append(
-            f"{target} survives the Lover drag: the Doctor's heal saves {target} "
-            "(loverDragSavable)."
+            _(
+                "%(target)s survives the Lover drag: the Doctor's heal saves %(target)s "
+                "(loverDragSavable)."
+            )
+            % values
         )
         return False
     immune = night.state.player(target).immune
     if immune and flags["immunitySavesFromDrag"]:
         night.lines.append(
-            f"{target} survives the Lover drag: the immunity card saves {target} "
-            "(immunitySavesFromDrag)."
+            _(
+                "%(target)s survives the Lover drag: the immunity card saves %(target)s "
+                "(immunitySavesFromDrag)."
+            )
+            % values
         )
         return False
     why = [
-        f"{target} dies: the Mistress ({mistress}) visited {target} and she died (the Lover drag)"
+        _(
+            "%(target)s dies: the Mistress (%(mistress)s) visited %(target)s and she died "
+            "(the Lover drag)"
+        )
+        % values
     ]
     if immune:
-        why.append(f"{target}'s immunity card does not stop a drag")
+        why.append(_("%(target)s's immunity card does not stop a drag") % values)
     if target in night.heals:
-        why.append("the Doctor's heal does not stop a drag (loverDragSavable is off)")
-    night.lines.append("; ".join(why) + ".")
+        why.append(_("the Doctor's heal does not stop a drag (loverDragSavable is off)"))
+    night.lines.append(_("%(reasons)s.") % {"reasons": "; ".join(why)})
     night.die(target)
     return True
 
@@ -283,27 +374,40 @@ def _vote_immunity(night: Night) -> None:
     for mistress, target in night.visits:
         if mistress in night.dying:
             continue
+        values = {"target": target, "mistress": mistress}
         if target in night.dying:
             night.lines.append(
-                f"No Lover drag from {target}'s death: the link runs only from the Mistress "
-                "to the player she visited, and she survived."
+                _(
+                    "No Lover drag from %(target)s's death: the link runs only from the "
+                    "Mistress to the player she visited, and she survived."
+                )
+                % values
             )
         elif not night.flags["loverGrantsVoteImmunity"]:
             night.lines.append(
-                f"{mistress}'s visit gives {target} no vote-immunity "
-                "(loverGrantsVoteImmunity is off)."
+                _(
+                    "%(mistress)s's visit gives %(target)s no vote-immunity "
+                    "(loverGrantsVoteImmunity is off)."
+                )
+                % values
             )
         elif target not in night.vote_immunity:
             night.vote_immunity.append(target)
             night.lines.append(
-                f"{target} cannot be voted out tomorrow: the Mistress ({mistress}) visited "
-                f"{target} and survived the night."
+                _(
+                    "%(target)s cannot be voted out tomorrow: the Mistress (%(mistress)s) "
+                    "visited %(target)s and survived the night."
+                )
+                % values
             )
     if night.flags["immunityBlocksVote"]:
         for player in night.state.alive:
             if player.immune and player.name not in night.dying + night.vote_immunity:
                 night.vote_immunity.append(player.name)
                 night.lines.append(
-                    f"{player.name} cannot be voted out tomorrow: the immunity card also "
-                    "blocks the day vote (immunityBlocksVote)."
+                    _(
+                        "%(player)s cannot be voted out tomorrow: the immunity card also "
+                        "blocks the day vote (immunityBlocksVote)."
+                    )
+                    % {"player": player.name}
                 )

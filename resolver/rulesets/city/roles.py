@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...text import gettext_noop
 from ..base import ALLOWED, AbilitySpec, FlagSpec, RoleSpec
 
 # Kills and visits may name a player who is already dead: the document makes a stale
@@ -10,19 +11,29 @@ FACTION_KILL = AbilitySpec(
     "kill",
     factional=True,
     dead_targets=True,
-    description="Each night the mafia choose one player to kill; the Don has the final say.",
+    description=gettext_noop(
+        "Each night the mafia choose one player to kill; the Don has the final say."
+    ),
 )
 
 ROLES: dict[str, RoleSpec] = {
     "citizen": RoleSpec(
-        "citizen", "town", (), "Red. No night action; speaks and votes by day.", title="Citizen"
+        "citizen",
+        "town",
+        (),
+        gettext_noop("Red. No night action; speaks and votes by day."),
+        title=gettext_noop("Citizen"),
     ),
     "sheriff": RoleSpec(
         "sheriff",
         "town",
-        (AbilitySpec("check", description="Each night, check one player: red or black."),),
-        "Red. Checks one player: red or black.",
-        title="Sheriff",
+        (
+            AbilitySpec(
+                "check", description=gettext_noop("Each night, check one player: red or black.")
+            ),
+        ),
+        gettext_noop("Red. Checks one player: red or black."),
+        title=gettext_noop("Sheriff"),
     ),
     "doctor": RoleSpec(
         "doctor",
@@ -32,12 +43,16 @@ ROLES: dict[str, RoleSpec] = {
                 "heal",
                 self_target=ALLOWED,
                 dead_targets=True,
-                description="Each night, heal one player (yourself too, not the same one "
-                "two nights running): they survive the night's kills.",
+                description=gettext_noop(
+                    "Each night, heal one player (yourself too, not the same one "
+                    "two nights running): they survive the night's kills."
+                ),
             ),
         ),
-        "Red. Heals one player for the whole night (self allowed, not two nights running).",
-        title="Doctor",
+        gettext_noop(
+            "Red. Heals one player for the whole night (self allowed, not two nights running)."
+        ),
+        title=gettext_noop("Doctor"),
     ),
     "mistress": RoleSpec(
         "mistress",
@@ -47,39 +62,49 @@ ROLES: dict[str, RoleSpec] = {
                 "visit",
                 self_target=ALLOWED,
                 dead_targets=True,
-                description="Each night, visit one player: they cannot be voted out "
-                "tomorrow, but die with you if you die tonight.",
+                description=gettext_noop(
+                    "Each night, visit one player: they cannot be voted out "
+                    "tomorrow, but die with you if you die tonight."
+                ),
             ),
         ),
-        "Red. Visits one player: vote-immunity tomorrow, but drags them along if she dies.",
-        title="Mistress",
+        gettext_noop(
+            "Red. Visits one player: vote-immunity tomorrow, but drags them along if she dies."
+        ),
+        title=gettext_noop("Mistress"),
     ),
     "mafia": RoleSpec(
         "mafia",
         "mafia",
         (),
-        "Black. Shares the mafia's kill.",
+        gettext_noop("Black. Shares the mafia's kill."),
         factional_kill=True,
-        title="Mafia",
+        title=gettext_noop("Mafia"),
     ),
     "don": RoleSpec(
         "don",
         "mafia",
-        (AbilitySpec("check", description="Each night, check one player: Sheriff or not."),),
-        "Black. Final say on the mafia's kill; checks one player: Sheriff or not.",
+        (
+            AbilitySpec(
+                "check", description=gettext_noop("Each night, check one player: Sheriff or not.")
+            ),
+        ),
+        gettext_noop("Black. Final say on the mafia's kill; checks one player: Sheriff or not."),
         factional_kill=True,
-        title="Don",
+        title=gettext_noop("Don"),
     ),
     "maniac": RoleSpec(
         "maniac",
         "maniac",
         (
             AbilitySpec(
-                "kill", dead_targets=True, description="Each night, kill one player on your own."
+                "kill",
+                dead_targets=True,
+                description=gettext_noop("Each night, kill one player on your own."),
             ),
         ),
-        "Black, alone. Kills one player a night; not mafia for the parity count.",
-        title="Maniac",
+        gettext_noop("Black, alone. Kills one player a night; not mafia for the parity count."),
+        title=gettext_noop("Maniac"),
     ),
 }
 
@@ -89,63 +114,65 @@ FLAGS: dict[str, FlagSpec] = {
         FlagSpec(
             "healCancelsManiacKill",
             True,
-            "A Doctor heal also cancels a Maniac kill.",
-            title="Heal cancels the Maniac's kill",
+            gettext_noop("A Doctor heal also cancels a Maniac kill."),
+            title=gettext_noop("Heal cancels the Maniac's kill"),
         ),
         FlagSpec(
             "loverGrantsVoteImmunity",
             True,
-            "A Mistress visit gives next-day vote-immunity.",
-            title="Mistress grants vote immunity",
+            gettext_noop("A Mistress visit gives next-day vote-immunity."),
+            title=gettext_noop("Mistress grants vote immunity"),
         ),
         FlagSpec(
             "loverDeathDrag",
             True,
-            "A Mistress who dies drags the player she visited.",
-            title="Mistress drags her partner",
+            gettext_noop("A Mistress who dies drags the player she visited."),
+            title=gettext_noop("Mistress drags her partner"),
         ),
         FlagSpec(
             "loverDragSavable",
             False,
-            "A Doctor heal stops the Lover drag.",
-            title="Heal stops the drag",
+            gettext_noop("A Doctor heal stops the Lover drag."),
+            title=gettext_noop("Heal stops the drag"),
         ),
         FlagSpec(
             "doctorNoRepeatTarget",
             True,
-            "The Doctor cannot heal a player 2 nights running.",
-            title="Doctor cannot repeat a target",
+            gettext_noop("The Doctor cannot heal a player 2 nights running."),
+            title=gettext_noop("Doctor cannot repeat a target"),
         ),
         FlagSpec(
             "mistressNoRepeatTarget",
             True,
-            "The Mistress cannot visit a player 2 nights running.",
-            title="Mistress cannot repeat a target",
+            gettext_noop("The Mistress cannot visit a player 2 nights running."),
+            title=gettext_noop("Mistress cannot repeat a target"),
         ),
         FlagSpec(
             "repeatTargetScope",
             "anyTarget",
-            "No-repeat scope: every player (anyTarget) or only oneself (selfOnly).",
+            gettext_noop("No-repeat scope: every player (anyTarget) or only oneself (selfOnly)."),
             ("anyTarget", "selfOnly"),
-            title="No-repeat scope",
+            title=gettext_noop("No-repeat scope"),
         ),
         FlagSpec(
             "maniacWinBeatsParity",
             False,
-            "A living Maniac blocks the Mafia parity win (else the standoff is a black win).",
-            title="Maniac blocks the mafia parity win",
+            gettext_noop(
+                "A living Maniac blocks the Mafia parity win (else the standoff is a black win)."
+            ),
+            title=gettext_noop("Maniac blocks the mafia parity win"),
         ),
         FlagSpec(
             "immunityBlocksVote",
             False,
-            "The immunity card also blocks a day vote-out.",
-            title="Immunity card blocks the vote",
+            gettext_noop("The immunity card also blocks a day vote-out."),
+            title=gettext_noop("Immunity card blocks the vote"),
         ),
         FlagSpec(
             "immunitySavesFromDrag",
             False,
-            "The immunity card saves the dragged partner.",
-            title="Immunity card stops the drag",
+            gettext_noop("The immunity card saves the dragged partner."),
+            title=gettext_noop("Immunity card stops the drag"),
         ),
     )
 }

@@ -7,6 +7,7 @@ mafia for parity: the Mafia win when M >= everyone else alive, the Maniac counte
 from __future__ import annotations
 
 from ...model import GameState, Verdict
+from ...text import pgettext
 
 
 def check_winner(state: GameState) -> Verdict:
@@ -15,17 +16,22 @@ def check_winner(state: GameState) -> Verdict:
     k = sum(p.alignment == "maniac" for p in alive)
     r = sum(p.alignment == "town" for p in alive)
     if m == 0 and k == 0:
-        return Verdict("town", "all-blacks-out")
+        return Verdict("town", pgettext("city win reason", "all-blacks-out"))
     if m > 0 and m >= len(alive) - m:
         if k == 0:
-            return Verdict("mafia", "mafia-parity")
+            return Verdict("mafia", pgettext("city win reason", "mafia-parity"))
         if not state.flags["maniacWinBeatsParity"]:
             # P1: a Maniac facing the Mafia is a draw scored as a black win.
-            return Verdict("mafia", "mafia-maniac-standoff" if r == 0 else "mafia-parity")
+            return Verdict(
+                "mafia",
+                pgettext("city win reason", "mafia-maniac-standoff")
+                if r == 0
+                else pgettext("city win reason", "mafia-parity"),
+            )
         if m == 1 and r == 0:
             # Flag on: the Maniac's win beats parity, so the 1-on-1 goes to the Maniac
             # (else the standoff could only end in a double kill).
-            return Verdict("maniac", "mafia-maniac-standoff")
+            return Verdict("maniac", pgettext("city win reason", "mafia-maniac-standoff"))
     if m == 0 and k == 1 and r <= 1:
-        return Verdict("maniac", "maniac-last-black")
+        return Verdict("maniac", pgettext("city win reason", "maniac-last-black"))
     return Verdict(None)

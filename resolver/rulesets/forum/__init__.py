@@ -22,6 +22,7 @@ from ...model import (
     Player,
     Verdict,
 )
+from ...text import _, gettext_noop, ngettext
 from ...votes import VoteCount
 from ..base import AbilitySpec, FlagSpec, Ruleset, split_modifier
 from . import common
@@ -36,44 +37,52 @@ FLAGS = {
         FlagSpec(
             "dayVote",
             "majority",
-            "How the day's elimination is decided: majority of the living, or plurality.",
+            gettext_noop(
+                "How the day's elimination is decided: majority of the living, or plurality."
+            ),
             ("majority", "plurality"),
-            title="Day vote",
+            title=gettext_noop("Day vote"),
         ),
         FlagSpec(
             "selfTargeting",
             False,
-            "Players may target themselves with any ability (RAR default: only "
-            "abilities that only self-target).",
-            title="Self-targeting",
+            gettext_noop(
+                "Players may target themselves with any ability (RAR default: only "
+                "abilities that only self-target)."
+            ),
+            title=gettext_noop("Self-targeting"),
         ),
         FlagSpec(
             "selfVote",
             True,
-            "A player may vote for themself by day.",
-            title="Self-vote",
+            gettext_noop("A player may vote for themself by day."),
+            title=gettext_noop("Self-vote"),
         ),
         FlagSpec(
             "noEliminationVote",
             True,
-            'Players may vote "skip" (no elimination).',
-            title="No-elimination vote",
+            gettext_noop('Players may vote "skip" (no elimination).'),
+            title=gettext_noop("No-elimination vote"),
         ),
         FlagSpec(
             "protectionStopsAllKills",
             True,
-            "One protection stops every kill on its target that night (RAR's reading); "
-            "false: it stops one kill.",
-            title="Protection stops all kills",
+            gettext_noop(
+                "One protection stops every kill on its target that night (RAR's reading); "
+                "false: it stops one kill."
+            ),
+            title=gettext_noop("Protection stops all kills"),
         ),
         FlagSpec(
             "narSharedSwaps",
             "compose",
-            "NAR only: two bus swaps sharing a player apply one after the other in "
-            "resolution order (compose), or cancel out for actions on the shared player, "
-            "moving each action at most once (cancel, RAR's reading).",
+            gettext_noop(
+                "NAR only: two bus swaps sharing a player apply one after the other in "
+                "resolution order (compose), or cancel out for actions on the shared player, "
+                "moving each action at most once (cancel, RAR's reading)."
+            ),
             ("compose", "cancel"),
-            title="NAR shared swaps",
+            title=gettext_noop("NAR shared swaps"),
         ),
     )
 }
@@ -95,20 +104,25 @@ class ForumRuleset(Ruleset):
     sanities = SANITIES
     alignments = ("town", "mafia", *THIRD_PARTIES)
     alignment_titles = {
-        "town": "Town",
-        "mafia": "Mafia",
-        "serial_killer": "Serial Killer",
-        "survivor": "Survivor",
-        "jester": "Jester",
+        "town": gettext_noop("Town"),
+        "mafia": gettext_noop("Mafia"),
+        "serial_killer": gettext_noop("Serial Killer"),
+        "survivor": gettext_noop("Survivor"),
+        "jester": gettext_noop("Jester"),
     }
     win_conditions = {
-        "town": "You win when every mafia member and serial killer is dead.",
-        "mafia": "You win when the mafia equal or outnumber everyone else alive and no "
-        "serial killer is left (or hold more than half the votes).",
-        "serial_killer": "You win alone when no other killer lives and at most one other "
-        "player is left.",
-        "survivor": "You win if you are alive when the game ends, whoever else wins.",
-        "jester": "You win if the day vote eliminates you; the game goes on without you.",
+        "town": gettext_noop("You win when every mafia member and serial killer is dead."),
+        "mafia": gettext_noop(
+            "You win when the mafia equal or outnumber everyone else alive and no "
+            "serial killer is left (or hold more than half the votes)."
+        ),
+        "serial_killer": gettext_noop(
+            "You win alone when no other killer lives and at most one other player is left."
+        ),
+        "survivor": gettext_noop("You win if you are alive when the game ends, whoever else wins."),
+        "jester": gettext_noop(
+            "You win if the day vote eliminates you; the game goes on without you."
+        ),
     }
     factional_kill: ClassVar[AbilitySpec | None] = FACTION_KILL
 
@@ -118,8 +132,11 @@ class ForumRuleset(Ruleset):
         third = player.role in THIRD_PARTIES or player.alignment in THIRD_PARTIES
         if third and player.alignment != player.role:
             raise InvalidScenario(
-                f"{player.name}: a {player.role} cannot be {player.alignment}; third parties "
-                "keep their own alignment.",
+                _(
+                    "%(player)s: a %(role)s cannot be %(alignment)s; third parties keep their "
+                    "own alignment."
+                )
+                % {"player": player.name, "role": player.role, "alignment": player.alignment},
                 f"{where}.alignment",
             )
         seen: dict[str, int] = {}
@@ -127,13 +144,16 @@ class ForumRuleset(Ruleset):
             slug = split_modifier(text)[0]
             if slug in seen:
                 raise InvalidScenario(
-                    f"{player.name} has the modifier {slug} twice.", f"{where}.modifiers[{j}]"
+                    _("%(player)s has the modifier %(modifier)s twice.")
+                    % {"player": player.name, "modifier": slug},
+                    f"{where}.modifiers[{j}]",
                 )
             seen[slug] = j
         for one, other in CONFLICTS:
             if one in seen and other in seen:
                 raise InvalidScenario(
-                    f"{player.name} cannot be both {one} and {other}.",
+                    _("%(player)s cannot be both %(one)s and %(other)s.")
+                    % {"player": player.name, "one": one, "other": other},
                     f"{where}.modifiers[{seen[other]}]",
                 )
 
@@ -158,7 +178,11 @@ class ForumRuleset(Ruleset):
     def spent_shots(self, state: GameState, player: Player) -> str | None:
         shots = common.modifier_number(player, "shots")
         if shots is not None and common.shots_used(state, player.name) >= shots:
-            return f"{player.name} has used all {shots} of their shots."
+            return ngettext(
+                "%(player)s has used all %(shots)s of their shots.",
+                "%(player)s has used all %(shots)s of their shots.",
+                shots,
+            ) % {"player": player.name, "shots": shots}
         return None
 
     def shots_left(self, state: GameState, player: Player) -> int | None:
@@ -178,8 +202,11 @@ class ForumRuleset(Ruleset):
             own = [a for a in self.abilities_of(state, player) if not a.factional]
             if own:
                 raise InvalidScenario(
-                    f"{player.name} is compulsive and must use their "
-                    f"{' or '.join(a.slug for a in own)} tonight.",
+                    _("%(player)s is compulsive and must use their %(abilities)s tonight.")
+                    % {
+                        "player": player.name,
+                        "abilities": _(" or ").join(a.slug for a in own),
+                    },
                     where,
                 )
 
@@ -218,23 +245,27 @@ class ForumRuleset(Ruleset):
             spent[name] = spent.get(name, 0) + 1
             total = common.modifier_number(state.player(name), "shots")
             left = max(0, (total or 0) - spent[name])
-            lines.append(f"{name} used a shot: {left} of {total} left.")
+            lines.append(
+                _("%(player)s used a shot: %(left)s of %(total)s left.")
+                % {"player": name, "left": left, "total": total}
+            )
         after = outcome.state.with_memory(**{common.SHOTS_USED: spent})
         return replace(outcome, state=after, explanation=(*outcome.explanation, *lines))
 
     # -- day -----------------------------------------------------------------------
     def check_day(self, state: GameState, day: DayVotes, where: str) -> None:
         if day.revote is not None:
-            raise InvalidScenario("Forum games have no revote.", f"{where}.revote")
+            raise InvalidScenario(_("Forum games have no revote."), f"{where}.revote")
         for voter, target in day.votes.items():
             if target == voter and not state.flags["selfVote"]:
                 raise InvalidScenario(
-                    f"{voter} votes for themself, which this game's rules forbid.",
+                    _("%(voter)s votes for themself, which this game's rules forbid.")
+                    % {"voter": voter},
                     f"{where}.votes.{voter}",
                 )
             if target == SKIP and not state.flags["noEliminationVote"]:
                 raise InvalidScenario(
-                    "This game has no skip (no elimination) vote.", f"{where}.votes.{voter}"
+                    _("This game has no skip (no elimination) vote."), f"{where}.votes.{voter}"
                 )
 
     def resolve_day(self, state: GameState, day: DayVotes) -> DayOutcome:
@@ -246,7 +277,10 @@ class ForumRuleset(Ruleset):
             reveals = {eliminated: state.player(eliminated).role}
             if state.player(eliminated).alignment == JESTER:
                 after = replace(after, co_winners=(*after.co_winners, eliminated))
-                lines.append(f"{eliminated} was the jester: they win too; the game goes on.")
+                lines.append(
+                    _("%(player)s was the jester: they win too; the game goes on.")
+                    % {"player": eliminated}
+                )
         return DayOutcome(eliminated, None, tuple(lines), after, reveals)
 
     def resolve_day_action(
@@ -268,11 +302,12 @@ class ForumRuleset(Ruleset):
 def _night_rule(player: Player, night: int) -> str | None:
     """Why ``player``'s own abilities rest on night ``night`` (novice, odd/even), or None."""
     if player.has("novice") and night == 1:
-        return f"{player.name} is a novice: no actions on night 1."
+        return _("%(player)s is a novice: no actions on night 1.") % {"player": player.name}
+    values = {"player": player.name, "night": night}
     if player.has("odd_night") and night % 2 == 0:
-        return f"{player.name} acts on odd nights only, and this is night {night}."
+        return _("%(player)s acts on odd nights only, and this is night %(night)s.") % values
     if player.has("even_night") and night % 2 == 1:
-        return f"{player.name} acts on even nights only, and this is night {night}."
+        return _("%(player)s acts on even nights only, and this is night %(night)s.") % values
     return None
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ...model import Action, GameState, NightOutcome, Player, frozen_map
+from ...text import _, gettext_noop, ngettext, pgettext
 from ..base import names
 from .roles import INVESTIGATION_IMMUNE, MAFIA, ROLES, VISITING_ABILITIES, cop_result
 
@@ -81,8 +82,16 @@ def last_kill_stands(
             final = last[state.player(action.actor).alignment]
             if final is not action:
                 lines.append(
-                    f"{action.actor}'s mafia kill on {action.target} is replaced by "
-                    f"{final.actor}'s on {final.target}: the last kill submitted stands."
+                    _(
+                        "%(actor)s's mafia kill on %(target)s is replaced by %(final)s's on "
+                        "%(final_target)s: the last kill submitted stands."
+                    )
+                    % {
+                        "actor": action.actor,
+                        "target": action.target,
+                        "final": final.actor,
+                        "final_target": final.target,
+                    }
                 )
                 continue
         kept.append(action)
@@ -92,35 +101,92 @@ def last_kill_stands(
 def action_name(state: GameState, action: Action) -> str:
     """The action in a player's words, without its target: "Bob's shot"."""
     if action.ability == "kill" and is_factional_kill(state, action):
-        return f"{action.actor}'s mafia kill"
-    return f"{action.actor}'s {ABILITY_NOUNS.get(action.ability, action.ability)}"
+        return _("%(actor)s's mafia kill") % {"actor": action.actor}
+    template = ACTION_NAMES.get(action.ability)
+    if template is None:
+        return _("%(actor)s's %(ability)s") % {"actor": action.actor, "ability": action.ability}
+    return _(template) % {"actor": action.actor}  # i18n: marked at its source
 
 
 def action_phrase(state: GameState, action: Action) -> str:
     """The action with its target: "Cat's roleblock on Bob", "Dan's swap of Ann and Eve"."""
     if action.ability == "swap":
-        return f"{action_name(state, action)} of {action.targets[0]} and {action.targets[1]}"
+        return _("%(actor)s's swap of %(first)s and %(second)s") % {
+            "actor": action.actor,
+            "first": action.targets[0],
+            "second": action.targets[1],
+        }
     if action.ability == "redirect":
-        return (
-            f"{action_name(state, action)} of {action.targets[0]}'s actions "
-            f"onto {action.targets[1]}"
-        )
-    word = "of" if action.ability in ("investigate", "track") else "on"
-    return f"{action_name(state, action)} {word} {action.target}"
+        return _("%(actor)s's redirection of %(first)s's actions onto %(second)s") % {
+            "actor": action.actor,
+            "first": action.targets[0],
+            "second": action.targets[1],
+        }
+    values = {"actor": action.actor, "target": action.target, "ability": action.ability}
+    if action.ability == "kill" and is_factional_kill(state, action):
+        return _("%(actor)s's mafia kill on %(target)s") % values
+    template = ACTION_PHRASES.get(action.ability)
+    if template is None:
+        return _("%(actor)s's %(ability)s on %(target)s") % values
+    return _(template) % values  # i18n: marked at its source
+
+
+def reading(result: str) -> str:
+    """What a cop is told ("mafia", "innocent"), inside a sentence."""
+    if result == "mafia":
+        return pgettext("investigation result", "mafia")
+    if result == "innocent":
+        return pgettext("investigation result", "innocent")
+    return result
+
+
+def ability_noun(state: GameState, action: Action) -> str:
+    """The action's name without its actor: "shot", "mafia kill" ("their shot")."""
+    if action.ability == "kill" and is_factional_kill(state, action):
+        return _("mafia kill")
+    noun = ABILITY_NOUNS.get(action.ability)
+    return _(noun) if noun else action.ability  # i18n: marked at its source
 
 
 ABILITY_NOUNS: Mapping[str, str] = {
-    "kill": "shot",
-    "protect": "protection",
-    "investigate": "investigation",
-    "block": "roleblock",
-    "jail": "jail",
-    "track": "tracking",
-    "watch": "watch",
-    "swap": "swap",
-    "redirect": "redirection",
-    "frame": "frame",
-    "clean": "cleaning",
+    "kill": gettext_noop("shot"),
+    "protect": gettext_noop("protection"),
+    "investigate": gettext_noop("investigation"),
+    "block": gettext_noop("roleblock"),
+    "jail": gettext_noop("jail"),
+    "track": gettext_noop("tracking"),
+    "watch": gettext_noop("watch"),
+    "swap": gettext_noop("swap"),
+    "redirect": gettext_noop("redirection"),
+    "frame": gettext_noop("frame"),
+    "clean": gettext_noop("cleaning"),
+}
+
+# "Bob's shot": an action named in an explanation, without its target.
+ACTION_NAMES: Mapping[str, str] = {
+    "kill": gettext_noop("%(actor)s's shot"),
+    "protect": gettext_noop("%(actor)s's protection"),
+    "investigate": gettext_noop("%(actor)s's investigation"),
+    "block": gettext_noop("%(actor)s's roleblock"),
+    "jail": gettext_noop("%(actor)s's jail"),
+    "track": gettext_noop("%(actor)s's tracking"),
+    "watch": gettext_noop("%(actor)s's watch"),
+    "swap": gettext_noop("%(actor)s's swap"),
+    "redirect": gettext_noop("%(actor)s's redirection"),
+    "frame": gettext_noop("%(actor)s's frame"),
+    "clean": gettext_noop("%(actor)s's cleaning"),
+}
+# "Cat's roleblock on Bob": the same with its one target.
+ACTION_PHRASES: Mapping[str, str] = {
+    "kill": gettext_noop("%(actor)s's shot on %(target)s"),
+    "protect": gettext_noop("%(actor)s's protection on %(target)s"),
+    "investigate": gettext_noop("%(actor)s's investigation of %(target)s"),
+    "block": gettext_noop("%(actor)s's roleblock on %(target)s"),
+    "jail": gettext_noop("%(actor)s's jail on %(target)s"),
+    "track": gettext_noop("%(actor)s's tracking of %(target)s"),
+    "watch": gettext_noop("%(actor)s's watch on %(target)s"),
+    "frame": gettext_noop("%(actor)s's frame on %(target)s"),
+    "clean": gettext_noop("%(actor)s's cleaning on %(target)s"),
 }
 
 
@@ -184,12 +250,30 @@ def allegiance_failures(
         if not wrong:
             kept.append(action)
             continue
-        word = "loyal" if actor.has("loyal") else "disloyal"
-        side = "outside" if word == "loyal" else "inside"
+        if actor.has("loyal"):
+            line = ngettext(
+                "%(action)s fails as if roleblocked: %(actor)s is loyal and %(targets)s is "
+                "outside the %(faction)s faction.",
+                "%(action)s fails as if roleblocked: %(actor)s is loyal and %(targets)s are "
+                "outside the %(faction)s faction.",
+                len(wrong),
+            )
+        else:
+            line = ngettext(
+                "%(action)s fails as if roleblocked: %(actor)s is disloyal and %(targets)s is "
+                "inside the %(faction)s faction.",
+                "%(action)s fails as if roleblocked: %(actor)s is disloyal and %(targets)s are "
+                "inside the %(faction)s faction.",
+                len(wrong),
+            )
         lines.append(
-            f"{action_phrase(state, action)} fails as if roleblocked: {action.actor} is "
-            f"{word} and {names(wrong)} {'is' if len(wrong) == 1 else 'are'} {side} "
-            f"the {actor.alignment} faction."
+            line
+            % {
+                "action": action_phrase(state, action),
+                "actor": action.actor,
+                "targets": names(wrong),
+                "faction": actor.alignment,
+            }
         )
     return tuple(kept), tuple(lines)
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ...model import SKIP, DayVotes, GameState, Player
+from ...text import _
 from ...votes import Plurality, VoteCount, plurality, tally
 from ..base import names, split_modifier
 
@@ -81,64 +82,90 @@ def _by_majority(
 ) -> tuple[str | None, list[str]]:
     alive = len(state.alive_names)
     lines = [
-        f"{t}'s wagon reached {count.needed(t)} votes, but {t} is lynch-proof: "
-        "reaching the threshold does not eliminate them."
+        _(
+            "%(player)s's wagon reached %(votes)s votes, but %(player)s is lynch-proof: "
+            "reaching the threshold does not eliminate them."
+        )
+        % {"player": t, "votes": count.needed(t)}
         for t in count.reached_but_proof
     ]
     leader = count.majority_target
+    values: dict[str, object] = {"majority": count.majority, "alive": alive}
     if leader is None:
         lines.append(
-            f"No wagon reached majority ({count.majority} of {alive} alive): nobody is eliminated."
+            _("No wagon reached majority (%(majority)s of %(alive)s alive): nobody is eliminated.")
+            % values
         )
         return None, lines
     if leader == SKIP:
         lines.append(
-            f"A majority ({count.majority}) voted for no elimination: nobody is eliminated."
+            _("A majority (%(majority)s) voted for no elimination: nobody is eliminated.") % values
         )
         return None, lines
     wagon = count.wagon(leader)
     assert wagon is not None  # the majority target always has a wagon
     need = count.needed(leader)
-    why = f"majority ({need} of {alive} alive)"
-    if leader in rules.thresholds:
-        word = "loved" if rules.thresholds[leader] > 0 else "hated"
-        why = f"the {need} votes {leader} needs as a {word} player ({alive} alive)"
-    lines.append(
-        f"{leader} is eliminated: {names(list(wagon.voters))} voted for them"
-        f"{_weighted(wagon.voters, wagon.weight, rules)}, reaching {why}."
-    )
+    values = {
+        "player": leader,
+        "voters": names(list(wagon.voters)),
+        "weighted": _weighted(wagon.voters, wagon.weight, rules),
+        "need": need,
+        "alive": alive,
+    }
+    if leader not in rules.thresholds:
+        line = _(
+            "%(player)s is eliminated: %(voters)s voted for them%(weighted)s, reaching "
+            "majority (%(need)s of %(alive)s alive)."
+        )
+    elif rules.thresholds[leader] > 0:
+        line = _(
+            "%(player)s is eliminated: %(voters)s voted for them%(weighted)s, reaching the "
+            "%(need)s votes %(player)s needs as a loved player (%(alive)s alive)."
+        )
+    else:
+        line = _(
+            "%(player)s is eliminated: %(voters)s voted for them%(weighted)s, reaching the "
+            "%(need)s votes %(player)s needs as a hated player (%(alive)s alive)."
+        )
+    lines.append(line % values)
     return leader, lines
 
 
 def _by_plurality(top: Plurality, rules: VoteRules, note: str) -> tuple[str | None, list[str]]:
     if not top.leaders:
-        return None, ["Nobody voted: nobody is eliminated."]
+        return None, [_("Nobody voted: nobody is eliminated.")]
+    values = {"player": top.single, "votes": top.votes, "note": note}
     if top.single is None:
-        return None, [
-            f"{names(list(top.leaders))} tied with {top.votes} votes each{note}: "
-            "nobody is eliminated."
-        ]
+        values["players"] = names([_("skip") if t == SKIP else t for t in top.leaders])
+        line = _("%(players)s tied with %(votes)s votes each%(note)s: nobody is eliminated.")
+        return None, [line % values]
     if top.single == SKIP:
-        return None, ["No elimination had the most votes: nobody is eliminated."]
+        return None, [_("No elimination had the most votes: nobody is eliminated.")]
     if top.single in rules.proof:
-        return None, [
-            f"{top.single} has the most votes ({top.votes}{note}) but is lynch-proof: "
+        line = _(
+            "%(player)s has the most votes (%(votes)s%(note)s) but is lynch-proof: "
             "nobody is eliminated."
-        ]
-    return top.single, [f"{top.single} is eliminated with the most votes ({top.votes}{note})."]
+        )
+        return None, [line % values]
+    line = _("%(player)s is eliminated with the most votes (%(votes)s%(note)s).")
+    return top.single, [line % values]
 
 
 def _plurality_note(votes: Mapping[str, str], rules: VoteRules) -> str:
     parts = []
     if any(v in rules.weights for v in votes):
-        parts.append("weighted votes")
+        parts.append(_("weighted votes"))
     if any(t in rules.thresholds for t in votes.values()):
-        parts.append("a loved player counts one vote less, a hated one one more")
+        parts.append(_("a loved player counts one vote less, a hated one one more"))
     return f"; {', '.join(parts)}" if parts else ""
 
 
 def _weighted(voters: tuple[str, ...], weight: int, rules: VoteRules) -> str:
-    heavy = [f"{v}'s counts {rules.weights[v]}" for v in voters if v in rules.weights]
+    heavy = [
+        _("%(voter)s's counts %(weight)s") % {"voter": v, "weight": rules.weights[v]}
+        for v in voters
+        if v in rules.weights
+    ]
     if not heavy:
         return ""
-    return f" ({weight} votes: {', '.join(heavy)})"
+    return _(" (%(weight)s votes: %(heavy)s)") % {"weight": weight, "heavy": ", ".join(heavy)}

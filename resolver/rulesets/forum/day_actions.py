@@ -16,6 +16,7 @@ from typing import Any
 
 from ...errors import InvalidScenario
 from ...model import Action, DayActionOutcome, GameState, Player, frozen_map
+from ...text import _, ngettext
 from ..base import AbilitySpec, Ruleset
 from . import common
 
@@ -34,9 +35,16 @@ def resolve_day_action(
     action = Action(actor.name, ability.slug, (target,))
     after = _spend(state, actor)
     shots = rules.shots_left(after, actor)
-    tail = [f"{actor.name} has {shots} shot{'s' if shots != 1 else ''} left."] if shots else []
+    tail = []
+    if shots:
+        tail = [
+            ngettext(
+                "%(player)s has %(shots)s shot left.", "%(player)s has %(shots)s shots left.", shots
+            )
+            % {"player": actor.name, "shots": shots}
+        ]
     if shots == 0:
-        tail = [f"{actor.name} has no shots left."]
+        tail = [_("%(player)s has no shots left.") % {"player": actor.name}]
     kept, failed = common.allegiance_failures(state, (action,))
     if not kept:
         return DayActionOutcome((), frozen_map(), frozen_map(), None, (*failed, *tail), after)
@@ -46,28 +54,43 @@ def resolve_day_action(
     announcement: str | None = None
     spent_vests: list[str] = []
     if ability.slug == "day_kill":
-        died, line = _shot(after, target, f"{actor.name}'s day shot", spent_vests)
+        shot = _("%(player)s's day shot") % {"player": actor.name}
+        died, line = _shot(after, target, shot, spent_vests)
         lines.append(line)
         dead += [target] if died else []
         role = state.player(target).role
         announcement = (
-            f"{target} has been shot and dies. {target} was a {role}."
+            _("%(target)s has been shot and dies. %(target)s was a %(role)s.")
             if died
-            else f"Someone shot at {target}, but {target} survives."
-        )
+            else _("Someone shot at %(target)s, but %(target)s survives.")
+        ) % {"target": target, "role": role}
     else:
         result = common.investigation_result(state, actor.name, target)
         results[actor.name] = (result,)
         lines.append(
-            f"{actor.name} investigates {target} by day and is told {result['result']} "
-            "(only they learn it)."
+            _(
+                "%(player)s investigates %(target)s by day and is told %(result)s "
+                "(only they learn it)."
+            )
+            % {
+                "player": actor.name,
+                "target": target,
+                "result": common.reading(result["result"]),
+            }
         )
     if common.is_weak(actor) and common.is_scum(state.player(target)):
-        died, line = _shot(after, actor.name, f"{actor.name}'s weakness", spent_vests)
-        lines.append(f"{actor.name} is weak and targeted {target}, who is scum: {line}")
+        shot = _("%(player)s's weakness") % {"player": actor.name}
+        died, line = _shot(after, actor.name, shot, spent_vests)
+        lines.append(
+            _("%(player)s is weak and targeted %(target)s, who is scum: %(why)s")
+            % {"player": actor.name, "target": target, "why": line}
+        )
         if died:
             dead.append(actor.name)
-            weak_news = f"{actor.name} dies. {actor.name} was a {actor.role}."
+            weak_news = _("%(player)s dies. %(player)s was a %(role)s.") % {
+                "player": actor.name,
+                "role": actor.role,
+            }
             announcement = f"{announcement} {weak_news}" if announcement else weak_news
     after = common.with_vests_spent(after.with_dead(dead), spent_vests)
     reveals = {name: state.player(name).role for name in dead}
@@ -84,47 +107,58 @@ def resolve_day_action(
 def _shot(state: GameState, target: str, shot: str, spent_vests: list[str]) -> tuple[bool, str]:
     """Does a day shot kill ``target``, and the line saying why (no protection by day)."""
     player = state.player(target)
+    values = {"target": target, "shot": shot}
     if common.is_bulletproof(player):
-        return False, f"{target} survives: they are bulletproof, so {shot} fails."
+        return False, _("%(target)s survives: they are bulletproof, so %(shot)s fails.") % values
     if common.has_vest(state, target) and target not in spent_vests:
         spent_vests.append(target)
-        return False, f"{target} survives: their one-shot vest stops {shot}; it is now spent."
-    return True, f"{target} dies: {shot} hits (nothing protects by day)."
+        line = _("%(target)s survives: their one-shot vest stops %(shot)s; it is now spent.")
+        return False, line % values
+    return True, _("%(target)s dies: %(shot)s hits (nothing protects by day).") % values
 
 
 def _parse(
     rules: Ruleset, state: GameState, raw: Any, phase: str, where: str
 ) -> tuple[Player, AbilitySpec, str]:
     if phase != "day":
-        raise InvalidScenario("Day actions are used by day, and it is night.", where)
+        raise InvalidScenario(_("Day actions are used by day, and it is night."), where)
     if not isinstance(raw, dict):
-        raise InvalidScenario("A day action must be an object with actor and targets.", where)
+        raise InvalidScenario(_("A day action must be an object with actor and targets."), where)
     name = raw.get("actor")
     if not isinstance(name, str) or not state.has_player(name):
         raise InvalidScenario(
-            f"The day action's actor {name!r} is not a player in this game.", f"{where}.actor"
+            _("The day action's actor %(actor)s is not a player in this game.")
+            % {"actor": repr(name)},
+            f"{where}.actor",
         )
     actor = state.player(name)
     if not actor.alive:
-        raise InvalidScenario(f"{name} is dead and cannot act.", f"{where}.actor")
+        raise InvalidScenario(
+            _("%(actor)s is dead and cannot act.") % {"actor": name}, f"{where}.actor"
+        )
     own = [a for a in rules.roles[actor.role].abilities if a.phase == "day"]
     slug = raw.get("ability")
     ability = next((a for a in own if slug in (None, a.slug)), None)
     if ability is None:
         raise InvalidScenario(
-            f"{name} ({actor.role}) has no day action"
-            + (f" called {slug!r}." if slug is not None else "."),
+            (
+                _("%(actor)s (%(role)s) has no day action called %(ability)s.")
+                if slug is not None
+                else _("%(actor)s (%(role)s) has no day action.")
+            )
+            % {"actor": name, "role": actor.role, "ability": repr(slug)},
             f"{where}.ability" if slug is not None else f"{where}.actor",
         )
     why = rules.spent_shots(state, actor)  # type: ignore[attr-defined]
     if why is None and state.memory.get(DAY_ACTED, {}).get(name) == state.phase_number:
-        why = f"{name} has already used their day action today."
+        why = _("%(actor)s has already used their day action today.") % {"actor": name}
     if why is not None:
         raise InvalidScenario(why, f"{where}.actor")
     targets = raw.get("targets")
     if not isinstance(targets, list) or len(targets) != 1 or not isinstance(targets[0], str):
         raise InvalidScenario(
-            f"{name}'s {ability.slug} takes one target: a list with one player name.",
+            _("%(actor)s's %(ability)s takes one target: a list with one player name.")
+            % {"actor": name, "ability": ability.slug},
             f"{where}.targets",
         )
     rules._check_target(state, actor, ability, targets[0], f"{where}.targets[0]")

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...model import Action, GameState, NightOutcome, Player
+from ...text import _, pgettext
 from ..base import Ruleset, names
 from . import common
 from .nar_graph import Dependencies, ResolutionQueue, dependency_graph
@@ -50,18 +51,20 @@ ABILITY_GROUP = {
     "watch": "inspect",
 }
 
+# Each ability named in a sentence ("Bea's bus swap on Ann lands on ..."), in the
+# reader's language.
 VERBS = {
-    "kill": "kill",
-    "protect": "protection",
-    "investigate": "investigation",
-    "block": "block",
-    "jail": "jail",
-    "track": "track",
-    "watch": "watch",
-    "swap": "bus swap",
-    "redirect": "redirect",
-    "frame": "frame",
-    "clean": "clean",
+    "kill": lambda: pgettext("NAR action", "kill"),
+    "protect": lambda: pgettext("NAR action", "protection"),
+    "investigate": lambda: pgettext("NAR action", "investigation"),
+    "block": lambda: pgettext("NAR action", "block"),
+    "jail": lambda: pgettext("NAR action", "jail"),
+    "track": lambda: pgettext("NAR action", "track"),
+    "watch": lambda: pgettext("NAR action", "watch"),
+    "swap": lambda: pgettext("NAR action", "bus swap"),
+    "redirect": lambda: pgettext("NAR action", "redirect"),
+    "frame": lambda: pgettext("NAR action", "frame"),
+    "clean": lambda: pgettext("NAR action", "clean"),
 }
 
 
@@ -87,7 +90,7 @@ def _at_most(items: Iterable[str], sep: str, limit: int = 8) -> str:
             more += 1
     if not more:
         return names(shown) if sep == ", " else sep.join(shown)
-    return sep.join(shown) + f"{sep}and {more} more"
+    return sep.join([*shown, _("and %(n)s more") % {"n": more}])
 
 
 def priority_group(actions: Sequence[Action]) -> str:
@@ -140,7 +143,7 @@ class _Night:
         return kept
 
     def _who(self, name: str) -> str:
-        return f"{name} ({self.players[name].role})"
+        return f"{name} ({self.players[name].role})"  # a name and a role slug: data
 
     # -- the NAR loop ----------------------------------------------------------------------
     def run(self, deps: Dependencies) -> None:
@@ -155,8 +158,12 @@ class _Night:
                 if waited:
                     why = _at_most((r for w in waited for r in deps.reasons(pick, w)), "; ")
                     self.order_notes.append(
-                        f"{self._who(pick)} resolves after "
-                        f"{_at_most((self._who(w) for w in waited), ', ')}: {why}."
+                        _("%(player)s resolves after %(waited)s: %(why)s.")
+                        % {
+                            "player": self._who(pick),
+                            "waited": _at_most((self._who(w) for w in waited), ", "),
+                            "why": why,
+                        }
                     )
             else:  # steps 3-5
                 pick = self._break_cycle(queue.sink_loop(), graph, deps, rng)
@@ -178,22 +185,30 @@ class _Night:
         pick = top[0] if len(top) == 1 else rng.choice(top)
         if len(top) == 1:
             later = sorted(set(groups.values()) - {best}, key=PRIORITY_GROUPS.index)
-            how = (
-                f"{self._who(pick)} goes first: {best} actions come before "
-                f"{', '.join(later)} in NAR's priority order"
-            )
+            how = _(
+                "%(player)s goes first: %(best)s actions come before %(later)s in NAR's "
+                "priority order"
+            ) % {
+                "player": self._who(pick),
+                "best": _group(best),
+                "later": ", ".join(_group(g) for g in later),
+            }
         else:
             sharing = (
-                f"{len(top)} of them" if self._explained_loop.issuperset(cycle) else names(top)
+                _("%(n)s of them") % {"n": len(top)}
+                if self._explained_loop.issuperset(cycle)
+                else names(top)
             )
-            how = (
-                f"{sharing} share the highest priority ({best}), so the seeded random "
-                f"pick chose {self._who(pick)} to go first"
-            )
+            how = _(
+                "%(players)s share the highest priority (%(best)s), so the seeded random "
+                "pick chose %(player)s to go first"
+            ) % {"players": sharing, "best": _group(best), "player": self._who(pick)}
         if self._explained_loop.issuperset(cycle):
             # What is left of a loop already explained: say only how it was broken again,
             # so a big loop's explanation stays linear in its size.
-            self.order_notes.append(f"{len(cycle)} players are still in that cycle: {how}.")
+            self.order_notes.append(
+                _("%(n)s players are still in that cycle: %(how)s.") % {"n": len(cycle), "how": how}
+            )
         else:
             self._explained_loop.update(cycle)
             place = {p: i for i, p in enumerate(cycle)}
@@ -207,7 +222,8 @@ class _Night:
                 "; ",
             )
             self.order_notes.append(
-                f"{_at_most(cycle, ', ')} depend on each other, a cycle ({why}): {how}."
+                _("%(players)s depend on each other, a cycle (%(why)s): %(how)s.")
+                % {"players": _at_most(cycle, ", "), "why": why, "how": how}
             )
         return pick
 
@@ -216,8 +232,17 @@ class _Night:
         acts = self.actions_by[actor]
         blocker = self.blocked_by.get(actor)
         if blocker is not None:
-            what = names([f"{VERBS[a.ability]} on {names(list(a.targets))}" for a in acts])
-            self.effects.append(f"{actor} was blocked by {blocker}, so {actor}'s {what} failed.")
+            what = names(
+                [
+                    _("%(verb)s on %(targets)s")
+                    % {"verb": VERBS[a.ability](), "targets": names(list(a.targets))}
+                    for a in acts
+                ]
+            )
+            self.effects.append(
+                _("%(actor)s was blocked by %(blocker)s, so %(actor)s's %(what)s failed.")
+                % {"actor": actor, "blocker": blocker, "what": what}
+            )
             return
         for action in acts:
             self.apply(action)
@@ -231,7 +256,10 @@ class _Night:
         if len(targets) == 1 and action.actor in self.redirects:
             by, to = self.redirects[action.actor]
             if to != targets[0]:
-                why.append(f"{by} redirected {action.actor} to {to}")
+                why.append(
+                    _("%(by)s redirected %(actor)s to %(to)s")
+                    % {"by": by, "actor": action.actor, "to": to}
+                )
             targets = [to]
         if action.ability == "swap" and self.state.flags.get("narSharedSwaps") == "cancel":
             return targets, why
@@ -244,10 +272,16 @@ class _Night:
             if len(mine) == 1:
                 driver, a, b = mine[0]
                 other = b if target == a else a
-                why.append(f"{driver} swapped {target} and {other}")
+                why.append(
+                    _("%(driver)s swapped %(target)s and %(other)s")
+                    % {"driver": driver, "target": target, "other": other}
+                )
                 return other
             if len(mine) > 1:
-                why.append(f"{names([s[0] for s in mine])}'s swaps of {target} cancel out")
+                why.append(
+                    _("%(drivers)s's swaps of %(target)s cancel out")
+                    % {"drivers": names([s[0] for s in mine]), "target": target}
+                )
             return target
         place = -1  # composed in the order they resolved: the next swap naming target
         while True:
@@ -258,7 +292,10 @@ class _Night:
             place = places[nxt]
             driver, a, b = self.swaps[place]
             other = b if target == a else a
-            why.append(f"{driver} swapped {target} and {other}")
+            why.append(
+                _("%(driver)s swapped %(target)s and %(other)s")
+                % {"driver": driver, "target": target, "other": other}
+            )
             target = other
 
     def apply(self, action: Action) -> None:
@@ -266,8 +303,14 @@ class _Night:
         landed, why = self.land(action)
         if why:
             self.effects.append(
-                f"{actor}'s {VERBS[action.ability]} on {names(list(action.targets))} lands on "
-                f"{names(landed)}: {'; '.join(why)}."
+                _("%(actor)s's %(verb)s on %(targets)s lands on %(landed)s: %(why)s.")
+                % {
+                    "actor": actor,
+                    "verb": VERBS[action.ability](),
+                    "targets": names(list(action.targets)),
+                    "landed": names(landed),
+                    "why": "; ".join(why),
+                }
             )
         if common.is_visit(action.ability):
             self.visits.setdefault(actor, []).extend(landed)
@@ -275,39 +318,49 @@ class _Night:
 
     def _stop(self, action: Action, target: str) -> bool:
         """The blocking half of a block or jail; True when it stops the target acting."""
-        actor, verb = action.actor, VERBS[action.ability]
+        values = {"actor": action.actor, "verb": VERBS[action.ability](), "target": target}
         if common.is_strong_willed(self.players[target]):
             self.effects.append(
-                f"{actor}'s {verb} cannot stop {target}: {target} is strong-willed."
+                _("%(actor)s's %(verb)s cannot stop %(target)s: %(target)s is strong-willed.")
+                % values
             )
-        elif target == actor or target in self.done:
+        elif target == action.actor or target in self.done:
             self.effects.append(
-                f"{actor}'s {verb} on {target} came too late: {target} had already acted."
+                _("%(actor)s's %(verb)s on %(target)s came too late: %(target)s had already acted.")
+                % values
             )
         elif target not in self.actions_by:
-            self.effects.append(f"{actor}'s {verb} lands on {target}, who took no night action.")
+            self.effects.append(
+                _("%(actor)s's %(verb)s lands on %(target)s, who took no night action.") % values
+            )
         else:
-            self.blocked_by.setdefault(target, actor)
+            self.blocked_by.setdefault(target, action.actor)
             return True
         return False
 
     def _block(self, action: Action, landed: list[str]) -> None:
         if self._stop(action, landed[0]):
-            self.effects.append(f"{action.actor} blocks {landed[0]}: their actions will fail.")
+            self.effects.append(
+                _("%(actor)s blocks %(target)s: their actions will fail.")
+                % {"actor": action.actor, "target": landed[0]}
+            )
 
     def _jail(self, action: Action, landed: list[str]) -> None:
         target = landed[0]
         self.protections.setdefault(target, []).append((action.actor, "jailed"))
+        values = {"actor": action.actor, "target": target}
         if self._stop(action, target):
             self.effects.append(
-                f"{action.actor} jails {target}: they are protected and cannot act."
+                _("%(actor)s jails %(target)s: they are protected and cannot act.") % values
             )
         else:
-            self.effects.append(f"{action.actor} jails {target}: they are protected.")
+            self.effects.append(_("%(actor)s jails %(target)s: they are protected.") % values)
 
     def _protect(self, action: Action, landed: list[str]) -> None:
         self.protections.setdefault(landed[0], []).append((action.actor, "protected"))
-        self.effects.append(f"{action.actor} protects {landed[0]}.")
+        self.effects.append(
+            _("%(actor)s protects %(target)s.") % {"actor": action.actor, "target": landed[0]}
+        )
 
     def _swap(self, action: Action, landed: list[str]) -> None:
         a, b = landed
@@ -315,18 +368,23 @@ class _Night:
             self.swaps_of.setdefault(player, []).append(len(self.swaps))
         self.swaps.append((action.actor, a, b))
         self.effects.append(
-            f"{action.actor} swaps {a} and {b}: actions aimed at one land on the other."
+            _("%(actor)s swaps %(a)s and %(b)s: actions aimed at one land on the other.")
+            % {"actor": action.actor, "a": a, "b": b}
         )
 
     def _redirect(self, action: Action, landed: list[str]) -> None:
         who, to = landed
         if who == action.actor or who in self.done:
             self.effects.append(
-                f"{action.actor}'s redirect of {who} came too late: {who} had already acted."
+                _("%(actor)s's redirect of %(who)s came too late: %(who)s had already acted.")
+                % {"actor": action.actor, "who": who}
             )
             return
         self.redirects[who] = (action.actor, to)
-        self.effects.append(f"{action.actor} redirects {who}'s action to {to}.")
+        self.effects.append(
+            _("%(actor)s redirects %(who)s's action to %(to)s.")
+            % {"actor": action.actor, "who": who, "to": to}
+        )
 
     def _kill(self, action: Action, landed: list[str]) -> None:
         kind = "mafia" if common.is_factional_kill(self.state, action) else "vigilante"
@@ -334,7 +392,10 @@ class _Night:
 
     def _frame(self, action: Action, landed: list[str]) -> None:
         self.frames.setdefault(landed[0], []).append(action.actor)
-        self.effects.append(f"{action.actor} frames {landed[0]}: they read as mafia tonight.")
+        self.effects.append(
+            _("%(actor)s frames %(target)s: they read as mafia tonight.")
+            % {"actor": action.actor, "target": landed[0]}
+        )
 
     def _clean(self, action: Action, landed: list[str]) -> None:
         self.cleans.setdefault(landed[0], []).append(action.actor)
@@ -356,18 +417,24 @@ class _Night:
         for target, janitors in self.cleans.items():
             if target not in dead:
                 clean_lines.append(
-                    f"{names(janitors)}'s clean on {target} did nothing: they lived."
+                    _("%(janitors)s's clean on %(target)s did nothing: they lived.")
+                    % {"janitors": names(janitors), "target": target}
                 )
                 continue
             cleaned.append(target)
-            clean_lines.append(f"{target}'s role is not revealed: {names(janitors)} cleaned them.")
+            clean_lines.append(
+                _("%(target)s's role is not revealed: %(janitors)s cleaned them.")
+                % {"janitors": names(janitors), "target": target}
+            )
             for janitor in janitors:
                 role = self.players[target].role
                 results.setdefault(janitor, []).append(common.clean_result(target, role))
         read_lines = self._information(results)
         order = [self._who(p) for p in self.resolved]
         header = (
-            f"Resolution order: {', '.join(order)}." if order else "Nobody took a night action."
+            _("Resolution order: %(order)s.") % {"order": ", ".join(order)}
+            if order
+            else _("Nobody took a night action.")
         )
         lines = [header, *self.order_notes, *self.effects, *death_lines, *clean_lines, *read_lines]
         return common.finish_night(state, dead, results, cleaned, lines, spent)
@@ -382,7 +449,8 @@ class _Night:
                 if visitor != pgo.name:
                     self.kills.append((pgo.name, visitor, "pgo"))
                     self.effects.append(
-                        f"{pgo.name} (paranoid gun owner) shoots {visitor}, who visited them."
+                        _("%(pgo)s (paranoid gun owner) shoots %(visitor)s, who visited them.")
+                        % {"pgo": pgo.name, "visitor": visitor}
                     )
 
     def _weak_players(self) -> None:
@@ -395,8 +463,15 @@ class _Night:
                 if spot != visitor and common.is_scum(self.players[spot]):
                     self.kills.append((spot, visitor, "weak"))
                     self.effects.append(
-                        f"{visitor} is weak and visited {spot}, who is "
-                        f"{self.players[spot].alignment}: {visitor} will die unless saved."
+                        _(
+                            "%(visitor)s is weak and visited %(spot)s, who is %(alignment)s: "
+                            "%(visitor)s will die unless saved."
+                        )
+                        % {
+                            "visitor": visitor,
+                            "spot": spot,
+                            "alignment": self.players[spot].alignment,
+                        }
                     )
 
     def visitors(self) -> dict[str, list[str]]:
@@ -427,8 +502,8 @@ class _Night:
             shields = list(self.protections.get(name, ()))
             if shields and common.is_macho(player):
                 lines.append(
-                    f"{name} is macho: {names([by for by, _ in shields])}'s protection "
-                    "does nothing."
+                    _("%(player)s is macho: %(by)s's protection does nothing.")
+                    % {"player": name, "by": names([by for by, _how in shields])}
                 )
                 shields = []
             vest = common.has_vest(state, name)
@@ -437,21 +512,36 @@ class _Night:
                 shot = _describe_kill(killer, kind)
                 if shields:
                     by, how = shields[0] if stops_all else shields.pop(0)
-                    lines.append(f"{name} survives: {by} {how} them, so {shot} failed.")
+                    values = {"player": name, "by": by, "shot": shot}
+                    line = (
+                        _("%(player)s survives: %(by)s jailed them, so %(shot)s failed.")
+                        if how == "jailed"
+                        else _("%(player)s survives: %(by)s protected them, so %(shot)s failed.")
+                    )
+                    lines.append(line % values)
                 elif common.is_bulletproof(player):
-                    lines.append(f"{name} survives: they are bulletproof, so {shot} failed.")
+                    lines.append(
+                        _("%(player)s survives: they are bulletproof, so %(shot)s failed.")
+                        % {"player": name, "shot": shot}
+                    )
                 elif vest:
                     vest = False
                     spent.append(name)
                     lines.append(
-                        f"{name} survives: their one-shot vest stopped {shot}; "
-                        "the vest is now spent."
+                        _(
+                            "%(player)s survives: their one-shot vest stopped %(shot)s; "
+                            "the vest is now spent."
+                        )
+                        % {"player": name, "shot": shot}
                     )
                 else:
                     hits.append(shot)
             if hits:
                 dead.append(name)
-                lines.append(f"{name} dies: {names(hits)} killed them.")
+                lines.append(
+                    _("%(player)s dies: %(hits)s killed them.")
+                    % {"player": name, "hits": names(hits)}
+                )
         return dead, spent, lines
 
     def _information(self, results: dict[str, list[dict[str, Any]]]) -> list[str]:
@@ -468,14 +558,33 @@ class _Night:
                 seen = self.players[target]
                 why = []
                 if framed:
-                    why.append(f"{target} was framed by {names(self.frames[target])}")
+                    why.append(
+                        _("%(player)s was framed by %(framer)s")
+                        % {"player": target, "framer": names(self.frames[target])}
+                    )
                 elif seen.role in INVESTIGATION_IMMUNE and seen.alignment == "mafia":
-                    why.append(f"{target} is a {seen.role}, who reads innocent")
+                    why.append(
+                        _("%(player)s is a %(role)s, who reads innocent")
+                        % {"player": target, "role": seen.role}
+                    )
                 if actor.sanity != "sane":
-                    why.append(f"{actor.name} is a {actor.sanity} cop")
+                    why.append(
+                        _("%(cop)s is a %(sanity)s cop")
+                        % {"cop": actor.name, "sanity": actor.sanity}
+                    )
+                values = {
+                    "cop": actor.name,
+                    "target": target,
+                    "result": common.reading(entry["result"]),
+                    "why": "; ".join(why),
+                }
                 lines.append(
-                    f"{actor.name} investigates {target} and is told {entry['result']}"
-                    + (f" ({'; '.join(why)})." if why else ".")
+                    (
+                        _("%(cop)s investigates %(target)s and is told %(result)s (%(why)s).")
+                        if why
+                        else _("%(cop)s investigates %(target)s and is told %(result)s.")
+                    )
+                    % values
                 )
             elif action.ability == "track":
                 ninja = common.is_ninja(self.players[target])
@@ -483,31 +592,61 @@ class _Night:
                     asked, () if ninja else self.visits.get(target, ()), target
                 )
                 visited = entry["visited"]
-                lines.append(
-                    f"{actor.name} tracks {target}, a ninja: no visit is seen."
+                line = (
+                    _("%(actor)s tracks %(target)s, a ninja: no visit is seen.")
                     if ninja
-                    else f"{actor.name} tracks {target}, who visited {names(visited)}."
+                    else _("%(actor)s tracks %(target)s, who visited %(visited)s.")
                     if visited
-                    else f"{actor.name} tracks {target}, who went nowhere."
+                    else _("%(actor)s tracks %(target)s, who went nowhere.")
+                )
+                lines.append(
+                    line % {"actor": actor.name, "target": target, "visited": names(visited)}
                 )
             else:
                 came = [v for v in self.visitors().get(target, ()) if v != actor.name]
                 visitors = [v for v in came if not common.is_ninja(self.players[v])]
                 hidden = [v for v in came if v not in visitors]
                 entry = common.watch_result(asked, visitors, target)
-                lines.append(
-                    f"{actor.name} watches {target}, visited by {names(entry['visitors'])}"
-                    + (f" ({names(hidden)} also visited, unseen: ninja)." if hidden else ".")
+                values = {
+                    "actor": actor.name,
+                    "target": target,
+                    "visitors": names(entry["visitors"]),
+                    "hidden": names(hidden),
+                }
+                line = (
+                    _(
+                        "%(actor)s watches %(target)s, visited by %(visitors)s "
+                        "(%(hidden)s also visited, unseen: ninja)."
+                    )
+                    if hidden
+                    else _("%(actor)s watches %(target)s, visited by %(visitors)s.")
                 )
+                lines.append(line % values)
             results.setdefault(actor.name, []).append(entry)
         return lines
 
 
 def _describe_kill(killer: str, kind: str) -> str:
+    values = {"killer": killer}
     if kind == "mafia":
-        return f"the mafia's kill (by {killer})"
+        return _("the mafia's kill (by %(killer)s)") % values
     if kind == "pgo":
-        return f"{killer}'s paranoid gun"
+        return _("%(killer)s's paranoid gun") % values
     if kind == "weak":
-        return f"their weakness (they visited {killer})"
-    return f"{killer}'s shot"
+        return _("their weakness (they visited %(killer)s)") % values
+    return _("%(killer)s's shot") % values
+
+
+def _group(group: str) -> str:
+    """A NAR priority group's name in a sentence ("bus actions come before ...")."""
+    names_ = {
+        "bus": lambda: pgettext("NAR priority group", "bus"),
+        "block": lambda: pgettext("NAR priority group", "block"),
+        "redirect": lambda: pgettext("NAR priority group", "redirect"),
+        "protect": lambda: pgettext("NAR priority group", "protect"),
+        "other": lambda: pgettext("NAR priority group", "other"),
+        "kill": lambda: pgettext("NAR priority group", "kill"),
+        "inspect": lambda: pgettext("NAR priority group", "inspect"),
+    }
+    name = names_.get(group)
+    return name() if name else group

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ...graphs import strongly_connected_components
 from ...model import Action, GameState
+from ...text import _
 from .common import is_strong_willed
 from .roles import VISITING_ABILITIES
 
@@ -299,27 +300,46 @@ def dependency_graph(
             stoppable = x not in strong_willed
             # "surely" when x is named, "could" when only a swap or redirect may bring it there
             named = x in a.targets[:1] if a.ability == "redirect" else x in a.targets
+            v = {"x": x, "y": y}
             if a.ability in ("block", "jail") and x in spots[a.index] and stoppable:
-                verb = "jails" if a.ability == "jail" else "blocks"
-                add(x, y, f"{y} {verb} {x}" if named else f"{y}'s {a.ability} could land on {x}")
+                if not named:
+                    reason = (
+                        _("%(y)s's jail could land on %(x)s")
+                        if a.ability == "jail"
+                        else _("%(y)s's block could land on %(x)s")
+                    )
+                elif a.ability == "jail":
+                    reason = _("%(y)s jails %(x)s")
+                else:
+                    reason = _("%(y)s blocks %(x)s")
+                add(x, y, reason % v)
             if a.ability in ("protect", "jail") and b.ability == "kill" and overlap:
-                add(x, y, f"{y}'s protection could stop {x}'s kill")
+                add(x, y, _("%(y)s's protection could stop %(x)s's kill") % v)
             if a.ability == "swap":
                 moved = b.ability != "swap" or shared_swaps == "compose"
                 if x in spots[a.index]:
-                    add(x, y, f"{y} swaps {x}" if named else f"{y}'s swap could move {x}")
+                    reason = _("%(y)s swaps %(x)s") if named else _("%(y)s's swap could move %(x)s")
+                    add(x, y, reason % v)
                 elif overlap and moved:
-                    add(x, y, f"{y}'s bus swap could move {x}'s action")
+                    add(x, y, _("%(y)s's bus swap could move %(x)s's action") % v)
             if a.ability == "redirect" and x in spots[a.index]:
-                add(x, y, f"{y} redirects {x}" if named else f"{y}'s redirect could land on {x}")
+                reason = (
+                    _("%(y)s redirects %(x)s")
+                    if named
+                    else _("%(y)s's redirect could land on %(x)s")
+                )
+                add(x, y, reason % v)
             if a.ability == "frame" and b.ability == "investigate" and overlap:
-                add(x, y, f"{y}'s frame could change {x}'s result")
+                add(x, y, _("%(y)s's frame could change %(x)s's result") % v)
             if a.ability == "clean" and b.ability == "kill" and overlap:
-                add(x, y, f"{y}'s clean could hide the role of {x}'s kill")
+                add(x, y, _("%(y)s's clean could hide the role of %(x)s's kill") % v)
             if a.ability in VISITING_ABILITIES:
                 if b.ability == "track" and y in spots[b.index]:
                     sure = y in b.targets
-                    add(x, y, f"{x} tracks {y}" if sure else f"{x}'s track could land on {y}")
+                    reason = (
+                        _("%(x)s tracks %(y)s") if sure else _("%(x)s's track could land on %(y)s")
+                    )
+                    add(x, y, reason % v)
                 if b.ability == "watch" and overlap:
-                    add(x, y, f"{x} watches where {y} may go")
+                    add(x, y, _("%(x)s watches where %(y)s may go") % v)
     return Dependencies({x: {y: tuple(r) for y, r in ys.items()} for x, ys in edges.items()})

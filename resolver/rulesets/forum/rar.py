@@ -26,9 +26,11 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ...model import Action, GameState, NightOutcome, Player
+from ...text import _, gettext_noop
 from ..base import Ruleset, names
 from .common import (
     REDIRECTING,
+    ability_noun,
     action_name,
     action_phrase,
     allegiance_failures,
@@ -46,13 +48,14 @@ from .common import (
     is_visit,
     is_weak,
     last_kill_stands,
+    reading,
     track_result,
     watch_result,
 )
 
 Chain = frozenset[int]
 Path = tuple["Move", ...]
-ONCE = "an action appears once in a chain"
+ONCE = gettext_noop("an action appears once in a chain")
 MEMO_SPECIFIC = 4  # chain-specific answers kept per question
 
 
@@ -387,7 +390,8 @@ class _Night:
         live = [a for a in attempts if a.acted]
         if live and is_bulletproof(player):
             shots = names([self._kill_name(a) for a in live])
-            return False, False, f"{name} survives: {name} is bulletproof, so {shots} fails."
+            line = _("%(player)s survives: %(player)s is bulletproof, so %(shots)s fails.")
+            return False, False, line % {"player": name, "shots": shots}
         if self.state.flags.get("protectionStopsAllKills", True):
             standing = [a for a in live if a.stands]
             note = ""
@@ -404,11 +408,15 @@ class _Night:
         clauses = [self._attempt_clause(name, a) for a in attempts]
         if vest:
             shots = names([self._kill_name(a) for a in standing])
-            clauses.append(f"{name}'s one-shot vest stops {shots} (the vest is now used up)")
+            clauses.append(
+                _("%(player)s's one-shot vest stops %(shots)s (the vest is now used up)")
+                % {"player": name, "shots": shots}
+            )
         elif dies and player.has("one_shot_bulletproof"):
-            clauses.append(f"{name}'s one-shot vest was already used up")
+            clauses.append(_("%(player)s's one-shot vest was already used up") % {"player": name})
         text = "; ".join(c for c in [*clauses, note] if c)
-        return dies, vest, f"{name} {'dies' if dies else 'survives'}: {text}."
+        line = _("%(player)s dies: %(why)s.") if dies else _("%(player)s survives: %(why)s.")
+        return dies, vest, line % {"player": name, "why": text}
 
     def _one_kill_each(self, name: str, live: list[Attempt]) -> tuple[list[Attempt], str]:
         """protectionStopsAllKills=false: match each holding protection to one kill it
@@ -430,7 +438,7 @@ class _Night:
         standing = [a for a in live if id(a) not in stopped]
         note = ""
         if any(a.protections for a in standing):
-            note = "one protection stops only one kill in this game"
+            note = _("one protection stops only one kill in this game")
         for a in live:  # a protection that did not stop this kill is explained as unused
             if id(a) not in stopped:
                 a.protections = ()
@@ -445,36 +453,55 @@ class _Night:
 
     def _kill_name(self, attempt: Attempt) -> str:
         if attempt.weak_on is not None:
-            return f"{attempt.source.actor}'s weakness"
+            return _("%(player)s's weakness") % {"player": attempt.source.actor}
         if attempt.gun_owner is not None:
-            return f"{attempt.gun_owner}'s paranoid gun"
+            return _("%(player)s's paranoid gun") % {"player": attempt.gun_owner}
         return action_name(self.state, attempt.source)
 
     def _attempt_clause(self, name: str, a: Attempt) -> str:
         kill = self._kill_name(a)
         if a.gun_owner is not None:
-            kill = (
-                f"{a.gun_owner}'s paranoid gun (fired at {name} for visiting "
-                f"with {action_name(self.state, a.source)})"
-            )
+            kill = _(
+                "%(owner)s's paranoid gun (fired at %(player)s for visiting with %(action)s)"
+            ) % {
+                "owner": a.gun_owner,
+                "player": name,
+                "action": action_name(self.state, a.source),
+            }
         if a.weak_on is not None:
-            kill = (
-                f"{name}'s weakness ({name} is weak and their "
-                f"{action_name(self.state, a.source).split(chr(39) + 's ', 1)[-1]} "
-                f"landed on {a.weak_on}, who is {self.player(a.weak_on).alignment})"
-            )
+            kill = _(
+                "%(player)s's weakness (%(player)s is weak and their %(ability)s landed on "
+                "%(target)s, who is %(alignment)s)"
+            ) % {
+                "player": name,
+                "ability": ability_noun(self.state, a.source),
+                "target": a.weak_on,
+                "alignment": self.player(a.weak_on).alignment,
+            }
         moved = self._path_text(a.source, a.landing)
         if a.landing.where != name and a.gun_owner is None and a.weak_on is None:
-            return f"{action_name(self.state, a.source)} on {name} was {moved}"
+            return _("%(action)s on %(player)s was %(moved)s") % {
+                "action": action_name(self.state, a.source),
+                "player": name,
+                "moved": moved,
+            }
         if moved and a.landing.path:
             kill = f"{kill} ({moved})"
         if not a.acted:
-            return f"{kill} fails: {self._stopped(a.source.actor, a.chain)}"
+            return _("%(kill)s fails: %(why)s") % {
+                "kill": kill,
+                "why": self._stopped(a.source.actor, a.chain),
+            }
         if a.protections:
             p = a.protections[0]
             why = self._goes_ahead(p.actor, self.lands_on(p, name, a.chain) or a.chain)
-            return f"{kill} was countered by {action_name(self.state, p)}" + _then(why)
-        parts = [f"{kill} stands"]
+            # (each clause after it is a translated clause of its own: a list, "; "-joined)
+            countered = _("%(kill)s was countered by %(action)s") % {
+                "kill": kill,
+                "action": action_name(self.state, p),
+            }
+            return "; ".join([countered, *why])
+        parts = [_("%(kill)s stands") % {"kill": kill}]
         if moved and not a.landing.path:
             parts.append(moved)  # moves that cancelled each other
         parts += self._goes_ahead(a.source.actor, a.chain)
@@ -483,21 +510,29 @@ class _Night:
         return "; ".join(x for x in parts if x)
 
     def _failed_protection(self, p: Action, name: str, chain: Chain) -> str:
-        label = action_name(self.state, p)
+        values = {
+            "action": action_name(self.state, p),
+            "player": name,
+            "once": _(ONCE),  # i18n: marked at its source
+        }
         if is_macho(self.player(name)) and p.target == name:
-            return f"{label} does nothing: {name} is macho and cannot be protected"
+            return (
+                _("%(action)s does nothing: %(player)s is macho and cannot be protected") % values
+            )
         if p.index in chain:
-            return f"{label} cannot protect {name} again ({ONCE})"
+            return _("%(action)s cannot protect %(player)s again (%(once)s)") % values
         base = chain | {p.index}
         for landing in self.landings(p, base):
             if landing.where != name:
                 if p.target == name:
-                    return f"{label} on {name} was {self._path_text(p, landing)}"
+                    values["moved"] = self._path_text(p, landing)
+                    return _("%(action)s on %(player)s was %(moved)s") % values
                 continue
             inner = landing.chain(base)
             if self.acts(p.actor, inner):
-                return f"{label} already stops another kill"
-            return f"{label} would have protected {name}, but {self._stopped(p.actor, inner)}"
+                return _("%(action)s already stops another kill") % values
+            values["why"] = self._stopped(p.actor, inner)
+            return _("%(action)s would have protected %(player)s, but %(why)s") % values
         return ""
 
     # -- why an action goes ahead or is stopped ------------------------------------------------
@@ -505,9 +540,9 @@ class _Night:
         """'Cat's roleblock on Bob stops it (...)' for an actor who is blocked."""
         found = self.blocker(actor, chain)
         if found is None:
-            return "it has no effect"
+            return _("it has no effect")
         block, inner = found
-        text = f"{action_phrase(self.state, block)} stops it"
+        text = _("%(action)s stops it") % {"action": action_phrase(self.state, block)}
         why = self._goes_ahead(block.actor, inner, depth - 1) if depth > 0 else []
         return text + (f" ({'; '.join(why)})" if why else "")
 
@@ -515,7 +550,10 @@ class _Night:
         """Why each roleblock aimed at ``actor`` failed, in the text's words."""
         if depth < 0 or is_strong_willed(self.player(actor)):
             return (
-                [f"{actor} is strong-willed, so roleblocks and jails do not stop them"]
+                [
+                    _("%(player)s is strong-willed, so roleblocks and jails do not stop them")
+                    % {"player": actor}
+                ]
                 if depth >= 0 and self.reach.get("block", {}).get(actor)
                 else []
             )
@@ -524,20 +562,32 @@ class _Night:
             label = action_phrase(self.state, b)
             if b.index in chain:
                 if b.target == actor:
-                    out.append(f"{action_name(self.state, b)} cannot counter it again: {ONCE}")
+                    out.append(
+                        _("%(action)s cannot counter it again: %(once)s")
+                        % {
+                            "action": action_name(self.state, b),
+                            "once": _(ONCE),  # i18n: marked at its source
+                        }
+                    )
                 continue
             base = chain | {b.index}
             for landing in self.landings(b, base):
                 if landing.where != actor:
                     if b.target == actor:
-                        out.append(f"{label} was {self._path_text(b, landing)}")
+                        out.append(
+                            _("%(action)s was %(moved)s")
+                            % {"action": label, "moved": self._path_text(b, landing)}
+                        )
                     continue
                 inner = landing.chain(base)
                 found = self.blocker(b.actor, inner)
                 if found is None:
                     continue
                 counter, deeper = found
-                text = f"{label} was countered by {action_phrase(self.state, counter)}"
+                text = _("%(kill)s was countered by %(action)s") % {
+                    "kill": label,
+                    "action": action_phrase(self.state, counter),
+                }
                 why = self._goes_ahead(counter.actor, deeper, depth - 1)
                 out.append(text + (f" ({'; '.join(why)})" if why else ""))
         return out
@@ -549,9 +599,20 @@ class _Night:
             return conflict
         steps = []
         for i, move in enumerate(landing.path):
-            verb = "swapped" if move.action.ability == "swap" else "redirected"
-            step = f"{verb} onto {move.dest} by {action_name(self.state, move.action)}"
-            steps.append(step if i == 0 else f"then {step}")
+            values = {"dest": move.dest, "action": action_name(self.state, move.action)}
+            if move.action.ability == "swap":
+                step = (
+                    _("swapped onto %(dest)s by %(action)s")
+                    if i == 0
+                    else _("then swapped onto %(dest)s by %(action)s")
+                )
+            else:
+                step = (
+                    _("redirected onto %(dest)s by %(action)s")
+                    if i == 0
+                    else _("then redirected onto %(dest)s by %(action)s")
+                )
+            steps.append(step % values)
         return ", ".join(steps)
 
     def _conflict_at(self, action: Action, pos: str) -> str:
@@ -562,7 +623,12 @@ class _Night:
         if len(acting) < 2:
             return ""
         who = names([action_name(self.state, m.action) for m in acting])
-        return f"{who} cancel each other at {pos}: an effect cannot be moved two ways"
+        return _(
+            "%(actions)s cancel each other at %(player)s: an effect cannot be moved two ways"
+        ) % {
+            "actions": who,
+            "player": pos,
+        }
 
     # -- results -------------------------------------------------------------------------------
     def results_of(
@@ -585,9 +651,11 @@ class _Night:
             label = action_phrase(self.state, a) + (f" ({moved})" if moved else "")
             if not self.acts(a.actor, chain):
                 if kind != "clean":
-                    out.append(
-                        (None, f"{a.actor} gets no result: {self._stopped(a.actor, chain)}.")
-                    )
+                    line = _("%(player)s gets no result: %(why)s.") % {
+                        "player": a.actor,
+                        "why": self._stopped(a.actor, chain),
+                    }
+                    out.append((None, line))
                 continue
             if kind == "investigate":
                 frame = self.effect_on("frame", where, chain)
@@ -598,35 +666,49 @@ class _Night:
                     frame is not None,
                     where,
                 )
+                read = self._why_reading(a.actor, where, frame, result["result"])
                 out.append(
-                    (
-                        result,
-                        label + ": " + self._why_reading(a.actor, where, frame, result["result"]),
-                    )
+                    (result, _("%(action)s: %(result)s") % {"action": label, "result": read})
                 )
             elif kind == "track":
                 visited = self._visited(where, chain)
-                seen = f"{where} visited {names(visited)}" if visited else f"{where} went nowhere"
+                values = {"player": where, "visited": names(visited), "tracker": a.actor}
+                seen = (
+                    _("%(player)s visited %(visited)s") % values
+                    if visited
+                    else _("%(player)s went nowhere") % values
+                )
                 if is_ninja(self.player(where)):
-                    seen = f"{where} is a ninja, so {a.actor} sees no visit"
-                out.append((track_result(a.target, visited, where), f"{label}: {seen}."))  # type: ignore[arg-type]
+                    seen = _("%(player)s is a ninja, so %(tracker)s sees no visit") % values
+                line = _("%(action)s: %(seen)s.") % {"action": label, "seen": seen}
+                out.append((track_result(a.target, visited, where), line))  # type: ignore[arg-type]
             elif kind == "watch":
                 visitors = self._visitors(where, a.actor, chain)
+                values = {"visitors": names(visitors), "player": where}
                 seen = (
-                    f"{names(visitors)} visited {where}" if visitors else f"nobody visited {where}"
+                    _("%(visitors)s visited %(player)s") % values
+                    if visitors
+                    else _("nobody visited %(player)s") % values
                 )
                 hidden = self._visitors(where, a.actor, chain, ninjas=True)
                 if hidden:
-                    seen += f" ({names(hidden)} also visited, unseen: ninja)"
-                out.append((watch_result(a.target, visitors, where), f"{label}: {seen}."))  # type: ignore[arg-type]
+                    seen = _("%(seen)s (%(hidden)s also visited, unseen: ninja)") % {
+                        "seen": seen,
+                        "hidden": names(hidden),
+                    }
+                line = _("%(action)s: %(seen)s.") % {"action": label, "seen": seen}
+                out.append((watch_result(a.target, visitors, where), line))  # type: ignore[arg-type]
             elif where in dead and where not in cleaned:
                 cleaned.append(where)
                 role = self.player(where).role
                 out.append(
                     (
                         clean_result(where, role),
-                        f"{label}: {where} dies and is revealed as unknown; {a.actor} learns "
-                        f"{where} was a {role}.",
+                        _(
+                            "%(action)s: %(player)s dies and is revealed as unknown; "
+                            "%(janitor)s learns %(player)s was a %(role)s."
+                        )
+                        % {"action": label, "player": where, "janitor": a.actor, "role": role},
                     )
                 )
         return out
@@ -635,13 +717,27 @@ class _Night:
         player = self.player(target)
         notes = []
         if frame is not None:
-            notes.append(f"{target} was framed by {frame.actor}")
+            notes.append(
+                _("%(player)s was framed by %(framer)s") % {"player": target, "framer": frame.actor}
+            )
         elif player.role == "godfather":
-            notes.append("a godfather reads innocent")
+            notes.append(_("a godfather reads innocent"))
         sanity = self.player(cop).sanity
         if sanity != "sane":
-            notes.append(f"{cop} is {'an' if sanity[0] in 'aeiou' else 'a'} {sanity} cop")
-        return f"{target} reads {result}" + (f" ({'; '.join(notes)})" if notes else "") + "."
+            notes.append(
+                _(
+                    SANE_COPS.get(sanity, "%(cop)s is a %(sanity)s cop")
+                )  # i18n: marked at its source
+                % {"cop": cop, "sanity": sanity}
+            )
+        values = {
+            "player": target,
+            "result": reading(result),
+            "notes": "; ".join(notes),
+        }
+        if notes:
+            return _("%(player)s reads %(result)s (%(notes)s).") % values
+        return _("%(player)s reads %(result)s.") % values
 
     def _visited(self, tracked: str, chain: Chain) -> list[str]:
         """Where ``tracked``'s visits landed and held (rule #3: track and visit both); a
@@ -674,5 +770,9 @@ class _Night:
         )
 
 
-def _then(clauses: list[str]) -> str:
-    return "".join(f"; {c}" for c in clauses)
+# A cop of each sanity, as the explanation names them.
+SANE_COPS = {
+    "insane": gettext_noop("%(cop)s is an insane cop"),
+    "paranoid": gettext_noop("%(cop)s is a paranoid cop"),
+    "naive": gettext_noop("%(cop)s is a naive cop"),
+}

@@ -16,6 +16,7 @@ mafiascum conventions, as rules over the living counts:
 from __future__ import annotations
 
 from ...model import GameState, Verdict
+from ...text import _
 from .roles import MAFIA, SERIAL_KILLER, SURVIVOR
 
 
@@ -34,25 +35,34 @@ def check_winner(state: GameState) -> Verdict:
 
 def _winner(alive: int, mafia: int, killers: list[str], others: int) -> Verdict:
     if mafia == 0 and not killers:
-        return Verdict("town", "Every mafia member is dead.")
+        return Verdict("town", _("Every mafia member is dead."))
     if not killers and mafia >= others:
         return Verdict(
             "mafia",
-            f"The mafia ({mafia}) equal or outnumber everyone else ({others}): "
-            "the town can no longer win a vote.",
+            _(
+                "The mafia (%(mafia)s) equal or outnumber everyone else (%(others)s): "
+                "the town can no longer win a vote."
+            )
+            % {"mafia": mafia, "others": others},
         )
     if killers and 2 * mafia > alive:
         return Verdict(
             "mafia",
-            f"The mafia ({mafia}) hold more than half the votes ({alive} alive): they can "
-            "vote out the serial killer.",
+            _(
+                "The mafia (%(mafia)s) hold more than half the votes (%(alive)s alive): they can "
+                "vote out the serial killer."
+            )
+            % {"mafia": mafia, "alive": alive},
         )
     if len(killers) == 1 and mafia == 0 and alive <= 2:
         sk = killers[0]
         why = (
-            "is the last one standing"
+            _("The serial killer %(player)s is the last one standing.")
             if alive == 1
-            else "faces a single other player, who can no longer vote them out"
+            else _(
+                "The serial killer %(player)s faces a single other player, who can no longer "
+                "vote them out."
+            )
         )
-        return Verdict(SERIAL_KILLER, f"The serial killer {sk} {why}.")
+        return Verdict(SERIAL_KILLER, why % {"player": sk})
     return Verdict(None)

@@ -12,6 +12,7 @@ from typing import Any
 
 from ...errors import InvalidScenario
 from ...model import SKIP, Action, DayOutcome, DayVotes, GameState, NightOutcome, Player, Verdict
+from ...text import _, gettext_noop
 from ...votes import plurality
 from ..base import FlagSpec, Ruleset, names
 from . import night
@@ -21,10 +22,12 @@ FLAGS = {
     "blockPriority": FlagSpec(
         "blockPriority",
         False,
-        "Off: a block landing on a blocker always stops their block (pure chains). On: a "
-        "block only stops a blocker of equal or lower priority (jailkeeper 3 > roleblocker 2 "
-        "> mafia roleblocker 1). Circles of blocks fail either way.",
-        title="Block priority",
+        gettext_noop(
+            "Off: a block landing on a blocker always stops their block (pure chains). On: a "
+            "block only stops a blocker of equal or lower priority (jailkeeper 3 > roleblocker 2 "
+            "> mafia roleblocker 1). Circles of blocks fail either way."
+        ),
+        title=gettext_noop("Block priority"),
     ),
 }
 
@@ -35,17 +38,23 @@ class Power(Ruleset):
     roles = ROLES
     flags = FLAGS
     alignments = (TOWN, MAFIA, NEUTRAL)
-    alignment_titles = {TOWN: "Town", MAFIA: "Mafia", NEUTRAL: "Neutral"}
+    alignment_titles = {
+        TOWN: gettext_noop("Town"),
+        MAFIA: gettext_noop("Mafia"),
+        NEUTRAL: gettext_noop("Neutral"),
+    }
     win_conditions = {
-        TOWN: "You win when every mafia-aligned player is dead.",
-        MAFIA: "You win when the mafia equal or outnumber everyone else alive.",
-        NEUTRAL: "You win by your role's own goal (see your role), whoever else wins.",
+        TOWN: gettext_noop("You win when every mafia-aligned player is dead."),
+        MAFIA: gettext_noop("You win when the mafia equal or outnumber everyone else alive."),
+        NEUTRAL: gettext_noop(
+            "You win by your role's own goal (see your role), whoever else wins."
+        ),
     }
     factional_kill = FACTION_KILL
     # Only a block (or a jail, which blocks) stops a cop's or tracker's result here, so
     # the missing result already tells them; the PM says it plainly (issue 33).
     result_abilities = frozenset({"investigate", "track"})
-    no_result_line = "You were blocked tonight: your action got no result."
+    no_result_line = gettext_noop("You were blocked tonight: your action got no result.")
     uses_executioner_target = True
 
     # -- setup -------------------------------------------------------------------------
@@ -54,16 +63,22 @@ class Power(Ruleset):
             where = f"$.players[{i}].target"
             if p.role != "executioner":
                 if p.target is not None:
-                    raise InvalidScenario(f"Only an executioner has a target, not {p.name}.", where)
+                    raise InvalidScenario(
+                        _("Only an executioner has a target, not %(player)s.") % {"player": p.name},
+                        where,
+                    )
                 continue
             target = state.player(p.target) if p.target else None
             if target is None or target.name == p.name:
                 raise InvalidScenario(
-                    f"Executioner {p.name} needs a target: another player's name.", where
+                    _("Executioner %(player)s needs a target: another player's name.")
+                    % {"player": p.name},
+                    where,
                 )
             if p.alive and (not target.alive or target.alignment != TOWN):
                 raise InvalidScenario(
-                    f"Executioner {p.name}'s target {target.name} must be a living town player.",
+                    _("Executioner %(player)s's target %(target)s must be a living town player.")
+                    % {"player": p.name, "target": target.name},
                     where,
                 )
 
@@ -75,8 +90,11 @@ class Power(Ruleset):
             faction = night.is_faction_kill(state, a)
             if (a.actor, a.ability) in seen and not faction:
                 raise InvalidScenario(
-                    f"{a.actor} submitted a second {a.ability} tonight; each ability is used "
-                    "once a night.",
+                    _(
+                        "%(actor)s submitted a second %(ability)s tonight; each ability is used "
+                        "once a night."
+                    )
+                    % {"actor": a.actor, "ability": a.ability},
                     f"{where}[{a.index}]",
                 )
             if not faction:
@@ -87,13 +105,18 @@ class Power(Ruleset):
         target = action.target or ""
         if night.is_faction_kill(state, action) and state.player(target).alignment == MAFIA:
             raise InvalidScenario(
-                f"The mafia cannot kill {target}: {target} is mafia-aligned.",
+                _("The mafia cannot kill %(target)s: %(target)s is mafia-aligned.")
+                % {"target": target},
                 f"{where}.targets[0]",
             )
         if action.ability == "forge" and action.extra.get("role") not in ROLES:
             raise InvalidScenario(
-                f"{action.actor} can only forge a role of this game "
-                f"({', '.join(ROLES)}), not {action.extra.get('role')!r}.",
+                _("%(actor)s can only forge a role of this game (%(roles)s), not %(role)s.")
+                % {
+                    "actor": action.actor,
+                    "roles": ", ".join(ROLES),
+                    "role": repr(action.extra.get("role")),
+                },
                 f"{where}.role",
             )
 
@@ -104,7 +127,7 @@ class Power(Ruleset):
     def check_day(self, state: GameState, day: DayVotes, where: str) -> None:
         if day.revote is not None:
             raise InvalidScenario(
-                "The power rule set has no revote: a tied vote eliminates nobody.",
+                _("The power rule set has no revote: a tied vote eliminates nobody."),
                 f"{where}.revote",
             )
 
@@ -113,17 +136,29 @@ class Power(Ruleset):
         out = top.single if top.single != SKIP else None
         if out is None:
             if not top.leaders:
-                why = "nobody voted"
+                line = _("Nobody is eliminated: nobody voted.")
             elif top.single == SKIP:
-                why = "skip has the most votes"
+                line = _("Nobody is eliminated: skip has the most votes.")
             else:
-                why = f"{names(top.leaders)} tie with {top.votes} each (no revote in these rules)"
-            return DayOutcome(None, None, (f"Nobody is eliminated: {why}.",), state)
+                line = _(
+                    "Nobody is eliminated: %(players)s tie with %(votes)s each "
+                    "(no revote in these rules)."
+                ) % {
+                    "players": names([_("skip") if t == SKIP else t for t in top.leaders]),
+                    "votes": top.votes,
+                }
+            return DayOutcome(None, None, (line,), state)
         role = state.player(out).role
-        shown = role.replace("_", " ")
-        lines = [f"{out} has the most votes ({top.votes}) and is eliminated. Role: {shown}."]
+        shown = role.replace("_", " ")  # the role's slug, as the reveal names it
+        lines = [
+            _("%(player)s has the most votes (%(votes)s) and is eliminated. Role: %(role)s.")
+            % {"player": out, "votes": top.votes, "role": shown}
+        ]
         winners = co_winners_of(state, out)
-        lines += [f"{p} wins too: {reason}." for p, reason in winners.items()]
+        lines += [
+            _("%(player)s wins too: %(reason)s.") % {"player": p, "reason": reason}
+            for p, reason in winners.items()
+        ]
         after = replace(
             state.with_dead([out]),
             co_winners=tuple(dict.fromkeys((*state.co_winners, *winners))),
@@ -139,10 +174,10 @@ def co_winners_of(state: GameState, eliminated: str) -> dict[str, str]:
     """Players who co-win because ``eliminated`` was voted out, with the reason."""
     won: dict[str, str] = {}
     if state.player(eliminated).role == "jester":
-        won[eliminated] = "the jester was voted out"
+        won[eliminated] = _("the jester was voted out")
     for p in state.alive:
         if p.role == "executioner" and p.target == eliminated:
-            won[p.name] = f"their target {eliminated} was voted out"
+            won[p.name] = _("their target %(target)s was voted out") % {"target": eliminated}
     return won
 
 
@@ -154,10 +189,12 @@ def winner(state: GameState) -> Verdict:
     mafia = sum(1 for p in state.alive if p.alignment == MAFIA)
     others = len(state.alive) - mafia
     if mafia == 0:
-        return Verdict(TOWN, "Every mafia-aligned player is dead.")
+        return Verdict(TOWN, _("Every mafia-aligned player is dead."))
     if mafia >= others:
         return Verdict(
-            MAFIA, f"The mafia ({mafia}) equal or outnumber everyone else alive ({others})."
+            MAFIA,
+            _("The mafia (%(mafia)s) equal or outnumber everyone else alive (%(others)s).")
+            % {"mafia": mafia, "others": others},
         )
     return Verdict(None)
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ...graphs import strongly_connected_components
+from ...text import _, ngettext
 from ..base import names
 
 
@@ -98,31 +99,68 @@ def resolve_blocks(blocks: Sequence[Block], by_priority: bool = False) -> BlockO
             lines.append(_landed_line(b, outranked))
         elif b.user not in in_circle:
             stoppers = sorted({c.user for c in landed if c.target == b.user and can_stop(c, b)})
-            lines.append(
-                f"{b.user}'s {b.verb} on {b.target} fails: {b.user} was stopped by "
-                f"{names(stoppers)}."
+            line = (
+                _("%(user)s's jail on %(target)s fails: %(user)s was stopped by %(stoppers)s.")
+                if b.jail
+                else _(
+                    "%(user)s's block on %(target)s fails: %(user)s was stopped by %(stoppers)s."
+                )
             )
+            lines.append(line % {"user": b.user, "target": b.target, "stoppers": names(stoppers)})
     return BlockOutcome(landed, failed, circles, blocked, jailed, tuple(lines))
 
 
 def _circle_line(circle: tuple[str, ...], jailers: set[str]) -> str:
-    both = "both" if len(circle) == 2 else f"all {len(circle)}"
     jail = [name for name in circle if name in jailers]
-    lost = f" ({names(jail)}'s jail protects nobody)" if jail else ""
-    return (
-        f"{names(circle)} block each other in a circle, so {both} are blocked: none of their "
-        f"actions happens{lost}."
-    )
+    values = {"players": names(circle), "n": len(circle), "jailers": names(jail)}
+    if len(circle) == 2:
+        line = (
+            _(
+                "%(players)s block each other in a circle, so both are blocked: none of their "
+                "actions happens (%(jailers)s's jail protects nobody)."
+            )
+            if jail
+            else _(
+                "%(players)s block each other in a circle, so both are blocked: none of their "
+                "actions happens."
+            )
+        )
+    elif jail:
+        line = ngettext(
+            "%(players)s block each other in a circle, so all %(n)s are blocked: none of their "
+            "actions happens (%(jailers)s's jail protects nobody).",
+            "%(players)s block each other in a circle, so all %(n)s are blocked: none of their "
+            "actions happens (%(jailers)s's jail protects nobody).",
+            len(circle),
+        )
+    else:
+        line = ngettext(
+            "%(players)s block each other in a circle, so all %(n)s are blocked: none of their "
+            "actions happens.",
+            "%(players)s block each other in a circle, so all %(n)s are blocked: none of their "
+            "actions happens.",
+            len(circle),
+        )
+    return line % values
 
 
 def _landed_line(b: Block, outranked: list[Block]) -> str:
+    values = {"user": b.user, "target": b.target}
     if b.jail:
         line = (
-            f"{b.user} jails {b.target}: {b.target}'s actions are stopped and {b.target} "
-            "is protected from kills tonight"
+            _(
+                "%(user)s jails %(target)s: %(target)s's actions are stopped and %(target)s "
+                "is protected from kills tonight"
+            )
+            % values
         )
     else:
-        line = f"{b.user} roleblocks {b.target}: {b.target}'s actions are stopped"
+        line = _("%(user)s roleblocks %(target)s: %(target)s's actions are stopped") % values
     for c in outranked:
-        line += f", but {c.user}'s {c.verb} has higher priority and still happens"
-    return line + "."
+        but = (
+            _("%(line)s, but %(user)s's jail has higher priority and still happens")
+            if c.jail
+            else _("%(line)s, but %(user)s's block has higher priority and still happens")
+        )
+        line = but % {"line": line, "user": c.user}
+    return _("%(line)s.") % {"line": line}

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...model import Action, GameState, NightOutcome
+from ...text import _, pgettext
 from ..base import names
 from .blocks import Block, BlockOutcome, resolve_blocks
 from .roles import BLOCK_PRIORITY, MAFIA, ROLES
@@ -84,10 +85,16 @@ class Night:
     def say(self, line: str) -> None:
         self.lines.append(line)
 
-    def fails(self, action: Action, what: str, then: str = "") -> bool:
-        """True (and says so) when the action's user is blocked tonight."""
+    def fails(self, action: Action, what: str, result: bool = False) -> bool:
+        """True (and says so) when the action's user is blocked tonight (``result``: an
+        action that would have told its user something, which they now do not get)."""
         if self.blocked(action.actor):
-            self.say(f"{what} fails: {action.actor} was blocked{then}.")
+            line = (
+                _("%(what)s fails: %(actor)s was blocked, so gets no result.")
+                if result
+                else _("%(what)s fails: %(actor)s was blocked.")
+            )
+            self.say(line % {"what": what, "actor": action.actor})
             return True
         return False
 
@@ -104,41 +111,59 @@ def step_blocks(night: Night) -> None:
     night.lines.extend(night.blocks.explanation)
     for b in night.blocks.landed:
         if b.jail:
-            night.protectors.setdefault(b.target, []).append(f"{b.user}'s jail")
+            night.protectors.setdefault(b.target, []).append(
+                _("%(player)s's jail") % {"player": b.user}
+            )
 
 
 def step_saves(night: Night) -> None:
     for a in night.of("protect"):
-        if not night.fails(a, f"{a.actor}'s protection of {a.target}"):
-            night.protectors.setdefault(a.target or "", []).append(f"{a.actor}'s protection")
+        what = _("%(actor)s's protection of %(target)s") % {"actor": a.actor, "target": a.target}
+        if not night.fails(a, what):
+            night.protectors.setdefault(a.target or "", []).append(
+                _("%(player)s's protection") % {"player": a.actor}
+            )
 
 
 def step_frames(night: Night) -> None:
     for a in night.of("frame"):
-        if not night.fails(a, f"{a.actor}'s frame on {a.target}"):
+        values = {"actor": a.actor, "target": a.target}
+        if not night.fails(a, _("%(actor)s's frame on %(target)s") % values):
             night.framed.add(a.target or "")
-            night.say(f"{a.actor} frames {a.target}: {a.target} reads mafia to a cop tonight.")
+            night.say(
+                _("%(actor)s frames %(target)s: %(target)s reads mafia to a cop tonight.") % values
+            )
 
 
 def read(night: Night, target: str) -> tuple[str, str]:
     """What a cop sees, and why."""
+    values = {"target": target}
     if target in night.framed:
-        return MAFIA, f"{target} was framed tonight"
+        return MAFIA, _("%(target)s was framed tonight") % values
     if night.role(target) == "godfather":
-        return "innocent", "the godfather reads innocent"
+        return "innocent", _("the godfather reads innocent")
     if night.state.player(target).alignment == MAFIA:
-        return MAFIA, f"{target} is mafia"
-    return "innocent", f"{target} is not mafia"
+        return MAFIA, _("%(target)s is mafia") % values
+    return "innocent", _("%(target)s is not mafia") % values
 
 
 def step_investigations(night: Night) -> None:
     for a in night.of("investigate"):
         target = a.target or ""
-        if night.fails(a, f"{a.actor}'s investigation of {target}", ", so gets no result"):
+        values = {"actor": a.actor, "target": target}
+        if night.fails(a, _("%(actor)s's investigation of %(target)s") % values, result=True):
             continue
         result, why = read(night, target)
         night.tell(a.actor, {"kind": "investigation", "target": target, "result": result})
-        night.say(f"{a.actor} investigates {target} and reads {result}: {why}.")
+        shown = (
+            pgettext("investigation result", "mafia")
+            if result == MAFIA
+            else pgettext("investigation result", "innocent")
+        )
+        night.say(
+            _("%(actor)s investigates %(target)s and reads %(result)s: %(why)s.")
+            % {**values, "result": shown, "why": why}
+        )
 
 
 def step_kills(night: Night) -> None:
@@ -148,18 +173,31 @@ def step_kills(night: Night) -> None:
     if standing is not None and standing.targets:
         shots = sorted([*shots, standing], key=lambda a: a.index)
     else:
-        night.say("The mafia make no kill tonight.")
+        night.say(_("The mafia make no kill tonight."))
     for a in held:
         if not is_faction_kill(night.state, a):
-            night.say(f"{a.actor} holds fire.")
+            night.say(_("%(actor)s holds fire.") % {"actor": a.actor})
     for a in shots:
         target = a.target or ""
         mafia = is_faction_kill(night.state, a)
-        what = f"the mafia's kill (sent by {a.actor})" if mafia else f"{a.actor}'s shot"
-        if night.fails(a, f"{what[0].upper()}{what[1:]} on {target}"):
+        values = {"actor": a.actor, "target": target}
+        what = (
+            _("the mafia's kill (sent by %(actor)s)") % values
+            if mafia
+            else _("%(actor)s's shot") % values
+        )
+        attempt = (
+            _("The mafia's kill (sent by %(actor)s) on %(target)s") % values
+            if mafia
+            else _("%(actor)s's shot on %(target)s") % values
+        )
+        if night.fails(a, attempt):
             continue
         if target in night.protectors:
-            night.say(f"{target} survives {what}: saved by {names(night.protectors[target])}.")
+            night.say(
+                _("%(target)s survives %(what)s: saved by %(savers)s.")
+                % {"target": target, "what": what, "savers": names(night.protectors[target])}
+            )
             continue
         night.killers.setdefault(target, []).append(a.actor)
         night.causes.setdefault(target, []).append(what)
@@ -170,7 +208,10 @@ def step_kills(night: Night) -> None:
 def step_deaths(night: Night) -> None:
     for victim, causes in night.causes.items():
         night.dead.append(victim)
-        night.say(f"{victim} dies: killed by {names(causes)}.")
+        night.say(
+            _("%(victim)s dies: killed by %(causes)s.")
+            % {"victim": victim, "causes": names(causes)}
+        )
 
 
 def step_bombs(night: Night) -> None:
@@ -180,13 +221,17 @@ def step_bombs(night: Night) -> None:
         for killer in night.killers[victim]:
             if killer not in night.dead:
                 night.dead.append(killer)
-            night.say(f"{victim} was a bomb: {killer}, who killed them, dies in the blast.")
+            night.say(
+                _("%(victim)s was a bomb: %(killer)s, who killed them, dies in the blast.")
+                % {"victim": victim, "killer": killer}
+            )
 
 
 def step_tracks(night: Night) -> None:
     for a in night.of("track"):
         target = a.target or ""
-        if night.fails(a, f"{a.actor}'s tracking of {target}", ", so gets no result"):
+        what = _("%(actor)s's tracking of %(target)s") % {"actor": a.actor, "target": target}
+        if night.fails(a, what, result=True):
             continue
         visited = sorted(
             {
@@ -197,7 +242,10 @@ def step_tracks(night: Night) -> None:
             }
         )
         night.tell(a.actor, {"kind": "track", "target": target, "visited": visited})
-        night.say(f"{a.actor} tracks {target}: {target} visited {names(visited)}.")
+        night.say(
+            _("%(actor)s tracks %(target)s: %(target)s visited %(visited)s.")
+            % {"actor": a.actor, "target": target, "visited": names(visited)}
+        )
 
 
 def step_reveals(night: Night) -> None:
@@ -208,9 +256,12 @@ def step_reveals(night: Night) -> None:
     cleans = [a for a in night.of("clean") if night.performed(a)]
     for a in forges + cleans:
         if a.target != victim:
-            night.say(
-                f"{a.actor}'s {a.ability} on {a.target} does nothing: not the mafia's victim."
+            line = (
+                _("%(actor)s's forge on %(target)s does nothing: not the mafia's victim.")
+                if a.ability == "forge"
+                else _("%(actor)s's clean on %(target)s does nothing: not the mafia's victim.")
             )
+            night.say(line % {"actor": a.actor, "target": a.target})
     forges = [a for a in forges if a.target == victim]
     cleans = [a for a in cleans if a.target == victim]
     if victim is None or not (forges or cleans):
@@ -221,11 +272,27 @@ def step_reveals(night: Night) -> None:
     if forges:
         shown = str(forges[-1].extra["role"])
         night.reveals[victim] = shown
-        over = f" (over {names([a.actor for a in cleans])}'s cleaning)" if cleans else ""
-        night.say(f"{forges[-1].actor} forges {victim}'s role{over}: it is shown as {shown}.")
+        values = {
+            "forger": forges[-1].actor,
+            "victim": victim,
+            "cleaners": names([a.actor for a in cleans]),
+            "shown": shown,
+        }
+        line = (
+            _(
+                "%(forger)s forges %(victim)s's role (over %(cleaners)s's cleaning): "
+                "it is shown as %(shown)s."
+            )
+            if cleans
+            else _("%(forger)s forges %(victim)s's role: it is shown as %(shown)s.")
+        )
+        night.say(line % values)
     else:
         night.reveals[victim] = "unknown"
-        night.say(f"{cleans[-1].actor} cleans {victim}: {victim}'s role is shown as unknown.")
+        night.say(
+            _("%(cleaner)s cleans %(victim)s: %(victim)s's role is shown as unknown.")
+            % {"cleaner": cleans[-1].actor, "victim": victim}
+        )
 
 
 def step_executioners(night: Night) -> None:
@@ -233,7 +300,10 @@ def step_executioners(night: Night) -> None:
         if p.role == "executioner" and p.target in night.dead and p.name not in night.dead:
             night.changed[p.name] = "jester"
             night.tell(p.name, {"kind": "role_change", "role": "jester"})
-            night.say(f"{p.name}'s target {p.target} died at night, so {p.name} becomes a jester.")
+            night.say(
+                _("%(player)s's target %(target)s died at night, so %(player)s becomes a jester.")
+                % {"player": p.name, "target": p.target}
+            )
 
 
 PIPELINE: tuple[Callable[[Night], None], ...] = (
@@ -255,7 +325,7 @@ def resolve(state: GameState, actions: tuple[Action, ...], by_priority: bool) ->
     for step in PIPELINE:
         step(night)
     if not night.dead:
-        night.say("Nobody dies tonight.")
+        night.say(_("Nobody dies tonight."))
     after = state.with_dead(night.dead)
     for name, role in night.changed.items():
         after = after.with_player(replace(after.player(name), role=role, target=None))
