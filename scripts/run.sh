@@ -16,11 +16,26 @@ HOST="${HOST:-127.0.0.1}"
 # address others reach.)
 case "$HOST" in 0.0.0.0|::|"[::]") link_host=127.0.0.1 ;; *) link_host=$HOST ;; esac
 export SITE_URL="${SITE_URL:-http://$link_host:$PORT}"
-# A development run unless told otherwise: DEBUG on (and so the development key). With
-# DEBUG=false the settings require a real SECRET_KEY (docs/operators/production.md).
-export DEBUG="${DEBUG:-true}"
+# The production shape unless told otherwise (DEBUG=true for a development run): DEBUG off,
+# so a newcomer sees the site's own error pages, never Django's technical ones. Served over
+# plain HTTP here (HTTPS=false); the secret key is made once and kept in SECRET_KEY_FILE
+# (var/secret-key) unless SECRET_KEY is given; the static files are collected as in the image.
+export DEBUG="${DEBUG:-false}"
+export HTTPS="${HTTPS:-false}"
+if [ -z "${SECRET_KEY:-}" ] && [ "$DEBUG" != true ]; then
+  key_file="${SECRET_KEY_FILE:-var/secret-key}"
+  if [ ! -s "$key_file" ]; then
+    mkdir -p "$(dirname "$key_file")"
+    (umask 077 && python -c 'import secrets; print(secrets.token_hex(32))' > "$key_file")
+  fi
+  SECRET_KEY="$(cat "$key_file")"
+  export SECRET_KEY
+fi
+# Web Push keys are made once and kept here too (production sets them: docs/operators).
+export WEBPUSH_KEY_FILE="${WEBPUSH_KEY_FILE:-var/webpush-vapid.json}"
 
 python manage.py migrate --noinput
+python manage.py collectstatic --noinput --verbosity 0
 python manage.py demo
 # The manual at /help/ is built (when missing or stale) by _env.sh, sourced above.
 

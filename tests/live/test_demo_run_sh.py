@@ -74,6 +74,15 @@ def _get(url: str) -> tuple[int, str]:
         return 0, ""
 
 
+def _get_page(url: str) -> tuple[int, str]:
+    """Status and body, an error page's body included."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status, response.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode("utf-8", "replace")
+
+
 def _mails(mail_dir: Path) -> list[str]:
     """The text of every mail the file backend wrote (each file holds one or more messages,
     a line of dashes between them), decoded: quoted-printable would break the links."""
@@ -142,7 +151,7 @@ Notification.objects.create(
     subprocess.run(
         [sys.executable, "manage.py", "shell", "-c", script],
         cwd=ROOT,
-        env=env,
+        env={**env, "DEBUG": "true"},  # a shell of our own: it needs no secret key
         check=True,
         timeout=60,
         capture_output=True,
@@ -165,6 +174,11 @@ def test_run_sh_serves_the_site_with_a_demo_game(tmp_path):
     env["MAIL_DIR"] = str(mail_dir)
     env.pop("REDIS_URL", None)  # embedded defaults: in-memory layer, in-process scanner
     env.pop("SITE_URL", None)  # run.sh says where it serves
+    # What a newcomer has: no DEBUG, no SECRET_KEY (run.sh makes and keeps one).
+    for name in ("DEBUG", "SECRET_KEY", "HTTPS"):
+        env.pop(name, None)
+    env["SECRET_KEY_FILE"] = str(tmp_path / "secret-key")
+    env["WEBPUSH_KEY_FILE"] = str(tmp_path / "webpush-vapid.json")
     log_path = tmp_path / "run.log"
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
@@ -188,6 +202,13 @@ def test_run_sh_serves_the_site_with_a_demo_game(tmp_path):
         assert status == 200, f"no HTTP 200 on {url} (got {status}):\n{output[-3000:]}"
         assert url in output and "demo / demo" in output
         assert "deadlines: in-process scanner" in output
+        # DEBUG is off: a wrong address gets the site's own page, never Django's technical
+        # one (with its settings and URL patterns); the static files are served collected.
+        missing, page = _get_page(f"{url}no/such/page/")
+        assert missing == 404 and "Page not found" in page, (missing, page[:500])
+        assert "URLconf" not in page and "DEBUG = True" not in page, page[:2000]
+        assert _get(f"{url}static/css/site.css")[0] == 200
+        assert len((tmp_path / "secret-key").read_text().strip()) == 64
         game_id = _demo_game_id(db)
         frame = asyncio.run(_first_live_post(port, game_id, timeout=LIVE_LIMIT))
         assert frame["kind"] == "post" and frame["thread"] == "public"

@@ -186,3 +186,20 @@ def test_allauths_own_messages_come_in_russian() -> None:
     )
     assert response.status_code == 200
     assert "Password" not in response.content.decode().split("<main", 1)[1]
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [("en", "Page not found"), ("ru", "Страница не найдена")],
+)
+def test_the_not_found_page_is_the_sites_own_in_the_readers_language(settings, language, said):
+    """With DEBUG off (production, and scripts/run.sh's newcomer run) a wrong address gets
+    the site's page, and a view's own reason ("There is no such thread.") is said on it."""
+    settings.DEBUG = False
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    answer = client.get("/no/such/page/")
+    body = answer.content.decode()
+    assert answer.status_code == 404 and said in body and f'<html lang="{language}"' in body
+    assert "Resolver404" not in body
+    answer = client.get("/games/999999/")
+    assert answer.status_code == 404 and said in answer.content.decode()
