@@ -144,7 +144,14 @@ class AccountLanguageMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        chosen = session_language(request)
+        from .outage import OUTAGE_ERRORS
+
+        try:
+            chosen = session_language(request)
+        except OUTAGE_ERRORS:
+            # The database (the session's store) is away: the browser's language, and the
+            # view meets the outage where OutageMiddleware answers it (a 503, no traceback).
+            chosen = ""
         if chosen and chosen != translation.get_language():
             translation.activate(chosen)
             request.LANGUAGE_CODE = chosen

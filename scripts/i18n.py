@@ -61,6 +61,11 @@ def extract() -> None:
     subprocess.run(args, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
 
 
+def key(entry: polib.POEntry) -> tuple[str, str, str]:
+    """What names an entry: its context, its text and its plural."""
+    return (entry.msgctxt or "", entry.msgid, entry.msgid_plural or "")
+
+
 def translated(entry: polib.POEntry) -> bool:
     if "fuzzy" in entry.flags or entry.obsolete:
         return False

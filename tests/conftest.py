@@ -241,6 +241,19 @@ def _empty_process_caches() -> None:
 
 
 @pytest.fixture(autouse=True)
+def _site_language() -> Any:
+    # Each test starts and ends in the site's language: a request leaves its reader's
+    # language active on the thread (LocaleMiddleware activates, nothing deactivates), and a
+    # later test's service call made outside a request would speak it.
+    from django.conf import settings as site_settings
+    from django.utils import translation
+
+    translation.activate(site_settings.LANGUAGE_CODE)
+    yield
+    translation.activate(site_settings.LANGUAGE_CODE)
+
+
+@pytest.fixture(autouse=True)
 def _fast_passwords(settings: Any) -> None:
     # The default PBKDF2 hasher costs ~0.3 s a user; tests make hundreds of users.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

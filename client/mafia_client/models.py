@@ -154,6 +154,7 @@ class Game(Model):
     anonymous_names: bool = False
     must_act: bool = False
     blind: bool = False  # which seats are agents is hidden until the end (every "agent" false)
+    language: str = ""  # the thread's automatic posts' language ("en", "ru"), the host's choice
     house_rules: list[str] = field(default_factory=list)  # what the settings change, in words
     # Co-hosts and backup hosts (each with the host's powers): user_id, username, kind.
     cohosts: list[dict[str, Any]] = field(default_factory=list)

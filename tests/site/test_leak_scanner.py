@@ -1205,3 +1205,15 @@ def test_nothing_hidden_leaks_in_a_whole_game(setup, host, settings):
     senders = {s.seat for s in game.slots.filter(pk__in=list(secrets.probes))}
     assert {p["seat"] for p in probes} == senders, senders
     assert {s["role"] for s in exported["seats"]} == {s["role"] for s in archive["slots"]}
+
+
+def test_the_search_finds_a_russian_role_name_in_any_case_and_an_english_one_whole():
+    """The scanner's own search: a Cyrillic token is found with its case ending ("Доктора",
+    "Доктором"), an English one only as a whole word ("Don" is not "Don't"); and a role's
+    title is searched in every language of the site."""
+    tokens = ["Доктор", "Don"]
+    pattern = tokens_pattern(tokens)
+    found = tokens_found(pattern, tokens, "Проверка показала Доктора; Don't.")
+    assert set(found) == {"Доктор"} and found["Доктор"].group(0) == "Доктора"
+    assert set(tokens_found(pattern, tokens, "It was Don. Докторантура.")) == {"Don"}
+    assert "Доктор" in in_every_language("Doctor") and "Doctor" in in_every_language("Doctor")
