@@ -91,6 +91,9 @@ global.WebSocket.prototype.send = function (text) {
 };
 global.WebSocket.prototype.close = function () {};
 function loadLiveJs() {
+  // As the page loads them: the words' reader (texts.js) first, then live.js.
+  const texts = require("path").join(require("path").dirname(source), "texts.js");
+  require("vm").runInThisContext(require("fs").readFileSync(texts, "utf8"), texts);
   require("vm").runInThisContext(require("fs").readFileSync(source, "utf8"), source);
 }
 """

@@ -13,22 +13,8 @@
   var bell = document.getElementById("bell");
   if (!bell) return; // not signed in
 
-  // The page's words in its language (templates/_js_texts.html, by key; {name} a value put
-  // in); without them (no such block), the English here.
-  var texts = null;
-  function wording(key, english, values) {
-    if (texts === null) {
-      texts = {};
-      try {
-        var block = document.getElementById("js-texts");
-        if (block) texts = JSON.parse(block.textContent) || {};
-      } catch (e) { texts = {}; }
-    }
-    var words = typeof texts[key] === "string" ? texts[key] : english;
-    return words.replace(/\{(\w+)\}/g, function (whole, name) {
-      return values && name in values ? String(values[name]) : whole;
-    });
-  }
+  // The page's words in its language (static/js/texts.js, loaded first by base.html).
+  var wording = window.mafiaTexts.wording;
   var countEl = bell.querySelector("[data-bell-count]");
   var unreadNow = parseInt(bell.getAttribute("data-unread"), 10) || 0;
   // The newest notification this tab knows of: no pop-up for it. Kept for the tab in

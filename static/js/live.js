@@ -24,32 +24,14 @@
   if (!gameId || !window.WebSocket) return;
   window.mafiaLiveSocket = true; // bell.js: this socket also carries the person's inbox
 
-  // The page's words in its language (templates/_js_texts.html, by key; {name} a value put
-  // in); without them (no such block), the English here.
-  var texts = null;
-  function loadTexts() {
-    if (texts === null) {
-      texts = {};
-      try {
-        var block = document.getElementById("js-texts");
-        if (block) texts = JSON.parse(block.textContent) || {};
-      } catch (e) { texts = {}; }
-    }
-    return texts;
-  }
-  function wording(key, english, values) {
-    var found = loadTexts()[key];
-    var words = typeof found === "string" ? found : english;
-    return words.replace(/\{(\w+)\}/g, function (whole, name) {
-      return values && name in values ? String(values[name]) : whole;
-    });
-  }
+  // The page's words in its language (static/js/texts.js, loaded first by base.html).
+  var wording = window.mafiaTexts.wording;
   // "New post in the mafia thread.": a sentence per thread the block has (numbered there:
   // no thread's name on every page), else the thread's name put in.
   var THREAD_NUMBERS = { "public": 1, "mafia": 2, "dead": 3, "masons": 4, "neighbors": 5 };
   function newPostIn(thread) {
-    var own = THREAD_NUMBERS.hasOwnProperty(thread) && loadTexts()["newPost" + THREAD_NUMBERS[thread]];
-    if (typeof own === "string") return own;
+    var own = THREAD_NUMBERS.hasOwnProperty(thread) ? "newPost" + THREAD_NUMBERS[thread] : "";
+    if (own && window.mafiaTexts.has(own)) return wording(own, "");
     return wording("newPostInThread", "New post in the {thread} thread.", { thread: thread });
   }
 

@@ -10,22 +10,8 @@
   var timer = null;
   var shown = false;
 
-  // The page's words in its language (templates/_js_texts.html, by key; {name} a value put
-  // in); without them (no such block), the English here.
-  var texts = null;
-  function wording(key, english, values) {
-    if (texts === null) {
-      texts = {};
-      try {
-        var block = document.getElementById("js-texts");
-        if (block) texts = JSON.parse(block.textContent) || {};
-      } catch (e) { texts = {}; }
-    }
-    var words = typeof texts[key] === "string" ? texts[key] : english;
-    return words.replace(/\{(\w+)\}/g, function (whole, name) {
-      return values && name in values ? String(values[name]) : whole;
-    });
-  }
+  // The page's words in its language (static/js/texts.js, loaded first by base.html).
+  var wording = window.mafiaTexts.wording;
 
   function banner() {
     var el = document.getElementById("outage-banner");

@@ -128,6 +128,9 @@ global.WebSocket.prototype.send = function (text) {
   setTimeout(() => this.onmessage({ data: JSON.stringify([input.answer]) }), 0);
 };
 global.WebSocket.prototype.close = function () {};
+// As the page loads them: the words' reader (texts.js) first, then live.js.
+const texts = require("path").join(require("path").dirname(source), "texts.js");
+require("vm").runInThisContext(fs.readFileSync(texts, "utf8"), texts);
 require("vm").runInThisContext(fs.readFileSync(source, "utf8"), source);
 const socket = sockets[0];
 socket.onopen();
