@@ -28,6 +28,7 @@ from typing import Any
 
 from ..model import SKIP
 from ..rulesets.base import names
+from ..rulesets.power import nobody_eliminated
 from ..text import _, gettext_noop, ngettext
 from ..votes import plurality
 from .base import (
@@ -166,19 +167,7 @@ class PowerDay(DayScript):
                 _("%(player)s has the most votes (%(votes)s) and is eliminated.")
                 % {"player": out_, "votes": top.votes},
             )
-        if not top.leaders:
-            line = _("Nobody is eliminated: nobody voted.")
-        elif top.single == SKIP:
-            line = _("Nobody is eliminated: skip has the most votes.")
-        else:
-            line = _(
-                "Nobody is eliminated: %(players)s tie with %(votes)s each "
-                "(no revote in these rules)."
-            ) % {
-                "players": names([_("skip") if t == SKIP else t for t in top.leaders]),
-                "votes": top.votes,
-            }
-        return self.finish(state, out, line)
+        return self.finish(state, out, nobody_eliminated(top))
 
     # -- turns -----------------------------------------------------------------------
     def turn_options(self, state: DayState) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ from typing import Any
 from ...errors import InvalidScenario
 from ...model import SKIP, Action, DayOutcome, DayVotes, GameState, NightOutcome, Player, Verdict
 from ...text import _, gettext_noop
-from ...votes import plurality
+from ...votes import Plurality, plurality
 from ..base import FlagSpec, Ruleset, names
 from . import night
 from .roles import FACTION_KILL, MAFIA, NEUTRAL, ROLES, TOWN
@@ -30,6 +30,21 @@ FLAGS = {
         title=gettext_noop("Block priority"),
     ),
 }
+
+
+def nobody_eliminated(top: Plurality) -> str:
+    """Why a power day's vote eliminates nobody (no revote in these rules): said once, for
+    the day of votes and the table's day script (``resolver.days.power``)."""
+    if not top.leaders:
+        return _("Nobody is eliminated: nobody voted.")
+    if top.single == SKIP:
+        return _("Nobody is eliminated: skip has the most votes.")
+    return _(
+        "Nobody is eliminated: %(players)s tie with %(votes)s each (no revote in these rules)."
+    ) % {
+        "players": names([_("skip") if t == SKIP else t for t in top.leaders]),
+        "votes": top.votes,
+    }
 
 
 class Power(Ruleset):
@@ -135,19 +150,7 @@ class Power(Ruleset):
         top = plurality(day.votes)
         out = top.single if top.single != SKIP else None
         if out is None:
-            if not top.leaders:
-                line = _("Nobody is eliminated: nobody voted.")
-            elif top.single == SKIP:
-                line = _("Nobody is eliminated: skip has the most votes.")
-            else:
-                line = _(
-                    "Nobody is eliminated: %(players)s tie with %(votes)s each "
-                    "(no revote in these rules)."
-                ) % {
-                    "players": names([_("skip") if t == SKIP else t for t in top.leaders]),
-                    "votes": top.votes,
-                }
-            return DayOutcome(None, None, (line,), state)
+            return DayOutcome(None, None, (nobody_eliminated(top),), state)
         role = state.player(out).role
         shown = role.replace("_", " ")  # the role's slug, as the reveal names it
         lines = [
