@@ -319,9 +319,22 @@ def open_as(browser: Any, base_url: str, name: str, password: str, log: str) -> 
     watch_dialogs(page, [])
     watch_console(page, log)
     if password:
-        page.goto("/accounts/login/")
-        page.fill("#id_username", name)
-        page.fill("#id_password", password)
-        page.get_by_role("button", name="Log in").click()
-        expect(page.locator(".site-nav .who")).to_have_text(name)
+        log_in(page, name, password)
     return context, page
+
+
+def log_in(page: Page, name: str, password: str, base_url: str = "") -> None:
+    """Sign ``name`` in through the log-in form, as a person does (``base_url`` for a
+    context opened without one)."""
+    page.goto(f"{base_url}/accounts/login/")
+    page.fill("#id_username", name)
+    page.fill("#id_password", password)
+    page.get_by_role("button", name="Log in").click()
+    signed_in(page, name)
+
+
+def signed_in(page: Page, name: str) -> None:
+    """The page after a log-in names its person. A log-in is a whole page load (the form's
+    POST, its redirect, the page): under the parallel suite's load on two cores one has
+    taken more than the 5 s a live check gets."""
+    expect(page.locator(".site-nav .who")).to_have_text(name, timeout=RELOADS_MS)

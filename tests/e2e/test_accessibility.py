@@ -190,11 +190,7 @@ class Run:
 
 
 def login(page: Page, name: str) -> None:
-    page.goto("/accounts/login/")
-    page.fill("#id_username", name)
-    page.fill("#id_password", PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.locator(".site-nav .who")).to_have_text(name)
+    story_module.log_in(page, name, PASSWORD)
 
 
 WIDE = {"width": 1280, "height": 900}
@@ -526,7 +522,7 @@ def keyboard_login(page: Page, name: str) -> None:
     tab_to(page, "#id_password")
     page.keyboard.type(PASSWORD)
     page.keyboard.press("Enter")
-    expect(page.locator(".site-nav .who")).to_have_text(name)
+    story_module.signed_in(page, name)
 
 
 def by_keyboard(run: Run, name: str) -> Page:

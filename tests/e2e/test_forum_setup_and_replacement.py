@@ -19,6 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import chromium_watchdog, create_users, django_shell
+from .story import log_in
 
 pytestmark = pytest.mark.e2e
 
@@ -39,11 +40,7 @@ def people(e2e_stack: Any, browser: Any) -> Iterator[Any]:
             )
             context.set_default_timeout(15_000)
             page = context.new_page()
-            page.goto("/accounts/login/")
-            page.fill("#id_username", name)
-            page.fill("#id_password", PASSWORD)
-            page.get_by_role("button", name="Log in").click()
-            expect(page.locator(".site-nav .who")).to_have_text(name)
+            log_in(page, name, PASSWORD)
             contexts[name] = context
         return contexts[name].pages[0]
 

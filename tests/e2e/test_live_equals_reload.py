@@ -44,7 +44,6 @@ from datetime import date, timedelta
 from typing import Any
 
 import pytest
-from playwright.sync_api import expect
 
 from games.event_kinds import KINDS
 from tests.bots import reference_bot
@@ -153,11 +152,7 @@ def context_of(run: Run, name: str) -> Any:
     context.add_init_script(HOOK)
     if name != "spectator":
         page = context.new_page()
-        page.goto("/accounts/login/")
-        page.fill("#id_username", name)
-        page.fill("#id_password", PASSWORD)
-        page.get_by_role("button", name="Log in").click()
-        expect(page.locator(".site-nav .who")).to_have_text(name)
+        story_module.log_in(page, name, PASSWORD)
         page.close()
     run.contexts[name] = context
     return context

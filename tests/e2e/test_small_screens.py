@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import chromium_watchdog, create_users, django_shell
+from tests.e2e.story import log_in
 
 pytestmark = pytest.mark.timeout(300)
 PASSWORD = "a-long-pass-123"
@@ -47,11 +48,7 @@ def phone(e2e_stack: Any, browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     page.set_default_timeout(15_000)
-    page.goto(f"{e2e_stack.base_url}/accounts/login/")
-    page.fill("input[name=username]", HOST)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_load_state("load")
+    log_in(page, HOST, PASSWORD, e2e_stack.base_url)
     yield page
     with chromium_watchdog(), contextlib.suppress(Exception):
         context.close()
@@ -95,11 +92,7 @@ def test_the_host_dashboard_sidebar_scrolls_with_the_page_on_a_wide_screen(
     context = browser.new_context(viewport={"width": 1280, "height": 700})
     try:
         page = context.new_page()
-        page.goto(f"{e2e_stack.base_url}/accounts/login/")
-        page.fill("input[name=username]", HOST)
-        page.fill("input[name=password]", PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_load_state("load")
+        log_in(page, HOST, PASSWORD, e2e_stack.base_url)
         page.goto(f"{e2e_stack.base_url}/games/{game_id}/host/")
         sidebar = page.locator(".game-sidebar")
         box = sidebar.evaluate(

@@ -15,6 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import chromium_watchdog, create_users
+from tests.e2e.story import log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 PASSWORD = "a-long-pass-123"
@@ -30,11 +31,7 @@ def phone(e2e_stack: Any, browser: Any) -> Iterator[Any]:
     )
     page = context.new_page()
     page.set_default_timeout(15_000)
-    page.goto("/accounts/login/")
-    page.fill("input[name=username]", PERSON)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_load_state("load")
+    log_in(page, PERSON, PASSWORD)
     yield page
     with chromium_watchdog(), contextlib.suppress(Exception):
         context.close()
