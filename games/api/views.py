@@ -311,8 +311,7 @@ class PostsView(GameAPIView):
         game = self.game(game_id)
         thread = request.query_params.get("thread", Thread.PUBLIC)
         slots = snapshot.slots(game)
-        if not Viewer.of(game, request.user, slots).can_read(thread):
-            raise NotFound(_("There is no such thread."))
+        Viewer.of(game, request.user, slots).require_read(thread)
         asked = request.query_params.getlist("iso")
         iso = parse_iso(asked, slots)
         # Not the whole thread as if nothing was asked: say whom the game does not have.
@@ -363,8 +362,7 @@ class PostsView(GameAPIView):
         only their vote line, are votes: never counted, never refused."""
         data = _valid(s.PostCreateSerializer, request)
         game = self.game(game_id)
-        if not self.viewer(game).can_read(data["thread"]):
-            raise NotFound(_("There is no such thread."))
+        self.viewer(game).require_read(data["thread"])
         result = services.submit_post(
             request.user,
             game_id,

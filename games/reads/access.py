@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.utils.translation import gettext as _
 
@@ -235,10 +236,25 @@ class Viewer:
     def readable_threads(self) -> list[tuple[str, str]]:
         return [(t, str(THREAD_LABELS[t])) for t in THREAD_LABELS if self.can_read(t)]
 
+    def lost_thread(self, thread: str) -> bool:
+        """A private thread this player followed while alive (the mafia chat, their team's)
+        and no longer reads, being dead: they know it exists, so they are told why it is
+        closed to them rather than that there is no such thread."""
+        slot = self.slot
+        if slot is None or slot.alive or not self.game.is_running:
+            return False
+        return (thread == Thread.MAFIA and slot.is_mafia) or thread == slot.private_thread
+
     def require_read(self, thread: str) -> None:
-        """404, not 403: a non-member must not even learn that the thread has posts."""
-        if not self.can_read(thread):
-            raise Http404(_("No such thread."))
+        """404, not 403: a non-member must not even learn that the thread has posts. A dead
+        former member gets a 403 that says why."""
+        if self.can_read(thread):
+            return
+        if self.lost_thread(thread):
+            raise PermissionDenied(
+                _("You lost access to this thread when you died: the dead read the dead thread.")
+            )
+        raise Http404(_("There is no such thread."))
 
     # -- roles ---------------------------------------------------------------------------
     def public_role(self, slot: Slot) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django.utils.translation import gettext as _
 from rest_framework.test import APIClient
 
 from games import display, naming, services
@@ -209,6 +210,40 @@ def test_dead_mafia_lose_the_mafia_chat(power_game, host):
     bodies = everything(game, people["godfather"].user)
     assert not [url for url, body in bodies.items() if MAFIA_SECRET in body]
     assert [url for url, body in bodies.items() if DEAD_SECRET in body]  # now in the dead thread
+
+
+def test_a_dead_member_is_told_why_their_team_thread_is_closed(power_game, host):
+    """The godfather, dead, opening the mafia chat is told they lost it by dying (a 403 with
+    that reason, page and API alike), not that there is no such thread; a dead mason the same
+    for the masons' thread. Whoever was never in a thread still learns nothing of it (404),
+    the dead villager included, and nothing of its posts shows on the refusal."""
+    game, people = power_game["game"], power_game["people"]
+    services.modkill(host, game.pk, people["godfather"].pk)
+    services.modkill(host, game.pk, people["mason"].pk)
+    lost = str(_("You lost access to this thread when you died: the dead read the dead thread."))
+    for who, thread, status in (
+        ("godfather", "mafia", 403),
+        ("mason", "masons", 403),
+        ("godfather", "masons", 404),
+        ("villager", "mafia", 404),
+        ("mason2", "mafia", 404),
+        ("mafia_roleblocker", "mafia", 200),
+    ):
+        web = Client()
+        web.force_login(people[who].user)
+        page = web.get(f"/games/{game.pk}/t/{thread}/")
+        assert page.status_code == status, (who, thread, page.status_code)
+        answer = web.get(f"/api/v1/games/{game.pk}/posts/", {"thread": thread})
+        assert answer.status_code == status, (who, thread, answer.status_code)
+        told = lost in page.content.decode() and answer.json().get("error") == lost
+        assert told == (status == 403), (who, thread)
+        if status != 200:
+            text = page.content.decode() + answer.content.decode()
+            assert MAFIA_SECRET not in text and MASON_SECRET not in text
+    posted = Client()
+    posted.force_login(people["godfather"].user)
+    response = posted.post(f"/games/{game.pk}/t/mafia/post/", {"body": "still here?"})
+    assert response.status_code == 403 and lost in response.content.decode()
 
 
 def test_errors_never_reveal_roles(power_game, host):
