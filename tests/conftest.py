@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,17 +29,25 @@ def _runs_long(item: Any) -> bool:
     return item.get_closest_marker("slow") is not None
 
 
-# Modules whose tests share servers started once in a module fixture (several web
-# processes, workers, a proxy): each runs whole on one worker, like a browser module.
-# The in-process proof (tests/site/test_live_in_process*.py) plays its games once in a
-# module fixture, so it too: two halves, two workers.
-WHOLE_MODULES = (
-    "tests/live/test_several_processes.py",
-    "tests/live/test_proxy.py",
-    "tests/site/test_live_in_process.py",
-    "tests/site/test_live_in_process_tables.py",
-    "tests/site/test_live_in_process_forum_end.py",
-)
+# A module whose tests share a module-scoped fixture (servers, workers, a built manual, the
+# in-process proof's games played once) runs whole on one worker, which sets it up once.
+# Spread test by test, every worker that drew one of its tests set it up again: the socket
+# caps' SQLite site took 65-72 s of setup on each of four workers. Read from the module's
+# text: a fixture declared with ``scope="module"``, or the proof's ``play_fixture`` (its
+# halves make theirs with it, tests/site/test_live_in_process.py).
+MODULE_FIXTURE = re.compile(r'scope="module"|\bplay_fixture\(')
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@functools.cache
+def runs_whole(module: str) -> bool:
+    """Whether the test module ``module`` (a path from the checkout's root) shares a
+    module-scoped fixture among its tests."""
+    try:
+        return MODULE_FIXTURE.search((ROOT / module).read_text()) is not None
+    except OSError:
+        return False
+
 
 # Browser lanes: at most this many workers drive Chromium at once, each lane one worker
 # with its stack and one browser. Two on two cores: four browsers at once starved each
@@ -64,8 +75,8 @@ def _browser_lanes(nodeids: list[str]) -> dict[str, int]:
 
 def pytest_xdist_make_scheduler(config: Any, log: Any) -> Any:
     """The parallel run's scheduler (scripts/test.sh): pytest-xdist's scope scheduling
-    with a browser module's tests kept together in its lane, ``WHOLE_MODULES`` each whole,
-    every other test on its own.
+    with a browser module's tests kept together in its lane, a module with a module fixture
+    whole (``runs_whole``), every other test on its own.
 
     A browser module plays one story (a game through its states, looked at from every
     seat) in a module-scoped fixture and its tests run in order, so a module must run
@@ -85,7 +96,7 @@ def pytest_xdist_make_scheduler(config: Any, log: Any) -> Any:
             lane = self.lanes.get(module)
             if lane is not None:
                 return f"browser-lane-{lane}"
-            return module if module in WHOLE_MODULES else nodeid
+            return module if runs_whole(module) else nodeid
 
     return BrowserLanes(config, log)
 

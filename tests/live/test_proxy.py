@@ -63,7 +63,7 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.timeout(300),
 ]
-# Under pytest-xdist the module runs whole on one worker (``WHOLE_MODULES`` in
+# Under pytest-xdist the module runs whole on one worker (``runs_whole`` in
 # tests/conftest.py), so its servers start once.
 
 TEMPLATE = ROOT / "deploy" / "nginx" / "templates" / "default.conf.template"

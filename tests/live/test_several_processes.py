@@ -133,7 +133,7 @@ from .celery_support import test_database_url as db_url
 from .ws_support import redis_layers
 
 pytestmark = [pytest.mark.slow, pytest.mark.celery, pytest.mark.django_db(transaction=True)]
-# Under pytest-xdist the module runs whole on one worker (``WHOLE_MODULES`` in
+# Under pytest-xdist the module runs whole on one worker (``runs_whole`` in
 # tests/conftest.py), so its servers start once.
 
 # Posts per person in the rate limit's window, for both web processes (the other tests
