@@ -358,7 +358,10 @@ def test_private_threads(make_game, client_for, client, host):
     dead.post(f"/games/{game.pk}/t/dead/post/", {"body": "rip me"})
     assert Post.objects.filter(thread="dead", body="rip me").exists()
     services.modkill(host, game.pk, mafia.pk)
-    assert client_for(mafia.user).get(f"/games/{game.pk}/t/mafia/").status_code == 404
+    # Dead, the mafioso has lost the chat they know exists: told so, not "no such thread".
+    closed = client_for(mafia.user).get(f"/games/{game.pk}/t/mafia/")
+    assert closed.status_code == 403 and "kill the doc" not in html(closed)
+    assert "You lost access to this thread when you died" in html(closed)
 
 
 # -- role PM ----------------------------------------------------------------------------------
