@@ -64,6 +64,11 @@ from tests.servers import AsgiServer, free_port
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 EXAMPLES = 8  # an operation's fuzzed cases; the coverage phase adds its own
+# A run's own limit, inside the suite's 600 s per test, so a stuck run fails with its output.
+# The player's run by day, the widest, took 152 s alone and 148 s and 292 s in two
+# whole-suite runs on one 2-core box (2026-11-29; 300 s was its limit then): fixed work,
+# whose time is the load's.
+RUN_TIMEOUT = 540
 SEED = 20260101
 # Statuses a request the document calls valid may get: schemathesis's own list (2xx, 3xx,
 # 401, 403, 404, 409, 429 and 5xx, which the other checks judge) and 422, the game's rules
@@ -187,7 +192,9 @@ def schemathesis_run(
         *["--report", "json", "--report-json-path", str(report), "--no-color"],
         *args,
     ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=RUN_TIMEOUT, cwd=tmp_path
+    )
     result = json.loads(report.read_text())
     output = done.stdout[-15000:] + done.stderr[-3000:]
     # Shown with a failure: what ran, and which operations carried out valid requests.
@@ -213,7 +220,6 @@ def slot_ids(game: Any) -> list[int]:
     return list(Slot.objects.filter(game=game).values_list("pk", flat=True))
 
 
-@pytest.mark.timeout(300)
 def test_every_operation_as_a_player_by_day(make_game, server, tmp_path):
     # Whispers and last wills: their operations reach their services.
     game = make_game("forum-cop-doctor-nine", whispers="private", last_wills=True)
@@ -261,7 +267,6 @@ def test_every_operation_as_a_player_by_day(make_game, server, tmp_path):
     assert Vote.objects.filter(phase__game=game, voter=cop).exists()
 
 
-@pytest.mark.timeout(300)
 def test_the_night_operations_as_a_player_by_night(make_game, server, tmp_path):
     game = make_game("forum-cop-doctor-nine")
     services.cut_deadline_now(game.host, game.pk)  # Day 1 ends: Night 1
@@ -286,7 +291,6 @@ def test_the_night_operations_as_a_player_by_night(make_game, server, tmp_path):
     assert accepted(result, "POST /api/v1/games/{game_id}/actions/")
 
 
-@pytest.mark.timeout(300)
 def test_a_finished_game_as_its_host(make_game, server, tmp_path):
     """The archive and the review open, and the host's view and the game show everything,
     at the end."""
@@ -308,7 +312,6 @@ def test_a_finished_game_as_its_host(make_game, server, tmp_path):
         assert accepted(result, f"GET /api/v1/games/{{game_id}}/{operation}"), operation
 
 
-@pytest.mark.timeout(300)
 def test_the_host_operations_as_the_host(make_game, server, tmp_path):
     game = make_game("forum-cop-doctor-nine")
     outsider = UserFactory(username="outsider")  # may replace a player
