@@ -556,6 +556,8 @@ if HTTPS:
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"refusal_without_traceback": {"()": "mafia_site.logs.RefusalWithoutTraceback"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {"django.request": {"filters": ["refusal_without_traceback"]}},
 }

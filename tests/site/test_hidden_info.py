@@ -212,7 +212,7 @@ def test_dead_mafia_lose_the_mafia_chat(power_game, host):
     assert [url for url, body in bodies.items() if DEAD_SECRET in body]  # now in the dead thread
 
 
-def test_a_dead_member_is_told_why_their_team_thread_is_closed(power_game, host):
+def test_a_dead_member_is_told_why_their_team_thread_is_closed(power_game, host, caplog):
     """The godfather, dead, opening the mafia chat is told they lost it by dying (a 403 with
     that reason, page and API alike), not that there is no such thread; a dead mason the same
     for the masons' thread. Whoever was never in a thread still learns nothing of it (404),
@@ -244,6 +244,9 @@ def test_a_dead_member_is_told_why_their_team_thread_is_closed(power_game, host)
     posted.force_login(people["godfather"].user)
     response = posted.post(f"/games/{game.pk}/t/mafia/post/", {"body": "still here?"})
     assert response.status_code == 403 and lost in response.content.decode()
+    # A refusal, not a fault: logged in one line, with no traceback (``mafia_site.logs``).
+    refused = [r for r in caplog.records if r.name == "django.request" and r.status_code == 403]
+    assert refused and not any(r.exc_info for r in refused)
 
 
 def test_errors_never_reveal_roles(power_game, host):
